@@ -1,0 +1,176 @@
+//! One analysis of a run: metrics, goodput under SLOs and scenario scores,
+//! with the two exporters the lab uses: machine JSON and a text table.
+//! Exporters are pure (text in memory); callers do the I/O.
+//!
+//! The JSON object has, at least: `requests`, `completed`, `failed`,
+//! `ttft_ms`, `tpot_ms`, `itl_ms`, `e2el_ms` (each `{mean, median, std, p50,
+//! p90, p95, p99, min, max, count}` or `null` without data),
+//! `output_tokens_per_s` (system-wide), `goodput` (when SLOs were given;
+//! `ratio` in 0..1) and `scores` (one per scenario).
+
+use serde::Serialize;
+
+use crate::metrics::{MetricsConfig, RunMetrics};
+use crate::score::{Scenario, ScenarioScore};
+use crate::slo::{Goodput, SloSet};
+use crate::stats::Summary;
+use crate::trace::Trace;
+
+/// What to compute besides the metrics.
+#[derive(Debug, Clone, Default)]
+pub struct AnalysisOptions {
+    /// Metric knobs.
+    pub metrics: MetricsConfig,
+    /// SLOs for goodput, if any.
+    pub slos: Option<SloSet>,
+    /// Scenarios to score (all presets when empty).
+    pub scenarios: Vec<Scenario>,
+}
+
+/// The result of analysing a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Analysis {
+    /// Run label, when the trace had one.
+    pub label: Option<String>,
+    /// Model name, when known.
+    pub model: Option<String>,
+    /// Metrics.
+    #[serde(flatten)]
+    pub metrics: RunMetrics,
+    /// Goodput under the SLOs.
+    pub goodput: Option<Goodput>,
+    /// Scenario scores.
+    pub scores: Vec<ScenarioScore>,
+}
+
+impl Analysis {
+    /// Analyses a trace.
+    pub fn of(trace: &Trace, opts: &AnalysisOptions) -> Self {
+        Self::from_metrics(
+            RunMetrics::of(trace, &opts.metrics),
+            trace.meta.label.clone(),
+            trace.meta.model.clone(),
+            opts,
+        )
+    }
+
+    /// Analyses already computed metrics.
+    pub fn from_metrics(
+        metrics: RunMetrics,
+        label: Option<String>,
+        model: Option<String>,
+        opts: &AnalysisOptions,
+    ) -> Self {
+        let scenarios =
+            if opts.scenarios.is_empty() { crate::score::presets() } else { opts.scenarios.clone() };
+        Self {
+            label,
+            model,
+            goodput: opts.slos.as_ref().map(|s| s.goodput(&metrics)),
+            scores: scenarios.iter().map(|s| s.score(&metrics)).collect(),
+            metrics,
+        }
+    }
+
+    /// Pretty JSON for machines.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// A readable table for terminals.
+    pub fn to_table(&self) -> String {
+        let m = &self.metrics;
+        let mut out = String::new();
+        if let Some(label) = &self.label {
+            out.push_str(&format!("Run: {label}\n"));
+        }
+        if let Some(model) = &self.model {
+            out.push_str(&format!("Model: {model}\n"));
+        }
+        out.push_str(&format!(
+            "Requests: {} ({} completed, {} failed{})\n",
+            m.requests,
+            m.completed,
+            m.failed,
+            if m.failures.is_empty() {
+                String::new()
+            } else {
+                let parts: Vec<String> = m.failures.iter().map(|(k, v)| format!("{v} {k}")).collect();
+                format!(": {}", parts.join(", "))
+            }
+        ));
+        if let Some(d) = m.duration_ms {
+            out.push_str(&format!("Duration: {:.3} s\n", d / 1000.0));
+        }
+        out.push_str(&format!("Output tokens: {}\n", m.output_tokens));
+        if let Some(t) = m.output_tokens_per_s {
+            out.push_str(&format!("System output tokens/s: {t:.2}\n"));
+        }
+        if let Some(u) = m.user_output_tokens_per_s {
+            out.push_str(&format!(
+                "Per-request output tokens/s: median {:.2}, slowest {:.2}\n",
+                u.median, u.min
+            ));
+        }
+        out.push('\n');
+        out.push_str(&format!(
+            "{:<22} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
+            "metric (ms)", "mean", "median", "std", "P50", "P90", "P95", "P99"
+        ));
+        let rows: [(&str, Option<Summary>); 8] = [
+            ("TTFB", m.ttfb_ms),
+            ("TTFT", m.ttft_ms),
+            ("First paint (TTFP)", m.ttfp_ms),
+            ("TPOT", m.tpot_ms),
+            ("ITL", m.itl_ms),
+            ("ITL per token", m.itl_per_token_ms),
+            ("E2EL", m.e2el_ms),
+            ("Paint lag", m.paint_lag_ms),
+        ];
+        for (name, s) in rows {
+            match s {
+                Some(s) => out.push_str(&format!(
+                    "{:<22} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2}\n",
+                    name, s.mean, s.median, s.std, s.p50, s.p90, s.p95, s.p99
+                )),
+                None => out.push_str(&format!("{name:<22} {:>10}\n", "n/a")),
+            }
+        }
+        out.push('\n');
+        if let Some(j) = m.jitter {
+            out.push_str(&format!(
+                "Jitter: ITL std {:.2} ms, CV {:.2}, P99/P50 {:.2}\n",
+                j.std_ms, j.cv, j.p99_over_p50
+            ));
+        }
+        out.push_str(&format!(
+            "Stalls (> {:.0} ms): {} in {} request(s), longest {:.0} ms\n",
+            m.stalls.threshold_ms, m.stalls.count, m.stalls.requests_with_stalls, m.stalls.longest_ms
+        ));
+        if let Some(g) = &self.goodput {
+            out.push_str(&format!(
+                "Goodput ({}): {:.1}% ({} of {} requests meet every SLO)\n",
+                g.slos,
+                g.ratio * 100.0,
+                g.good,
+                g.total
+            ));
+            for s in &g.per_slo {
+                out.push_str(&format!(
+                    "  {} ≤ {} ms: {:.1}%\n",
+                    s.slo.metric,
+                    s.slo.threshold_ms,
+                    s.ratio * 100.0
+                ));
+            }
+        }
+        out.push_str("\nScenario scores\n");
+        for s in &self.scores {
+            out.push_str(&format!("  {}\n", s.explanation));
+            for b in &s.breakdown {
+                out.push_str(&format!("    - {}\n", b.explanation));
+            }
+        }
+        out
+    }
+}

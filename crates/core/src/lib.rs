@@ -1,0 +1,31 @@
+//! # lab-core
+//!
+//! The pure heart of Latency Lab: everything that can be computed without a
+//! browser, a network or a clock. Time always arrives as `f64` milliseconds
+//! from the caller, so the same code runs in the WebAssembly app, in the
+//! native `latency-lab` tool and in tests.
+//!
+//! - [`trace`]: the versioned JSON trace of a run.
+//! - [`sse`]: incremental Server-Sent Events parser.
+//! - [`openai`]: OpenAI-compatible stream chunk decoding.
+//! - [`record`]: a stream recorder turning timed bytes into a trace.
+//! - [`stats`]: numpy-identical mean/std/median/percentiles.
+//! - [`metrics`]: TTFT, TPOT, ITL, E2EL, jitter, stalls (vLLM definitions).
+//! - [`slo`]: SLOs and goodput.
+//! - [`score`]: scenario scores with explanations.
+//! - [`analysis`]: all of the above for one run, as JSON or a text table.
+
+pub mod analysis;
+pub mod metrics;
+pub mod openai;
+pub mod record;
+pub mod score;
+pub mod slo;
+pub mod sse;
+pub mod stats;
+pub mod trace;
+
+pub use analysis::{Analysis, AnalysisOptions};
+pub use metrics::{MetricsConfig, RequestMetrics, RunMetrics};
+pub use slo::SloSet;
+pub use trace::Trace;

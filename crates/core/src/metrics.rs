@@ -1,0 +1,380 @@
+//! Latency metrics of a trace, with the definitions of vLLM's benchmark
+//! (`vllm bench serve`, `calculate_metrics`), so lab figures and vLLM figures
+//! mean the same thing.
+//!
+//! Per request (all times in ms, measured from `sent_ms`):
+//! - A **token chunk** is a chunk with `tokens > 0` (content or reasoning).
+//! - **TTFT** (time to first token) = arrival of the first token chunk −
+//!   sent. Like vLLM's client, reasoning text counts as a token; the
+//!   role-only first chunk of chat streams carries no text and does not.
+//!   **Time to first answer** is the same for the first *content* chunk; it
+//!   differs from TTFT only for reasoning models.
+//! - **E2EL** (end-to-end latency) = arrival of the last token chunk − sent
+//!   (vLLM's `latency`: the trailing usage chunk and `[DONE]` do not count).
+//! - **Output tokens** = `usage.completion_tokens` when the server sent it,
+//!   else the sum of the chunks' token counts.
+//! - **TPOT** (time per output token) = (E2EL − TTFT) / (output tokens − 1).
+//!   Undefined for a 1-token response: such requests are *excluded* from TPOT
+//!   statistics, not counted as 0 (goodput alone treats them as 0, as vLLM).
+//! - **ITL** (inter-token latency) = the gaps between successive token chunks,
+//!   one per chunk after the first, as vLLM records them. Each gap keeps the
+//!   token count of the chunk that ended it, so a chunk of k tokens is not
+//!   mistaken for one fast token: the **per-token ITL** view spreads a gap of
+//!   g ms over its k tokens as k values of g/k.
+//! - **Output tokens/s** of a request = output tokens / E2EL (user view);
+//!   **decode tokens/s** = 1000 / TPOT.
+//! - **Jitter** of a request: the std-dev of its ITLs, their coefficient of
+//!   variation (std / mean) and the tail ratio P99 / P50 (needs ≥ 2 gaps).
+//! - A **stall** is an ITL longer than the threshold
+//!   ([`DEFAULT_STALL_MS`] = 250 ms unless configured); the **longest stall**
+//!   is the largest such gap.
+//! - Client-only stages: **TTFB** (headers received − sent) → TTFT →
+//!   **TTFP** (first paint of a token chunk − sent).
+//!
+//! Over a run:
+//! - A request is **completed** when it has no failure and at least one token
+//!   chunk; otherwise it is **failed** and, as in vLLM, excluded from every
+//!   latency statistic.
+//! - Each statistic summarises one value per completed request (TTFT, TPOT,
+//!   E2EL, …), except ITL, which pools the gaps of all completed requests.
+//! - **Duration** = the source's own figure when it has one (imports), else
+//!   the last event of any request − the first `sent_ms`.
+//! - **System output tokens/s** = output tokens of completed requests /
+//!   duration; **request throughput** = completed requests / duration.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::stats::{Samples, Summary};
+use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace};
+
+/// Default stall threshold: an inter-token gap above 250 ms reads as a pause.
+pub const DEFAULT_STALL_MS: f64 = 250.0;
+
+/// Knobs of the metric computation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MetricsConfig {
+    /// Gaps longer than this (ms) are stalls.
+    pub stall_threshold_ms: f64,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        Self { stall_threshold_ms: DEFAULT_STALL_MS }
+    }
+}
+
+/// One inter-token gap.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Gap {
+    /// Length of the gap (ms).
+    pub ms: f64,
+    /// Tokens carried by the chunk that ended the gap.
+    pub tokens: u32,
+    /// When the gap started, relative to `sent_ms`.
+    pub start_ms: f64,
+}
+
+/// A gap longer than the stall threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stall {
+    /// When the pause started, relative to `sent_ms` (ms).
+    pub start_ms: f64,
+    /// How long it lasted (ms).
+    pub duration_ms: f64,
+    /// Tokens already shown when it started.
+    pub after_tokens: u64,
+}
+
+/// Cadence irregularity of one stream (or of a pool of gaps).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Jitter {
+    /// Standard deviation of the gaps (ms).
+    pub std_ms: f64,
+    /// Coefficient of variation (std / mean); 0 = metronome.
+    pub cv: f64,
+    /// P99 / P50 of the gaps; 1 = no tail.
+    pub p99_over_p50: f64,
+}
+
+impl Jitter {
+    /// Jitter of a set of gaps, `None` with fewer than two.
+    pub fn of(gaps: &Samples) -> Option<Self> {
+        if gaps.len() < 2 {
+            return None;
+        }
+        let s = gaps.summary()?;
+        Some(Self {
+            std_ms: s.std,
+            cv: s.cv().unwrap_or(0.0),
+            p99_over_p50: if s.p50 > 0.0 { s.p99 / s.p50 } else { 1.0 },
+        })
+    }
+}
+
+/// Metrics of one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestMetrics {
+    /// Position in the trace.
+    pub index: usize,
+    /// Completed (no failure, at least one token).
+    pub completed: bool,
+    /// Failure category when not completed.
+    pub failure: Option<FailureKind>,
+    /// Output tokens (usage, else chunk sum).
+    pub output_tokens: u64,
+    /// Prompt tokens when known.
+    pub prompt_tokens: Option<u64>,
+    /// Time to first byte (headers).
+    pub ttfb_ms: Option<f64>,
+    /// Time to first token.
+    pub ttft_ms: Option<f64>,
+    /// Time to first content (non-reasoning) token.
+    pub time_to_first_answer_ms: Option<f64>,
+    /// Time to first paint.
+    pub ttfp_ms: Option<f64>,
+    /// End-to-end latency.
+    pub e2el_ms: Option<f64>,
+    /// Time per output token (None for ≤ 1 token).
+    pub tpot_ms: Option<f64>,
+    /// Output tokens / E2EL.
+    pub output_tokens_per_s: Option<f64>,
+    /// 1000 / TPOT.
+    pub decode_tokens_per_s: Option<f64>,
+    /// Inter-token gaps.
+    pub itl: Vec<Gap>,
+    /// Cadence irregularity.
+    pub jitter: Option<Jitter>,
+    /// Gaps above the stall threshold.
+    pub stalls: Vec<Stall>,
+    /// Longest stall (ms), 0 when none.
+    pub longest_stall_ms: f64,
+    /// painted − arrived per painted chunk.
+    pub paint_lag_ms: Option<Summary>,
+    /// The individual paint lags (ms), pooled by the run.
+    #[serde(skip)]
+    pub paint_lags: Vec<f64>,
+    /// Time of the last event of the request (absolute ms), for durations.
+    #[serde(skip)]
+    pub last_event_ms: f64,
+    /// `sent_ms` (absolute), for durations.
+    #[serde(skip)]
+    pub sent_ms: f64,
+}
+
+impl RequestMetrics {
+    /// Computes the metrics of one request.
+    pub fn of(index: usize, r: &RequestTrace, cfg: &MetricsConfig) -> Self {
+        let sent = r.sent_ms;
+        let token_chunks: Vec<_> = r.chunks.iter().filter(|c| c.tokens > 0).collect();
+        let chunk_tokens: u64 = token_chunks.iter().map(|c| u64::from(c.tokens)).sum();
+        let output_tokens = r.usage.and_then(|u| u.completion_tokens).unwrap_or(chunk_tokens);
+        let first = token_chunks.first();
+        let ttft = first.map(|c| c.arrived_ms - sent);
+        let e2el = token_chunks.last().map(|c| c.arrived_ms - sent);
+        let tpot = match (ttft, e2el) {
+            (Some(t), Some(e)) if output_tokens > 1 => Some((e - t) / (output_tokens - 1) as f64),
+            _ => None,
+        };
+        let mut itl = Vec::with_capacity(token_chunks.len().saturating_sub(1));
+        let mut stalls = Vec::new();
+        let mut shown = first.map_or(0, |c| u64::from(c.tokens));
+        for pair in token_chunks.windows(2) {
+            let gap = Gap {
+                ms: pair[1].arrived_ms - pair[0].arrived_ms,
+                tokens: pair[1].tokens,
+                start_ms: pair[0].arrived_ms - sent,
+            };
+            if gap.ms > cfg.stall_threshold_ms {
+                stalls.push(Stall { start_ms: gap.start_ms, duration_ms: gap.ms, after_tokens: shown });
+            }
+            shown += u64::from(pair[1].tokens);
+            itl.push(gap);
+        }
+        let gaps = Samples::from_finite(itl.iter().map(|g| g.ms));
+        let paint_lags: Vec<f64> =
+            token_chunks.iter().filter_map(|c| c.painted_ms.map(|p| p - c.arrived_ms)).collect();
+        let last_event_ms = [r.end_ms, r.chunks.last().map(|c| c.arrived_ms), r.headers_ms]
+            .into_iter()
+            .flatten()
+            .fold(sent, f64::max);
+        let completed = r.failure.is_none() && first.is_some();
+        let failure = match (&r.failure, first) {
+            (Some(f), _) => Some(f.kind),
+            (None, None) => Some(FailureKind::Empty),
+            (None, Some(_)) => None,
+        };
+        Self {
+            index,
+            completed,
+            failure,
+            output_tokens,
+            prompt_tokens: r.prompt_tokens.or(r.usage.and_then(|u| u.prompt_tokens)),
+            ttfb_ms: r.headers_ms.map(|h| h - sent),
+            ttft_ms: ttft,
+            time_to_first_answer_ms: token_chunks
+                .iter()
+                .find(|c| c.kind == ChunkKind::Content)
+                .map(|c| c.arrived_ms - sent),
+            ttfp_ms: token_chunks.iter().find_map(|c| c.painted_ms).map(|p| p - sent),
+            e2el_ms: e2el,
+            tpot_ms: tpot,
+            output_tokens_per_s: e2el.filter(|&e| e > 0.0).map(|e| output_tokens as f64 * 1000.0 / e),
+            decode_tokens_per_s: tpot.filter(|&t| t > 0.0).map(|t| 1000.0 / t),
+            jitter: Jitter::of(&gaps),
+            longest_stall_ms: stalls.iter().map(|s| s.duration_ms).fold(0.0, f64::max),
+            stalls,
+            itl,
+            paint_lag_ms: summary_of(paint_lags.iter().copied()),
+            paint_lags,
+            last_event_ms,
+            sent_ms: sent,
+        }
+    }
+
+    /// The longest gap of the request (ms), `None` without gaps.
+    pub fn max_itl_ms(&self) -> Option<f64> {
+        self.itl.iter().map(|g| g.ms).reduce(f64::max)
+    }
+}
+
+/// Stall figures of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct StallSummary {
+    /// Threshold used (ms).
+    pub threshold_ms: f64,
+    /// Number of stalls over all completed requests.
+    pub count: usize,
+    /// Completed requests with at least one stall.
+    pub requests_with_stalls: usize,
+    /// Longest stall seen (ms), 0 when none.
+    pub longest_ms: f64,
+    /// Total time spent stalled (ms).
+    pub total_ms: f64,
+}
+
+/// Metrics of a whole run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunMetrics {
+    /// Requests in the trace.
+    pub requests: usize,
+    /// Completed requests.
+    pub completed: usize,
+    /// Failed requests.
+    pub failed: usize,
+    /// Failed requests per failure kind.
+    pub failures: BTreeMap<String, usize>,
+    /// Wall time of the run (ms).
+    pub duration_ms: Option<f64>,
+    /// Output tokens of completed requests.
+    pub output_tokens: u64,
+    /// Prompt tokens of completed requests (where known).
+    pub input_tokens: u64,
+    /// TTFT over completed requests.
+    pub ttft_ms: Option<Summary>,
+    /// TPOT over completed requests with ≥ 2 tokens.
+    pub tpot_ms: Option<Summary>,
+    /// ITL over all gaps of completed requests.
+    pub itl_ms: Option<Summary>,
+    /// Per-token ITL (each gap spread over its chunk's tokens).
+    pub itl_per_token_ms: Option<Summary>,
+    /// E2EL over completed requests.
+    pub e2el_ms: Option<Summary>,
+    /// TTFB over completed requests.
+    pub ttfb_ms: Option<Summary>,
+    /// Time to first paint over completed requests that were painted.
+    pub ttfp_ms: Option<Summary>,
+    /// Paint lag (painted − arrived) over all painted token chunks.
+    pub paint_lag_ms: Option<Summary>,
+    /// System output tokens/s.
+    pub output_tokens_per_s: Option<f64>,
+    /// Completed requests per second.
+    pub request_throughput: Option<f64>,
+    /// Per-request output tokens/s (what one user sees).
+    pub user_output_tokens_per_s: Option<Summary>,
+    /// Jitter of the pooled ITLs.
+    pub jitter: Option<Jitter>,
+    /// Per-request ITL coefficient of variation.
+    pub itl_cv: Option<Summary>,
+    /// Stall figures.
+    pub stalls: StallSummary,
+    /// Per-request longest stall (ms, 0 when none).
+    pub longest_stall_ms: Option<Summary>,
+    /// Per-request metrics (omitted from compact JSON by callers).
+    #[serde(skip)]
+    pub per_request: Vec<RequestMetrics>,
+}
+
+fn summary_of(values: impl IntoIterator<Item = f64>) -> Option<Summary> {
+    Samples::from_finite(values).summary()
+}
+
+impl RunMetrics {
+    /// Computes the metrics of every request and of the run.
+    pub fn of(trace: &Trace, cfg: &MetricsConfig) -> Self {
+        let per_request: Vec<RequestMetrics> =
+            trace.requests.iter().enumerate().map(|(i, r)| RequestMetrics::of(i, r, cfg)).collect();
+        Self::from_requests(per_request, trace.meta.duration_ms, cfg)
+    }
+
+    /// Aggregates request metrics. `duration_ms` overrides the derived wall time.
+    pub fn from_requests(
+        per_request: Vec<RequestMetrics>,
+        duration_ms: Option<f64>,
+        cfg: &MetricsConfig,
+    ) -> Self {
+        let done: Vec<&RequestMetrics> = per_request.iter().filter(|r| r.completed).collect();
+        let mut failures = BTreeMap::new();
+        for r in per_request.iter().filter(|r| !r.completed) {
+            let kind = r.failure.unwrap_or(FailureKind::Empty);
+            let name = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_owned));
+            *failures.entry(name.unwrap_or_default()).or_insert(0) += 1;
+        }
+        let duration_ms = duration_ms.filter(|d| d.is_finite() && *d > 0.0).or_else(|| {
+            let start = per_request.iter().map(|r| r.sent_ms).reduce(f64::min)?;
+            let end = per_request.iter().map(|r| r.last_event_ms).reduce(f64::max)?;
+            (end > start).then_some(end - start)
+        });
+        let output_tokens: u64 = done.iter().map(|r| r.output_tokens).sum();
+        let per_s = |count: f64| duration_ms.map(|d| count * 1000.0 / d);
+        let stalls: Vec<&Stall> = done.iter().flat_map(|r| &r.stalls).collect();
+        let pooled = Samples::from_finite(done.iter().flat_map(|r| r.itl.iter().map(|g| g.ms)));
+        Self {
+            requests: per_request.len(),
+            completed: done.len(),
+            failed: per_request.len() - done.len(),
+            failures,
+            duration_ms,
+            output_tokens,
+            input_tokens: done.iter().filter_map(|r| r.prompt_tokens).sum(),
+            ttft_ms: summary_of(done.iter().filter_map(|r| r.ttft_ms)),
+            tpot_ms: summary_of(done.iter().filter_map(|r| r.tpot_ms)),
+            itl_ms: pooled.summary(),
+            itl_per_token_ms: summary_of(done.iter().flat_map(|r| {
+                r.itl.iter().flat_map(|g| {
+                    let k = g.tokens.max(1);
+                    std::iter::repeat_n(g.ms / f64::from(k), k as usize)
+                })
+            })),
+            e2el_ms: summary_of(done.iter().filter_map(|r| r.e2el_ms)),
+            ttfb_ms: summary_of(done.iter().filter_map(|r| r.ttfb_ms)),
+            ttfp_ms: summary_of(done.iter().filter_map(|r| r.ttfp_ms)),
+            paint_lag_ms: summary_of(done.iter().flat_map(|r| r.paint_lags.iter().copied())),
+            output_tokens_per_s: per_s(output_tokens as f64),
+            request_throughput: per_s(done.len() as f64),
+            user_output_tokens_per_s: summary_of(done.iter().filter_map(|r| r.output_tokens_per_s)),
+            jitter: Jitter::of(&pooled),
+            itl_cv: summary_of(done.iter().filter_map(|r| r.jitter.map(|j| j.cv))),
+            stalls: StallSummary {
+                threshold_ms: cfg.stall_threshold_ms,
+                count: stalls.len(),
+                requests_with_stalls: done.iter().filter(|r| !r.stalls.is_empty()).count(),
+                longest_ms: stalls.iter().map(|s| s.duration_ms).fold(0.0, f64::max),
+                total_ms: stalls.iter().map(|s| s.duration_ms).sum(),
+            },
+            longest_stall_ms: summary_of(done.iter().map(|r| r.longest_stall_ms)),
+            per_request,
+        }
+    }
+}

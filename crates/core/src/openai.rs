@@ -1,0 +1,275 @@
+//! Decoding of OpenAI-compatible streaming chunks (the `data:` payloads of
+//! `/v1/chat/completions` and `/v1/completions` with `"stream": true`).
+//!
+//! What each payload means:
+//! - `[DONE]`: the server finished the stream ([`StreamItem::Done`]).
+//! - an object with `error` (OpenAI, vLLM, llama.cpp) or with
+//!   `"object": "error"` (older vLLM): a server-side failure
+//!   ([`StreamItem::Error`]).
+//! - otherwise a chunk ([`StreamItem::Chunk`]): text of the first choice,
+//!   `choices[0].delta.content` (chat) or `choices[0].text` (completions);
+//!   reasoning text from `delta.reasoning_content` (vLLM, DeepSeek) or
+//!   `delta.reasoning` (newer vLLM, OpenRouter); the `role` of the usually
+//!   role-only first chat chunk; `finish_reason`; and `usage`, which servers
+//!   send in a final chunk with empty `choices` when the request asked for
+//!   `stream_options.include_usage`.
+//!
+//! Only choice index 0 is read: the lab streams one completion per request.
+//! An empty delta (`{}` or `""`) is a chunk with no text, never a token.
+
+use serde_json::Value;
+
+use crate::trace::Usage;
+
+/// A decoded payload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamItem {
+    /// `[DONE]`.
+    Done,
+    /// A regular chunk.
+    Chunk(ChunkData),
+    /// The server reported an error inside the stream.
+    Error(ApiError),
+}
+
+/// The useful content of one chunk.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChunkData {
+    /// Answer text (may be empty).
+    pub content: String,
+    /// Reasoning text (may be empty).
+    pub reasoning: String,
+    /// `delta.role`, present on the first chat chunk.
+    pub role: Option<String>,
+    /// `finish_reason` when the choice ended.
+    pub finish_reason: Option<String>,
+    /// Token usage, when the chunk carried it.
+    pub usage: Option<Usage>,
+    /// The `model` field.
+    pub model: Option<String>,
+    /// True when the chunk had at least one choice.
+    pub has_choice: bool,
+}
+
+impl ChunkData {
+    /// True when the chunk carries generated text.
+    pub fn has_text(&self) -> bool {
+        !self.content.is_empty() || !self.reasoning.is_empty()
+    }
+}
+
+/// An error the server sent (in the stream or as an HTTP error body).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ApiError {
+    /// The human message.
+    pub message: String,
+    /// `type`, e.g. `invalid_request_error`.
+    pub kind: Option<String>,
+    /// `code`, stringified.
+    pub code: Option<String>,
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        match (&self.kind, &self.code) {
+            (Some(k), Some(c)) => write!(f, " ({k}, code {c})"),
+            (Some(k), None) => write!(f, " ({k})"),
+            (None, Some(c)) => write!(f, " (code {c})"),
+            (None, None) => Ok(()),
+        }
+    }
+}
+
+/// Why a payload could not be decoded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DecodeError {
+    /// Not JSON (or cut off).
+    #[error("stream event is not valid JSON ({message}): {snippet}")]
+    Json {
+        /// Parser message.
+        message: String,
+        /// The start of the payload.
+        snippet: String,
+    },
+    /// JSON, but not an object.
+    #[error("stream event is JSON but not an object: {snippet}")]
+    NotAnObject {
+        /// The start of the payload.
+        snippet: String,
+    },
+}
+
+/// Length of payload excerpts quoted in errors.
+const SNIPPET_CHARS: usize = 120;
+
+/// The first [`SNIPPET_CHARS`] characters of `s`, marked when cut.
+pub fn snippet(s: &str) -> String {
+    let mut out: String = s.chars().take(SNIPPET_CHARS).collect();
+    if s.chars().nth(SNIPPET_CHARS).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// Decodes one SSE `data` payload.
+pub fn decode(data: &str) -> Result<StreamItem, DecodeError> {
+    let trimmed = data.trim();
+    if trimmed == "[DONE]" {
+        return Ok(StreamItem::Done);
+    }
+    let value: Value = serde_json::from_str(trimmed)
+        .map_err(|e| DecodeError::Json { message: e.to_string(), snippet: snippet(trimmed) })?;
+    let Some(obj) = value.as_object() else {
+        return Err(DecodeError::NotAnObject { snippet: snippet(trimmed) });
+    };
+    if let Some(err) = api_error(&value) {
+        return Ok(StreamItem::Error(err));
+    }
+    let mut out = ChunkData {
+        model: obj.get("model").and_then(Value::as_str).map(str::to_owned),
+        usage: obj.get("usage").and_then(parse_usage),
+        ..ChunkData::default()
+    };
+    let choice = obj
+        .get("choices")
+        .and_then(Value::as_array)
+        .and_then(|c| c.iter().find(|ch| ch.get("index").and_then(Value::as_u64).unwrap_or(0) == 0));
+    if let Some(choice) = choice {
+        out.has_choice = true;
+        out.finish_reason = choice.get("finish_reason").and_then(Value::as_str).map(str::to_owned);
+        if let Some(delta) = choice.get("delta") {
+            out.content = text_of(delta.get("content"));
+            out.reasoning = text_of(delta.get("reasoning_content"));
+            if out.reasoning.is_empty() {
+                out.reasoning = text_of(delta.get("reasoning"));
+            }
+            out.role = delta.get("role").and_then(Value::as_str).map(str::to_owned);
+        } else {
+            out.content = text_of(choice.get("text"));
+        }
+    }
+    Ok(StreamItem::Chunk(out))
+}
+
+/// Text of a `content` field: a string, or an array of `{type: "text", text}`
+/// parts (some servers stream content parts).
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => {
+            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect()
+        }
+        _ => String::new(),
+    }
+}
+
+fn parse_usage(v: &Value) -> Option<Usage> {
+    let obj = v.as_object()?;
+    let get = |k: &str| obj.get(k).and_then(Value::as_u64);
+    Some(Usage { prompt_tokens: get("prompt_tokens"), completion_tokens: get("completion_tokens") })
+}
+
+/// Recognises an error object in any of the shapes servers use:
+/// `{"error": {"message", "type", "code"}}`, `{"error": "text"}`, or
+/// `{"object": "error", "message": ...}`. Returns `None` for anything else.
+pub fn api_error(v: &Value) -> Option<ApiError> {
+    let obj = v.as_object()?;
+    let from = |e: &serde_json::Map<String, Value>| ApiError {
+        message: e
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("the server reported an error without a message")
+            .to_owned(),
+        kind: e.get("type").and_then(Value::as_str).map(str::to_owned),
+        code: e.get("code").filter(|c| !c.is_null()).map(|c| match c {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }),
+    };
+    match obj.get("error") {
+        Some(Value::Object(e)) => Some(from(e)),
+        Some(Value::String(s)) => Some(ApiError { message: s.clone(), ..ApiError::default() }),
+        _ if obj.get("object").and_then(Value::as_str) == Some("error") => Some(from(obj)),
+        _ => None,
+    }
+}
+
+/// Reads an HTTP error body (JSON error object or plain text) into a message.
+pub fn error_from_body(body: &str) -> Option<ApiError> {
+    serde_json::from_str::<Value>(body).ok().as_ref().and_then(api_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(s: &str) -> ChunkData {
+        match decode(s).unwrap() {
+            StreamItem::Chunk(c) => c,
+            other => panic!("expected chunk, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn role_only_first_chunk_has_no_text() {
+        let c = chunk(
+            r#"{"id":"x","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#,
+        );
+        assert_eq!(c.role.as_deref(), Some("assistant"));
+        assert!(!c.has_text());
+        assert!(c.has_choice);
+        assert_eq!(c.model.as_deref(), Some("m"));
+    }
+
+    #[test]
+    fn content_reasoning_and_finish() {
+        let c = chunk(r#"{"choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":"stop"}]}"#);
+        assert_eq!((c.content.as_str(), c.finish_reason.as_deref()), ("Hi", Some("stop")));
+        let r = chunk(r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think"}}]}"#);
+        assert_eq!(r.reasoning, "think");
+        let r2 = chunk(r#"{"choices":[{"delta":{"reasoning":"hmm","content":null}}]}"#);
+        assert_eq!((r2.reasoning.as_str(), r2.content.as_str()), ("hmm", ""));
+        let empty = chunk(r#"{"choices":[{"index":0,"delta":{}}]}"#);
+        assert!(!empty.has_text());
+    }
+
+    #[test]
+    fn completions_text_and_usage_chunk() {
+        let c = chunk(r#"{"object":"text_completion","choices":[{"index":0,"text":" world"}]}"#);
+        assert_eq!(c.content, " world");
+        let u =
+            chunk(r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46}}"#);
+        assert!(!u.has_choice);
+        assert_eq!(u.usage, Some(Usage { prompt_tokens: Some(12), completion_tokens: Some(34) }));
+    }
+
+    #[test]
+    fn only_choice_zero_is_read() {
+        let c =
+            chunk(r#"{"choices":[{"index":1,"delta":{"content":"B"}},{"index":0,"delta":{"content":"A"}}]}"#);
+        assert_eq!(c.content, "A");
+    }
+
+    #[test]
+    fn error_objects_in_all_shapes() {
+        let e = decode(r#"{"error":{"message":"boom","type":"server_error","code":500}}"#).unwrap();
+        let StreamItem::Error(e) = e else { panic!() };
+        assert_eq!(e.to_string(), "boom (server_error, code 500)");
+        let e = decode(r#"{"object":"error","message":"bad","type":"BadRequestError","code":400}"#).unwrap();
+        assert!(matches!(e, StreamItem::Error(ApiError { ref message, .. }) if message == "bad"));
+        assert!(matches!(decode(r#"{"error":"nope"}"#).unwrap(), StreamItem::Error(_)));
+        assert_eq!(error_from_body("<html>502</html>"), None);
+    }
+
+    #[test]
+    fn done_and_malformed() {
+        assert_eq!(decode("[DONE]").unwrap(), StreamItem::Done);
+        assert_eq!(decode(" [DONE] ").unwrap(), StreamItem::Done);
+        assert!(matches!(decode("{\"choices\":[{"), Err(DecodeError::Json { .. })));
+        assert!(matches!(decode("42"), Err(DecodeError::NotAnObject { .. })));
+        let long = "x".repeat(500);
+        let DecodeError::Json { snippet, .. } = decode(&long).unwrap_err() else { panic!() };
+        assert_eq!(snippet.chars().count(), SNIPPET_CHARS + 1);
+    }
+}

@@ -1,0 +1,364 @@
+//! The recorder: turns one streamed HTTP response into a [`RequestTrace`],
+//! fed with timestamps from outside (the browser's `performance.now()`, or a
+//! test's virtual clock). Pure state machine: no I/O, no clock.
+//!
+//! Rules:
+//! - Every SSE event whose payload carries text (content or reasoning)
+//!   becomes one chunk of 1 token, stamped with the time its bytes were read.
+//!   Several events read at once share that time, as they arrived together.
+//! - `usage` from the final chunk is kept; metrics prefer it for token counts.
+//! - A payload that is not valid JSON marks the request as failed
+//!   ([`FailureKind::Malformed`]) but the stream is still read to the end, so
+//!   nothing already received is lost.
+//! - An `error` object in the stream marks it failed ([`FailureKind::Server`]).
+//! - The stream is complete when `[DONE]` arrived, or when it closed cleanly
+//!   after a `finish_reason`. Otherwise it is [`FailureKind::Truncated`].
+
+use std::ops::Range;
+
+use crate::openai::{self, ApiError, StreamItem};
+use crate::sse::{SseEvent, SseParser};
+use crate::trace::{Chunk, ChunkKind, Failure, FailureKind, RequestTrace};
+
+/// Longest response body kept in a failure (8 KiB).
+pub const MAX_ERROR_BODY: usize = 8 * 1024;
+
+/// How a stream ended, as seen by the transport.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// The body closed normally.
+    Closed,
+    /// The user (or the lab) aborted it.
+    Aborted,
+    /// The connection failed mid-way, with the transport's message.
+    Broken(String),
+}
+
+/// Records one request.
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    req: RequestTrace,
+    parser: SseParser,
+    scratch: Vec<SseEvent>,
+    saw_done: bool,
+    saw_finish: bool,
+    malformed: Option<String>,
+    server_error: Option<ApiError>,
+    painted: usize,
+}
+
+impl Recorder {
+    /// Starts recording a request sent at `sent_ms`.
+    pub fn new(sent_ms: f64) -> Self {
+        Self {
+            req: RequestTrace { sent_ms, ..RequestTrace::default() },
+            parser: SseParser::new(),
+            scratch: Vec::new(),
+            saw_done: false,
+            saw_finish: false,
+            malformed: None,
+            server_error: None,
+            painted: 0,
+        }
+    }
+
+    /// The request so far.
+    pub fn request(&self) -> &RequestTrace {
+        &self.req
+    }
+
+    /// Sets the prompt token count when the client knows it.
+    pub fn set_prompt_tokens(&mut self, tokens: Option<u64>) {
+        self.req.prompt_tokens = tokens;
+    }
+
+    /// The response headers arrived.
+    pub fn on_headers(&mut self, at_ms: f64, status: u16) {
+        self.req.headers_ms = Some(at_ms.max(self.req.sent_ms));
+        self.req.status = Some(status);
+    }
+
+    /// Bytes were read at `at_ms`; returns the indices of the new chunks.
+    pub fn on_bytes(&mut self, at_ms: f64, bytes: &[u8]) -> Range<usize> {
+        let at_ms = self.monotonic(at_ms);
+        let start = self.req.chunks.len();
+        let mut events = std::mem::take(&mut self.scratch);
+        self.parser.feed_into(bytes, &mut events);
+        for ev in events.drain(..) {
+            self.on_event(at_ms, &ev);
+        }
+        self.scratch = events;
+        start..self.req.chunks.len()
+    }
+
+    /// Times never run backwards within a request, whatever the caller's clock does.
+    fn monotonic(&self, at_ms: f64) -> f64 {
+        let floor =
+            self.req.chunks.last().map(|c| c.arrived_ms).or(self.req.headers_ms).unwrap_or(self.req.sent_ms);
+        if at_ms.is_finite() { at_ms.max(floor) } else { floor }
+    }
+
+    fn on_event(&mut self, at_ms: f64, ev: &SseEvent) {
+        if ev.event.as_deref() == Some("error") {
+            let err = openai::error_from_body(&ev.data)
+                .unwrap_or_else(|| ApiError { message: openai::snippet(&ev.data), ..ApiError::default() });
+            self.server_error.get_or_insert(err);
+            return;
+        }
+        match openai::decode(&ev.data) {
+            Ok(StreamItem::Done) => self.saw_done = true,
+            Ok(StreamItem::Error(e)) => {
+                self.server_error.get_or_insert(e);
+            }
+            Ok(StreamItem::Chunk(c)) => {
+                if c.finish_reason.is_some() {
+                    self.saw_finish = true;
+                }
+                if let Some(u) = c.usage {
+                    self.req.usage = Some(u);
+                }
+                for (text, kind) in [(c.reasoning, ChunkKind::Reasoning), (c.content, ChunkKind::Content)] {
+                    if !text.is_empty() {
+                        self.req.chunks.push(Chunk {
+                            arrived_ms: at_ms,
+                            text,
+                            tokens: 1,
+                            kind,
+                            painted_ms: None,
+                            due_ms: None,
+                        });
+                    }
+                }
+            }
+            Err(e) => {
+                let events = self.parser.stats().events;
+                self.malformed.get_or_insert(format!("event {events}: {e}"));
+            }
+        }
+    }
+
+    /// Chunks `[.., upto)` are on screen as of the frame at `at_ms`; the ones
+    /// not yet marked get `painted_ms = at_ms`.
+    pub fn mark_painted(&mut self, upto: usize, at_ms: f64) {
+        let upto = upto.min(self.req.chunks.len());
+        for c in &mut self.req.chunks[self.painted.min(upto)..upto] {
+            c.painted_ms = Some(at_ms.max(c.arrived_ms));
+        }
+        self.painted = self.painted.max(upto);
+    }
+
+    /// Ends the request and returns its trace.
+    pub fn finish(mut self, at_ms: f64, end: StreamEnd) -> RequestTrace {
+        let at_ms = self.monotonic(at_ms);
+        self.req.end_ms = Some(at_ms);
+        let rest = std::mem::take(&mut self.parser).finish();
+        let complete = self.saw_done || (self.saw_finish && rest.is_clean());
+        let received = self.req.chunks.len();
+        let failure = match end {
+            StreamEnd::Aborted => Some(Failure {
+                kind: FailureKind::Aborted,
+                message: format!("Stopped by the user after {received} chunk(s)."),
+                status: self.req.status,
+                body: None,
+            }),
+            StreamEnd::Broken(msg) => Some(Failure {
+                kind: FailureKind::Truncated,
+                message: format!(
+                    "The connection broke after {received} chunk(s): {msg}. The partial response is kept."
+                ),
+                status: self.req.status,
+                body: None,
+            }),
+            StreamEnd::Closed => None,
+        };
+        self.req.failure = failure
+            .or_else(|| {
+                self.server_error.take().map(|e| Failure {
+                    kind: FailureKind::Server,
+                    message: format!("The server reported an error in the stream: {e}"),
+                    status: self.req.status,
+                    body: None,
+                })
+            })
+            .or_else(|| {
+                self.malformed.take().map(|m| Failure {
+                    kind: FailureKind::Malformed,
+                    message: format!(
+                        "The stream is not valid OpenAI-style SSE ({m}). Is this an OpenAI-compatible streaming endpoint?"
+                    ),
+                    status: self.req.status,
+                    body: None,
+                })
+            })
+            .or_else(|| {
+                (!complete).then(|| Failure {
+                    kind: FailureKind::Truncated,
+                    message: format!(
+                        "The stream ended without [DONE] or a finish_reason after {received} chunk(s){}: the response may be cut off.",
+                        if rest.is_clean() { "" } else { ", in the middle of an event" }
+                    ),
+                    status: self.req.status,
+                    body: None,
+                })
+            })
+            .or_else(|| {
+                (received == 0).then(|| Failure {
+                    kind: FailureKind::Empty,
+                    message: "The stream completed but carried no generated text.".to_string(),
+                    status: self.req.status,
+                    body: None,
+                })
+            });
+        self.req
+    }
+
+    /// Ends the request as an HTTP error with the server's body.
+    pub fn fail_http(
+        mut self,
+        at_ms: f64,
+        status: u16,
+        body: &str,
+        retry_after: Option<&str>,
+    ) -> RequestTrace {
+        self.req.end_ms = Some(self.monotonic(at_ms));
+        self.req.status = Some(status);
+        self.req.failure = Some(http_failure(status, body, retry_after));
+        self.req
+    }
+
+    /// Ends the request as a failure decided by the caller (network, CORS …).
+    pub fn fail(mut self, at_ms: f64, kind: FailureKind, message: String) -> RequestTrace {
+        self.req.end_ms = Some(self.monotonic(at_ms));
+        self.req.failure = Some(Failure { kind, message, status: self.req.status, body: None });
+        self.req
+    }
+}
+
+/// A failure for a non-2xx response: a message a user can act on, and the
+/// server's body (cut to [`MAX_ERROR_BODY`]).
+pub fn http_failure(status: u16, body: &str, retry_after: Option<&str>) -> Failure {
+    let server = openai::error_from_body(body).map(|e| e.to_string());
+    let advice = match status {
+        401 | 403 => {
+            "The server refused the credentials: check the API key (and whether this endpoint needs one)."
+                .to_string()
+        }
+        404 => "Not found: check the base URL (it usually ends in /v1), the API flavour and the model name."
+            .to_string(),
+        408 | 504 => "The server or a proxy timed out.".to_string(),
+        413 => "The request is too large for the server (prompt or max tokens).".to_string(),
+        422 | 400 => "The server rejected the request: check the model name and parameters.".to_string(),
+        429 => match retry_after {
+            Some(r) => format!("Rate limited: the server asks to retry after {r} s (quota or overload)."),
+            None => "Rate limited: too many requests or quota used up; try again later or lower concurrency."
+                .to_string(),
+        },
+        500..=599 => "The server failed while handling the request.".to_string(),
+        _ => "The server answered with an error.".to_string(),
+    };
+    let mut message = format!("HTTP {status}. {advice}");
+    if let Some(s) = server {
+        message.push_str(&format!(" Server says: {s}"));
+    }
+    let body = (!body.is_empty()).then(|| {
+        let mut b: String = body.chars().take(MAX_ERROR_BODY).collect();
+        if b.len() < body.len() {
+            b.push('…');
+        }
+        b
+    });
+    Failure { kind: FailureKind::Http, message, status: Some(status), body }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROLE: &str =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
+
+    fn delta(s: &str) -> String {
+        format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{s}\"}}}}]}}\n\n")
+    }
+
+    #[test]
+    fn records_chunks_with_times_and_usage() {
+        let mut r = Recorder::new(100.0);
+        r.on_headers(110.0, 200);
+        assert_eq!(r.on_bytes(120.0, ROLE.as_bytes()), 0..0);
+        assert_eq!(r.on_bytes(150.0, delta("Hel").as_bytes()), 0..1);
+        let both = format!("{}{}", delta("lo"), delta("!"));
+        assert_eq!(r.on_bytes(170.0, both.as_bytes()), 1..3);
+        r.mark_painted(3, 175.0);
+        r.on_bytes(180.0, b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n");
+        r.on_bytes(181.0, b"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3}}\n\ndata: [DONE]\n\n");
+        let t = r.finish(182.0, StreamEnd::Closed);
+        assert_eq!(t.failure, None);
+        assert_eq!(t.text(), "Hello!");
+        assert_eq!(t.chunks.iter().map(|c| c.arrived_ms).collect::<Vec<_>>(), [150.0, 170.0, 170.0]);
+        assert!(t.chunks.iter().all(|c| c.painted_ms == Some(175.0)));
+        assert_eq!(t.usage.unwrap().completion_tokens, Some(3));
+        assert_eq!((t.headers_ms, t.end_ms), (Some(110.0), Some(182.0)));
+    }
+
+    #[test]
+    fn truncated_stream_keeps_partial_text() {
+        let mut r = Recorder::new(0.0);
+        r.on_headers(1.0, 200);
+        r.on_bytes(5.0, delta("partial").as_bytes());
+        r.on_bytes(6.0, b"data: {\"choices\":[{\"ind");
+        let t = r.finish(7.0, StreamEnd::Closed);
+        let f = t.failure.clone().unwrap();
+        assert_eq!(f.kind, FailureKind::Truncated);
+        assert!(f.message.contains("middle of an event"), "{}", f.message);
+        assert_eq!(t.text(), "partial");
+    }
+
+    #[test]
+    fn malformed_and_server_errors_are_failures() {
+        let mut r = Recorder::new(0.0);
+        r.on_bytes(1.0, b"data: not json\n\n");
+        r.on_bytes(2.0, delta("after").as_bytes());
+        r.on_bytes(3.0, b"data: [DONE]\n\n");
+        let t = r.finish(4.0, StreamEnd::Closed);
+        assert_eq!(t.failure.unwrap().kind, FailureKind::Malformed);
+        assert_eq!(t.chunks.len(), 1, "text after the bad event is still recorded");
+
+        let mut r = Recorder::new(0.0);
+        r.on_bytes(1.0, b"data: {\"error\":{\"message\":\"out of memory\",\"code\":500}}\n\n");
+        let f = r.finish(2.0, StreamEnd::Closed).failure.unwrap();
+        assert_eq!(f.kind, FailureKind::Server);
+        assert!(f.message.contains("out of memory"));
+    }
+
+    #[test]
+    fn aborted_and_broken() {
+        let mut r = Recorder::new(0.0);
+        r.on_bytes(1.0, delta("a").as_bytes());
+        assert_eq!(r.clone().finish(2.0, StreamEnd::Aborted).failure.unwrap().kind, FailureKind::Aborted);
+        let t = r.finish(2.0, StreamEnd::Broken("reset".into()));
+        assert!(t.failure.unwrap().message.contains("reset"));
+    }
+
+    #[test]
+    fn http_errors_explain_and_keep_body() {
+        let f = http_failure(401, "{\"error\":{\"message\":\"Incorrect API key\"}}", None);
+        assert!(f.message.contains("API key") && f.message.contains("Incorrect API key"));
+        assert_eq!(f.status, Some(401));
+        let f = http_failure(429, "slow down", Some("7"));
+        assert!(f.message.contains("after 7 s"));
+        assert_eq!(f.body.as_deref(), Some("slow down"));
+        let big = "x".repeat(MAX_ERROR_BODY * 2);
+        assert!(http_failure(500, &big, None).body.unwrap().ends_with('…'));
+    }
+
+    #[test]
+    fn clock_going_backwards_is_clamped() {
+        let mut r = Recorder::new(10.0);
+        r.on_bytes(20.0, delta("a").as_bytes());
+        r.on_bytes(15.0, delta("b").as_bytes());
+        let t = r.finish(f64::NAN, StreamEnd::Aborted);
+        assert_eq!(t.chunks[1].arrived_ms, 20.0);
+        assert_eq!(t.end_ms, Some(20.0));
+    }
+}

@@ -1,0 +1,657 @@
+//! Scenario scores: one 0–100 number per use case, with a breakdown that
+//! says in words where the points went.
+//!
+//! Definitions:
+//! - A **scenario** is a weighted list of **targets**. A target names a run
+//!   statistic (metric + statistic, e.g. TTFT P95) and **tiers**: points
+//!   `(value, score)` such as "≤ 200 ms → 100, 500 ms → 60, ≥ 1000 ms → 0".
+//! - A target's score interpolates between the two tiers around the measured
+//!   value, on a logarithmic scale when both tier values are positive
+//!   (latency is perceived roughly logarithmically: 200→400 ms hurts as much
+//!   as 1→2 s) and linearly otherwise; outside the tiers it is clamped to the
+//!   nearest tier's score. Tiers work in both directions, so a
+//!   higher-is-better metric simply has rising scores.
+//! - The scenario score is the weighted mean of the target scores, over the
+//!   targets that could be measured (weights are renormalised, and the
+//!   missing targets are listed).
+//! - **Verdict**: ≥ 90 excellent, ≥ 75 good, ≥ 50 fair, below poor.
+//!
+//! The presets encode the SLOs of the project brief and of the source
+//! article: chat TTFT ≤ 200 ms P95 with sluggishness felt past 500 ms;
+//! code completion TTFT < 100 ms; agent/RAG dominated by TTFT (long
+//! prompt, short answer); batch by E2EL (≤ 3 s P99); long streaming text by
+//! ITL stability; and a reading speed of 10–20 tokens/s (TPOT 50–100 ms) as
+//! the floor for any streamed text. Scenarios are plain data (serde), so users
+//! can edit weights and tiers or load their own.
+
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::RunMetrics;
+use crate::stats::Summary;
+
+/// A run statistic a target can score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScoreMetric {
+    /// Time to first token (per request), ms.
+    Ttft,
+    /// Time per output token (per request), ms.
+    Tpot,
+    /// Inter-token latency (pooled gaps), ms.
+    Itl,
+    /// End-to-end latency (per request), ms.
+    E2el,
+    /// Per-request ITL coefficient of variation (jitter), ratio.
+    ItlCv,
+    /// Per-request longest stall, ms (0 when none).
+    LongestStall,
+}
+
+impl ScoreMetric {
+    /// Label for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ttft => "TTFT",
+            Self::Tpot => "TPOT",
+            Self::Itl => "ITL",
+            Self::E2el => "E2EL",
+            Self::ItlCv => "ITL jitter (CV)",
+            Self::LongestStall => "Longest stall",
+        }
+    }
+
+    fn summary(self, run: &RunMetrics) -> Option<Summary> {
+        match self {
+            Self::Ttft => run.ttft_ms,
+            Self::Tpot => run.tpot_ms,
+            Self::Itl => run.itl_ms,
+            Self::E2el => run.e2el_ms,
+            Self::ItlCv => run.itl_cv,
+            Self::LongestStall => run.longest_stall_ms,
+        }
+    }
+
+    /// Formats a value of this metric.
+    pub fn format(self, v: f64) -> String {
+        match self {
+            Self::ItlCv => format!("{v:.2}"),
+            _ if v >= 10_000.0 => format!("{:.1} s", v / 1000.0),
+            _ if v >= 100.0 => format!("{v:.0} ms"),
+            _ => format!("{v:.1} ms"),
+        }
+    }
+}
+
+/// Which statistic of the metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stat {
+    /// Mean.
+    Mean,
+    /// Median / P50.
+    P50,
+    /// P90.
+    P90,
+    /// P95.
+    P95,
+    /// P99.
+    P99,
+    /// Maximum.
+    Max,
+}
+
+impl Stat {
+    /// Label for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Mean => "mean",
+            Self::P50 => "P50",
+            Self::P90 => "P90",
+            Self::P95 => "P95",
+            Self::P99 => "P99",
+            Self::Max => "max",
+        }
+    }
+
+    fn of(self, s: &Summary) -> f64 {
+        match self {
+            Self::Mean => s.mean,
+            Self::P50 => s.p50,
+            Self::P90 => s.p90,
+            Self::P95 => s.p95,
+            Self::P99 => s.p99,
+            Self::Max => s.max,
+        }
+    }
+}
+
+/// A point of a target's scoring curve.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Tier {
+    /// Metric value.
+    pub at: f64,
+    /// Score (0–100) at that value.
+    pub score: f64,
+}
+
+/// One scored statistic of a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    /// The metric.
+    pub metric: ScoreMetric,
+    /// Its statistic.
+    pub stat: Stat,
+    /// Scoring curve, sorted by `at`.
+    pub tiers: Vec<Tier>,
+    /// Relative weight (any non-negative scale).
+    pub weight: f64,
+    /// Why this matters in this scenario, in one sentence.
+    pub why: String,
+}
+
+/// A use case with its targets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    /// Short identifier (`chat`, `code`, …).
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// What the scenario is, in one sentence.
+    pub summary: String,
+    /// The targets.
+    pub targets: Vec<Target>,
+}
+
+/// Why a (user-edited) scenario is unusable.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScenarioError {
+    /// No targets.
+    #[error("scenario \"{0}\" has no targets")]
+    NoTargets(String),
+    /// A target has no tiers or bad numbers.
+    #[error("scenario \"{scenario}\", target {target}: {message}")]
+    BadTarget {
+        /// Scenario id.
+        scenario: String,
+        /// Target label.
+        target: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// All weights are zero.
+    #[error("scenario \"{0}\": weights must be non-negative and not all zero")]
+    Weights(String),
+    /// Unknown preset name.
+    #[error("unknown scenario \"{0}\"; presets are: chat, code, rag, batch, streaming")]
+    Unknown(String),
+}
+
+fn t(metric: ScoreMetric, stat: Stat, tiers: &[(f64, f64)], weight: f64, why: &str) -> Target {
+    Target {
+        metric,
+        stat,
+        tiers: tiers.iter().map(|&(at, score)| Tier { at, score }).collect(),
+        weight,
+        why: why.to_string(),
+    }
+}
+
+use ScoreMetric as M;
+
+/// TPOT tiers shared by streamed scenarios: 15 ms is the engineering SLO,
+/// 50 ms (20 tokens/s) still outpaces reading, 100 ms (10 tokens/s) is as
+/// slow as people read.
+const READING_TPOT: [(f64, f64); 3] = [(15.0, 100.0), (50.0, 70.0), (100.0, 0.0)];
+
+/// The five preset scenarios.
+pub fn presets() -> Vec<Scenario> {
+    vec![
+        Scenario {
+            id: "chat".into(),
+            name: "Interactive chat".into(),
+            summary: "An assistant answering a person who is waiting and reading along.".into(),
+            targets: vec![
+                t(
+                    M::Ttft,
+                    Stat::P95,
+                    &[(200.0, 100.0), (500.0, 60.0), (1000.0, 0.0)],
+                    40.0,
+                    "The wait before anything appears decides whether the assistant feels responsive; past ~500 ms people feel it is sluggish.",
+                ),
+                t(
+                    M::Tpot,
+                    Stat::Mean,
+                    &READING_TPOT,
+                    25.0,
+                    "Text should stream faster than people read (10-20 tokens/s, i.e. 50-100 ms per token).",
+                ),
+                t(
+                    M::Itl,
+                    Stat::P99,
+                    &[(100.0, 100.0), (250.0, 60.0), (1000.0, 0.0)],
+                    15.0,
+                    "Long gaps between tokens read as stutter even when the average is fast.",
+                ),
+                t(
+                    M::E2el,
+                    Stat::P99,
+                    &[(3000.0, 100.0), (10000.0, 40.0), (30000.0, 0.0)],
+                    20.0,
+                    "The whole answer should be done within a few seconds for most people.",
+                ),
+            ],
+        },
+        Scenario {
+            id: "code".into(),
+            name: "Code completion".into(),
+            summary: "Inline suggestions that must appear before the developer types on.".into(),
+            targets: vec![
+                t(
+                    M::Ttft,
+                    Stat::P95,
+                    &[(100.0, 100.0), (200.0, 50.0), (500.0, 0.0)],
+                    55.0,
+                    "A completion is useful only if it shows up within ~100 ms, before the next keystroke.",
+                ),
+                t(
+                    M::E2el,
+                    Stat::P95,
+                    &[(300.0, 100.0), (1000.0, 50.0), (2000.0, 0.0)],
+                    30.0,
+                    "Short suggestions should be complete almost at once.",
+                ),
+                t(
+                    M::Tpot,
+                    Stat::Mean,
+                    &[(15.0, 100.0), (50.0, 0.0)],
+                    15.0,
+                    "Multi-line suggestions need a fast decode.",
+                ),
+            ],
+        },
+        Scenario {
+            id: "rag".into(),
+            name: "Agent / RAG".into(),
+            summary: "Long retrieved context in, short answer out: prefill dominates.".into(),
+            targets: vec![
+                t(
+                    M::Ttft,
+                    Stat::P95,
+                    &[(200.0, 100.0), (1000.0, 60.0), (3000.0, 0.0)],
+                    55.0,
+                    "With long prompts the prefill (TTFT) is most of the wait; each agent step pays it again.",
+                ),
+                t(
+                    M::E2el,
+                    Stat::P99,
+                    &[(3000.0, 100.0), (10000.0, 0.0)],
+                    35.0,
+                    "Agent loops chain many calls, so each call's total time adds up.",
+                ),
+                t(
+                    M::Tpot,
+                    Stat::Mean,
+                    &[(15.0, 100.0), (50.0, 0.0)],
+                    10.0,
+                    "Answers are short, so decode speed matters little.",
+                ),
+            ],
+        },
+        Scenario {
+            id: "batch".into(),
+            name: "Batch generation".into(),
+            summary: "Reports, labelling, offline jobs: only the finished output matters.".into(),
+            targets: vec![
+                t(
+                    M::E2el,
+                    Stat::P99,
+                    &[(3000.0, 100.0), (30000.0, 50.0), (120000.0, 0.0)],
+                    45.0,
+                    "Downstream work waits for complete outputs, so the slowest requests set the pace.",
+                ),
+                t(
+                    M::E2el,
+                    Stat::P50,
+                    &[(3000.0, 100.0), (30000.0, 50.0), (120000.0, 0.0)],
+                    30.0,
+                    "The typical request time sets how long a batch takes.",
+                ),
+                t(
+                    M::Tpot,
+                    Stat::Mean,
+                    &[(15.0, 100.0), (100.0, 0.0)],
+                    25.0,
+                    "Decode speed per request decides cost and capacity; system tokens/s matters for planning.",
+                ),
+            ],
+        },
+        Scenario {
+            id: "streaming".into(),
+            name: "Long streaming text".into(),
+            summary: "Live captions, translation, long articles: a steady stream matters more than speed."
+                .into(),
+            targets: vec![
+                t(
+                    M::ItlCv,
+                    Stat::P50,
+                    &[(0.2, 100.0), (0.5, 60.0), (1.5, 0.0)],
+                    30.0,
+                    "People accept a slower stream but not one that jerks and pauses (low jitter).",
+                ),
+                t(
+                    M::LongestStall,
+                    Stat::P95,
+                    &[(250.0, 100.0), (1000.0, 30.0), (3000.0, 0.0)],
+                    25.0,
+                    "A visible pause mid-sentence breaks reading flow.",
+                ),
+                t(
+                    M::Tpot,
+                    Stat::P95,
+                    &READING_TPOT,
+                    25.0,
+                    "The stream must stay at or above reading speed (10-20 tokens/s).",
+                ),
+                t(
+                    M::Ttft,
+                    Stat::P95,
+                    &[(500.0, 100.0), (2000.0, 0.0)],
+                    20.0,
+                    "The start can be a little slower, but not seconds.",
+                ),
+            ],
+        },
+    ]
+}
+
+/// Finds a preset by id or a few common aliases.
+pub fn preset(name: &str) -> Result<Scenario, ScenarioError> {
+    let key = name.trim().to_ascii_lowercase();
+    let id = match key.as_str() {
+        "chat" | "interactive" | "interactive-chat" => "chat",
+        "code" | "completion" | "code-completion" => "code",
+        "rag" | "agent" | "agent-rag" => "rag",
+        "batch" | "batch-generation" => "batch",
+        "streaming" | "stream" | "long-streaming" | "long-text" => "streaming",
+        _ => return Err(ScenarioError::Unknown(name.to_string())),
+    };
+    presets().into_iter().find(|s| s.id == id).ok_or(ScenarioError::Unknown(name.to_string()))
+}
+
+/// The verdict band of a score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// ≥ 90.
+    Excellent,
+    /// ≥ 75.
+    Good,
+    /// ≥ 50.
+    Fair,
+    /// < 50.
+    Poor,
+}
+
+impl Verdict {
+    /// Band of a 0–100 score.
+    pub fn of(score: f64) -> Self {
+        match score {
+            s if s >= 90.0 => Self::Excellent,
+            s if s >= 75.0 => Self::Good,
+            s if s >= 50.0 => Self::Fair,
+            _ => Self::Poor,
+        }
+    }
+
+    /// Lower-case word.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Excellent => "excellent",
+            Self::Good => "good",
+            Self::Fair => "fair",
+            Self::Poor => "poor",
+        }
+    }
+}
+
+/// How one target scored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetScore {
+    /// The metric.
+    pub metric: ScoreMetric,
+    /// The statistic.
+    pub stat: Stat,
+    /// Measured value (None when not measurable).
+    pub value: Option<f64>,
+    /// Target score 0–100.
+    pub score: Option<f64>,
+    /// Weight as a share of the measured targets (0–1).
+    pub weight: f64,
+    /// Points contributed to the scenario score.
+    pub points: f64,
+    /// Points lost against a perfect score.
+    pub lost: f64,
+    /// One sentence explaining the score.
+    pub explanation: String,
+}
+
+/// A scenario's score with its explanation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioScore {
+    /// Scenario id.
+    pub id: String,
+    /// Scenario name.
+    pub name: String,
+    /// 0–100, `None` when nothing could be measured.
+    pub score: Option<f64>,
+    /// Band.
+    pub verdict: Option<Verdict>,
+    /// Per-target breakdown.
+    pub breakdown: Vec<TargetScore>,
+    /// Stakeholder-readable summary.
+    pub explanation: String,
+}
+
+impl Scenario {
+    /// Checks a scenario's numbers (presets always pass; user edits may not).
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.targets.is_empty() {
+            return Err(ScenarioError::NoTargets(self.id.clone()));
+        }
+        for target in &self.targets {
+            let bad = |message: &str| ScenarioError::BadTarget {
+                scenario: self.id.clone(),
+                target: format!("{} {}", target.metric.label(), target.stat.label()),
+                message: message.to_string(),
+            };
+            if target.tiers.is_empty() {
+                return Err(bad("needs at least one tier"));
+            }
+            if target.tiers.iter().any(|t| !t.at.is_finite() || !(0.0..=100.0).contains(&t.score)) {
+                return Err(bad("tier values must be finite and scores within 0-100"));
+            }
+            if target.tiers.windows(2).any(|w| w[1].at <= w[0].at) {
+                return Err(bad("tiers must be sorted by strictly increasing value"));
+            }
+            if !target.weight.is_finite() || target.weight < 0.0 {
+                return Err(ScenarioError::Weights(self.id.clone()));
+            }
+        }
+        if self.targets.iter().map(|t| t.weight).sum::<f64>() <= 0.0 {
+            return Err(ScenarioError::Weights(self.id.clone()));
+        }
+        Ok(())
+    }
+
+    /// Scores a run.
+    pub fn score(&self, run: &RunMetrics) -> ScenarioScore {
+        let values: Vec<Option<f64>> =
+            self.targets.iter().map(|t| t.metric.summary(run).map(|s| t.stat.of(&s))).collect();
+        let measured_weight: f64 =
+            self.targets.iter().zip(&values).filter(|(_, v)| v.is_some()).map(|(t, _)| t.weight).sum();
+        let mut breakdown = Vec::with_capacity(self.targets.len());
+        let mut total = 0.0;
+        for (target, value) in self.targets.iter().zip(values) {
+            let name = format!("{} {}", target.metric.label(), target.stat.label());
+            let Some(v) = value.filter(|_| measured_weight > 0.0) else {
+                breakdown.push(TargetScore {
+                    metric: target.metric,
+                    stat: target.stat,
+                    value: None,
+                    score: None,
+                    weight: 0.0,
+                    points: 0.0,
+                    lost: 0.0,
+                    explanation: format!("{name}: not measurable in this run (no data), left out."),
+                });
+                continue;
+            };
+            let s = interpolate(&target.tiers, v);
+            let weight = target.weight / measured_weight;
+            let points = s * weight;
+            total += points;
+            breakdown.push(TargetScore {
+                metric: target.metric,
+                stat: target.stat,
+                value: Some(v),
+                score: Some(s),
+                weight,
+                points,
+                lost: 100.0 * weight - points,
+                explanation: explain(target, &name, v, s, weight),
+            });
+        }
+        let score = (measured_weight > 0.0).then_some(total);
+        ScenarioScore {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            score,
+            verdict: score.map(Verdict::of),
+            explanation: summarise(self, score, &breakdown),
+            breakdown,
+        }
+    }
+}
+
+/// Score of `v` on a tier curve (see the module docs).
+pub fn interpolate(tiers: &[Tier], v: f64) -> f64 {
+    let (Some(first), Some(last)) = (tiers.first(), tiers.last()) else { return 0.0 };
+    if v <= first.at {
+        return first.score;
+    }
+    if v >= last.at {
+        return last.score;
+    }
+    for w in tiers.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        if v <= b.at {
+            let f = if a.at > 0.0 && b.at > 0.0 {
+                (v.ln() - a.at.ln()) / (b.at.ln() - a.at.ln())
+            } else {
+                (v - a.at) / (b.at - a.at)
+            };
+            return a.score + (b.score - a.score) * f;
+        }
+    }
+    last.score
+}
+
+fn explain(target: &Target, name: &str, v: f64, s: f64, weight: f64) -> String {
+    let m = target.metric;
+    let full = target.tiers.iter().filter(|t| t.score >= 100.0).map(|t| t.at);
+    let zero = target.tiers.iter().filter(|t| t.score <= 0.0).map(|t| t.at);
+    let rising = target.tiers.last().map(|t| t.score) >= target.tiers.first().map(|t| t.score);
+    let (goal, floor) = if rising {
+        (full.reduce(f64::min).map(|g| format!("≥ {}", m.format(g))), zero.reduce(f64::max))
+    } else {
+        (full.reduce(f64::max).map(|g| format!("≤ {}", m.format(g))), zero.reduce(f64::min))
+    };
+    let mut out = format!("{name} = {}{}", m.format(v), rate_hint(m, v));
+    if let Some(goal) = goal {
+        out.push_str(&format!("; target {goal}"));
+    }
+    if let Some(z) = floor {
+        out.push_str(&format!(", 0 at {}", m.format(z)));
+    }
+    out.push_str(&format!(
+        " → {:.0}/100, worth {:.0} of {:.0} points. {}",
+        s,
+        s * weight,
+        100.0 * weight,
+        target.why
+    ));
+    out
+}
+
+/// For TPOT, the equivalent streaming rate a reader feels.
+fn rate_hint(m: ScoreMetric, v: f64) -> String {
+    if m == ScoreMetric::Tpot && v > 0.0 { format!(" ({:.0} tokens/s)", 1000.0 / v) } else { String::new() }
+}
+
+fn summarise(s: &Scenario, score: Option<f64>, breakdown: &[TargetScore]) -> String {
+    let Some(score) = score else {
+        return format!("{}: no completed requests to score.", s.name);
+    };
+    let mut out = format!("{}: {:.0}/100 ({}).", s.name, score, Verdict::of(score).word());
+    let mut losses: Vec<&TargetScore> = breakdown.iter().filter(|b| b.lost >= 0.5).collect();
+    losses.sort_by(|a, b| b.lost.total_cmp(&a.lost));
+    if losses.is_empty() {
+        out.push_str(" Every target is met.");
+    } else {
+        let parts: Vec<String> = losses
+            .iter()
+            .take(2)
+            .map(|b| {
+                format!(
+                    "{} {} at {} (−{:.0} points)",
+                    b.metric.label(),
+                    b.stat.label(),
+                    b.value.map(|v| b.metric.format(v)).unwrap_or_default(),
+                    b.lost
+                )
+            })
+            .collect();
+        out.push_str(&format!(" Most points lost to {}.", parts.join(" and ")));
+    }
+    let missing = breakdown.iter().filter(|b| b.value.is_none()).count();
+    if missing > 0 {
+        out.push_str(&format!(" {missing} target(s) could not be measured and were left out."));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid_and_findable() {
+        for s in presets() {
+            s.validate().unwrap();
+            assert_eq!(preset(&s.id).unwrap().id, s.id);
+        }
+        assert_eq!(preset("Agent").unwrap().id, "rag");
+        assert!(matches!(preset("nope"), Err(ScenarioError::Unknown(_))));
+    }
+
+    #[test]
+    fn interpolation_is_logarithmic_and_clamped() {
+        let tiers = [Tier { at: 100.0, score: 100.0 }, Tier { at: 400.0, score: 0.0 }];
+        assert_eq!(interpolate(&tiers, 50.0), 100.0);
+        assert_eq!(interpolate(&tiers, 1000.0), 0.0);
+        // 200 ms is halfway between 100 and 400 on a log scale.
+        assert!((interpolate(&tiers, 200.0) - 50.0).abs() < 1e-9);
+        let rising = [Tier { at: 0.0, score: 0.0 }, Tier { at: 10.0, score: 100.0 }];
+        assert!((interpolate(&rising, 2.5) - 25.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn validation_catches_user_mistakes() {
+        let mut s = preset("chat").unwrap();
+        s.targets[0].tiers.reverse();
+        assert!(matches!(s.validate(), Err(ScenarioError::BadTarget { .. })));
+        let mut s = preset("chat").unwrap();
+        s.targets.iter_mut().for_each(|t| t.weight = 0.0);
+        assert!(matches!(s.validate(), Err(ScenarioError::Weights(_))));
+    }
+}

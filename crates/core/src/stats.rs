@@ -1,0 +1,279 @@
+//! Summary statistics computed exactly the way numpy computes them, so that
+//! figures match vLLM's `bench serve` (which calls numpy) to the last digit.
+//!
+//! Definitions (for `n` finite samples `x`):
+//! - **sum**: numpy's pairwise summation (`np.add.reduce` on a contiguous
+//!   `float64` array): blocks of at most 128 values are summed with eight
+//!   interleaved accumulators, longer runs are split in two halves whose
+//!   length is a multiple of eight, recursively. The rounding therefore matches
+//!   numpy, not a naive left-to-right loop.
+//! - **mean** = sum / n (`np.mean`).
+//! - **std** = sqrt(sum((x − mean)²) / n): the population standard deviation,
+//!   `np.std` with its default `ddof = 0`.
+//! - **median**: the middle value of the sorted samples, or the numpy mean of
+//!   the two middle values, `(a + b) / 2` (`np.median`).
+//! - **percentile p** (`np.percentile`, default `method="linear"`): with the
+//!   samples sorted, `h = (n − 1) · (p / 100)`, `lo = ⌊h⌋`, `t = h − lo`,
+//!   result = `a + (b − a)·t` when `t < 0.5`, else `b − (b − a)·(1 − t)`
+//!   (numpy's `_lerp`, which picks the form by `t` to stay monotone), where
+//!   `a = x[lo]`, `b = x[lo + 1]`; `h ≥ n − 1` gives the maximum.
+//!
+//! Empty input has no summary ([`Samples::summary`] returns `None`) and a
+//! non-finite value is refused when the samples are built
+//! ([`StatsError::NonFinite`]), so neither NaN nor a panic can come out.
+
+use serde::{Deserialize, Serialize};
+
+/// Block length under which numpy sums with eight plain accumulators
+/// (`PW_BLOCKSIZE` in numpy's `loops_utils.h.src`).
+pub const PAIRWISE_BLOCK: usize = 128;
+
+/// The percentiles every summary reports: P50, P90, P95 and P99.
+pub const REPORTED_PERCENTILES: [f64; 4] = [50.0, 90.0, 95.0, 99.0];
+
+/// Why a set of samples could not be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StatsError {
+    /// A value was NaN or infinite.
+    #[error("sample {index} is not a finite number ({value})")]
+    NonFinite {
+        /// Position of the offending value in the input.
+        index: usize,
+        /// The value itself.
+        value: f64,
+    },
+}
+
+/// A sorted set of finite samples. Building one is the only way to get a
+/// [`Summary`], so every statistic is computed on clean data.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Samples {
+    /// Samples in input order (numpy sums in this order).
+    raw: Vec<f64>,
+    /// The same samples, sorted ascending (for median and percentiles).
+    sorted: Vec<f64>,
+}
+
+impl Samples {
+    /// Builds samples, refusing NaN and infinities.
+    pub fn new(values: Vec<f64>) -> Result<Self, StatsError> {
+        if let Some((index, &value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(StatsError::NonFinite { index, value });
+        }
+        let mut sorted = values.clone();
+        sorted.sort_by(f64::total_cmp);
+        Ok(Self { raw: values, sorted })
+    }
+
+    /// Builds samples from values already known to be finite (for example
+    /// differences of validated timestamps), dropping any that are not.
+    pub fn from_finite(values: impl IntoIterator<Item = f64>) -> Self {
+        let raw: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
+        let mut sorted = raw.clone();
+        sorted.sort_by(f64::total_cmp);
+        Self { raw, sorted }
+    }
+
+    /// Number of samples.
+    pub fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// True when there are no samples.
+    pub fn is_empty(&self) -> bool {
+        self.raw.is_empty()
+    }
+
+    /// Samples in ascending order.
+    pub fn sorted(&self) -> &[f64] {
+        &self.sorted
+    }
+
+    /// numpy's mean, or `None` when empty.
+    pub fn mean(&self) -> Option<f64> {
+        (!self.is_empty()).then(|| pairwise_sum(&self.raw) / self.raw.len() as f64)
+    }
+
+    /// numpy's percentile (linear), or `None` when empty.
+    pub fn percentile(&self, p: f64) -> Option<f64> {
+        (!self.is_empty()).then(|| percentile_of_sorted(&self.sorted, p))
+    }
+
+    /// Everything at once, or `None` when empty.
+    pub fn summary(&self) -> Option<Summary> {
+        let n = self.raw.len();
+        if n == 0 {
+            return None;
+        }
+        let mean = pairwise_sum(&self.raw) / n as f64;
+        let squares: Vec<f64> = self
+            .raw
+            .iter()
+            .map(|x| {
+                let d = x - mean;
+                d * d
+            })
+            .collect();
+        let std = (pairwise_sum(&squares) / n as f64).sqrt();
+        let s = &self.sorted;
+        let median = if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 };
+        Some(Summary {
+            count: n,
+            mean,
+            median,
+            std,
+            min: s[0],
+            max: s[n - 1],
+            p50: percentile_of_sorted(s, 50.0),
+            p90: percentile_of_sorted(s, 90.0),
+            p95: percentile_of_sorted(s, 95.0),
+            p99: percentile_of_sorted(s, 99.0),
+        })
+    }
+}
+
+/// The figures reported for one metric (all in the metric's own unit).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub count: usize,
+    /// Arithmetic mean (numpy pairwise sum / n).
+    pub mean: f64,
+    /// numpy median.
+    pub median: f64,
+    /// Population standard deviation (ddof = 0).
+    pub std: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// 50th percentile (linear).
+    pub p50: f64,
+    /// 90th percentile (linear).
+    pub p90: f64,
+    /// 95th percentile (linear).
+    pub p95: f64,
+    /// 99th percentile (linear).
+    pub p99: f64,
+}
+
+impl Summary {
+    /// Coefficient of variation (std / mean), `None` when the mean is zero.
+    pub fn cv(&self) -> Option<f64> {
+        (self.mean != 0.0).then(|| self.std / self.mean)
+    }
+}
+
+/// numpy's pairwise summation of a contiguous `float64` array.
+pub fn pairwise_sum(a: &[f64]) -> f64 {
+    let n = a.len();
+    if n < 8 {
+        let mut res = 0.0;
+        for &x in a {
+            res += x;
+        }
+        res
+    } else if n <= PAIRWISE_BLOCK {
+        let mut r = [0.0f64; 8];
+        r.copy_from_slice(&a[..8]);
+        let whole = n - n % 8;
+        let mut i = 8;
+        while i < whole {
+            for (j, acc) in r.iter_mut().enumerate() {
+                *acc += a[i + j];
+            }
+            i += 8;
+        }
+        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for &x in &a[whole..] {
+            res += x;
+        }
+        res
+    } else {
+        let mut n2 = n / 2;
+        n2 -= n2 % 8;
+        pairwise_sum(&a[..n2]) + pairwise_sum(&a[n2..])
+    }
+}
+
+/// numpy's linear percentile of an ascending, non-empty slice.
+///
+/// `p` is in percent (0–100); values outside are clamped to the extremes.
+pub fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
+    debug_assert!(!sorted.is_empty());
+    let n = sorted.len();
+    let q = p / 100.0;
+    let virtual_index = (n as f64 - 1.0) * q;
+    if virtual_index >= (n - 1) as f64 {
+        return sorted[n - 1];
+    }
+    if virtual_index < 0.0 {
+        return sorted[0];
+    }
+    let lo = virtual_index.floor();
+    let t = virtual_index - lo;
+    let a = sorted[lo as usize];
+    let b = sorted[lo as usize + 1];
+    let diff = b - a;
+    if t >= 0.5 { b - diff * (1.0 - t) } else { a + diff * t }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_has_no_summary() {
+        let s = Samples::new(vec![]).unwrap();
+        assert!(s.summary().is_none());
+        assert!(s.mean().is_none());
+        assert!(s.percentile(99.0).is_none());
+    }
+
+    #[test]
+    fn nan_is_refused_with_its_position() {
+        let err = Samples::new(vec![1.0, f64::NAN]).unwrap_err();
+        assert!(matches!(err, StatsError::NonFinite { index: 1, .. }));
+        assert!(Samples::new(vec![f64::INFINITY]).is_err());
+        assert_eq!(Samples::from_finite([1.0, f64::NAN, 3.0]).len(), 2);
+    }
+
+    #[test]
+    fn hand_computed_small_set() {
+        // x = 10, 20, 30, 40: mean 25, median 25, std sqrt(125)
+        let s = Samples::new(vec![40.0, 10.0, 30.0, 20.0]).unwrap().summary().unwrap();
+        assert_eq!(s.mean, 25.0);
+        assert_eq!(s.median, 25.0);
+        assert!((s.std - 125f64.sqrt()).abs() < 1e-12);
+        // h = 3 * 0.9 = 2.7 → 30 + 10 * 0.7 = 37
+        assert!((s.p90 - 37.0).abs() < 1e-12);
+        // h = 3 * 0.99 = 2.97 → 39.7
+        assert!((s.p99 - 39.7).abs() < 1e-12);
+        assert_eq!((s.min, s.max), (10.0, 40.0));
+    }
+
+    #[test]
+    fn single_value_is_every_statistic() {
+        let s = Samples::new(vec![7.5]).unwrap().summary().unwrap();
+        assert_eq!((s.mean, s.median, s.std, s.p50, s.p99), (7.5, 7.5, 0.0, 7.5, 7.5));
+    }
+
+    #[test]
+    fn percentile_bounds_clamp() {
+        let v = [1.0, 2.0, 3.0];
+        assert_eq!(percentile_of_sorted(&v, 0.0), 1.0);
+        assert_eq!(percentile_of_sorted(&v, 100.0), 3.0);
+        assert_eq!(percentile_of_sorted(&v, 150.0), 3.0);
+        assert_eq!(percentile_of_sorted(&v, -5.0), 1.0);
+    }
+
+    #[test]
+    fn pairwise_sum_differs_from_naive_like_numpy() {
+        // 0.1 summed 1000 times: numpy gives 100.00000000000001 (pairwise),
+        // a naive loop gives 99.9999999999986.
+        let v = vec![0.1; 1000];
+        let naive: f64 = v.iter().sum();
+        assert_eq!(pairwise_sum(&v), 100.00000000000001);
+        assert_ne!(pairwise_sum(&v), naive);
+    }
+}

@@ -1,0 +1,588 @@
+//! The trace: a versioned JSON record of one run (one or many requests).
+//!
+//! A trace file is what every part of the lab exchanges: the browser records
+//! one for each live run or replay, importers build them from other tools'
+//! results, `latency-lab analyze` reads them.
+//!
+//! Definitions:
+//! - All times are **milliseconds on one monotonic clock per trace**
+//!   (`performance.now()` in the browser). Only differences are meaningful;
+//!   the origin is arbitrary. Requests of one run share the clock, so
+//!   system-wide throughput can be computed across them.
+//! - `sent_ms`: the request left the client (just before `fetch`).
+//! - `headers_ms`: the response headers arrived (the `fetch` promise resolved).
+//! - per **chunk** (one SSE event that carried generated text):
+//!   `arrived_ms` when its bytes were read from the stream, its text `delta`,
+//!   the number of `tokens` it carried (1 unless known otherwise), and
+//!   `painted_ms`, the first animation frame after the text was in the DOM,
+//!   when the client measured it.
+//! - `end_ms`: the stream ended (`[DONE]`, close, error or abort).
+//!
+//! Compatibility: files carry `schema_version`. Loading ignores fields it does
+//! not know, so files written by a newer lab still load when their additions
+//! are optional; a file whose version is newer *and* does not fit is refused
+//! with [`TraceError::TooNew`]. Secrets never enter a trace: endpoints are
+//! stored through [`redact_endpoint`].
+
+use serde::{Deserialize, Serialize};
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The value of the `format` field that marks a lab trace.
+pub const FORMAT: &str = "latency-lab/trace";
+
+/// Largest trace file the loaders accept (256 MiB): bigger files are refused
+/// with a message instead of exhausting memory.
+pub const MAX_TRACE_BYTES: usize = 256 * 1024 * 1024;
+
+/// One recorded run: metadata and its requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// Schema version of the file ([`SCHEMA_VERSION`] when written by this build).
+    pub schema_version: u32,
+    /// Always [`FORMAT`]; lets loaders tell a trace from other JSON.
+    #[serde(default = "default_format")]
+    pub format: String,
+    /// Where and how the run was recorded.
+    #[serde(default)]
+    pub meta: TraceMeta,
+    /// The requests of the run, in the order they were sent.
+    #[serde(default)]
+    pub requests: Vec<RequestTrace>,
+}
+
+fn default_format() -> String {
+    FORMAT.to_string()
+}
+
+impl Default for Trace {
+    fn default() -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            format: default_format(),
+            meta: TraceMeta::default(),
+            requests: Vec::new(),
+        }
+    }
+}
+
+/// What produced a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    /// Streamed live from an endpoint.
+    #[default]
+    Live,
+    /// A replay of a profile or trace in the lab.
+    Replay,
+    /// Generated from a synthetic profile without playing it.
+    Synthetic,
+    /// Built from another benchmark tool's result file.
+    Import,
+}
+
+/// Which OpenAI-compatible API a request used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiFlavor {
+    /// `POST /v1/chat/completions`.
+    #[default]
+    Chat,
+    /// `POST /v1/completions`.
+    Completions,
+}
+
+/// The client the trace was measured on (browser facts that bound accuracy).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientInfo {
+    /// `navigator.userAgent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_agent: Option<String>,
+    /// Smallest observed step of the clock, in ms (browsers coarsen it to
+    /// 0.1 ms, or 5 µs when cross-origin isolated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_resolution_ms: Option<f64>,
+    /// `self.crossOriginIsolated`: whether the fine-grained clock was on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_origin_isolated: Option<bool>,
+    /// Measured display refresh rate in Hz (paint times are frame-quantised).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_refresh_hz: Option<f64>,
+}
+
+/// Metadata of a trace. Every field is optional so that partial knowledge
+/// (for example an import) still makes a valid trace.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceMeta {
+    /// Human label of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// ISO 8601 wall-clock time the run started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// What produced the trace.
+    #[serde(default)]
+    pub source: SourceKind,
+    /// The endpoint URL, redacted (no credentials, no key-like query values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// API used by the requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<ApiFlavor>,
+    /// Model name as sent to / reported by the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The tool and version that wrote the original data (imports), or the
+    /// lab version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Requests in flight at once when the run was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
+    /// Wall time of the whole run in ms when known from the source (imports);
+    /// otherwise derived from the requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<f64>,
+    /// The measuring client.
+    #[serde(default)]
+    pub client: ClientInfo,
+}
+
+/// Kind of a generated chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChunkKind {
+    /// Answer text (`delta.content` / `text`).
+    #[default]
+    Content,
+    /// Reasoning text (`delta.reasoning_content` / `delta.reasoning`).
+    Reasoning,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_content(kind: &ChunkKind) -> bool {
+    *kind == ChunkKind::Content
+}
+
+/// One SSE event that carried generated text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// When the event's bytes were read from the stream (ms).
+    pub arrived_ms: f64,
+    /// The generated text of the event.
+    #[serde(default)]
+    pub text: String,
+    /// Tokens carried by the event (1 unless the source knows better).
+    #[serde(default = "one")]
+    pub tokens: u32,
+    /// Content or reasoning.
+    #[serde(default, skip_serializing_if = "is_content")]
+    pub kind: ChunkKind,
+    /// First animation frame after the text was committed to the DOM (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub painted_ms: Option<f64>,
+    /// For replays: when the scheduler meant to emit it (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due_ms: Option<f64>,
+}
+
+/// Token counts reported by the server (`usage`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Prompt tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    /// Generated tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_tokens: Option<u64>,
+}
+
+/// Why a request failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The server answered with a non-2xx status.
+    Http,
+    /// The connection could not be made or was refused (including CORS).
+    Network,
+    /// The stream broke off before it was complete.
+    Truncated,
+    /// The stream carried bytes that are not valid SSE / JSON.
+    Malformed,
+    /// The server sent an `error` object in the stream.
+    Server,
+    /// The user stopped it.
+    Aborted,
+    /// Nothing was generated (no content chunk at all).
+    Empty,
+    /// The source tool reported the failure (imports).
+    Reported,
+}
+
+/// A failed request: what happened, in words a user can act on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// Category of failure.
+    pub kind: FailureKind,
+    /// Message for people.
+    pub message: String,
+    /// HTTP status, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The server's response body (truncated), when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
+/// One request of a run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RequestTrace {
+    /// Identifier (free form; unique within the trace when set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Prompt length in tokens, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens: Option<u64>,
+    /// Request sent (ms).
+    pub sent_ms: f64,
+    /// Response headers received (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers_ms: Option<f64>,
+    /// HTTP status of the response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Generated chunks in arrival order.
+    #[serde(default)]
+    pub chunks: Vec<Chunk>,
+    /// Stream ended (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_ms: Option<f64>,
+    /// Token counts from the server, when it sent them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Set when the request failed; a failed request keeps what it received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+impl RequestTrace {
+    /// The full generated text (content and reasoning, in order).
+    pub fn text(&self) -> String {
+        self.chunks.iter().map(|c| c.text.as_str()).collect()
+    }
+}
+
+/// Why a trace could not be loaded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TraceError {
+    /// The file is larger than [`MAX_TRACE_BYTES`].
+    #[error("the file is {size} bytes; traces larger than {limit} bytes are refused")]
+    TooLarge {
+        /// Size of the input.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// Not JSON at all, or cut off.
+    #[error("not valid JSON (line {line}, column {column}): {message}")]
+    Json {
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// JSON, but not a lab trace.
+    #[error(
+        "this JSON is not a Latency Lab trace (expected an object with \"schema_version\" and \"requests\"{hint})"
+    )]
+    NotATrace {
+        /// Extra hint such as a recognised foreign format.
+        hint: String,
+    },
+    /// Written by a newer lab in a way this build cannot read.
+    #[error(
+        "trace schema {found} is newer than this lab understands ({supported}) and does not fit: {message}"
+    )]
+    TooNew {
+        /// Version in the file.
+        found: u32,
+        /// Version this build writes.
+        supported: u32,
+        /// What did not fit.
+        message: String,
+    },
+    /// Structurally a trace, but a field has the wrong shape.
+    #[error("trace field has the wrong shape: {message}")]
+    Shape {
+        /// Parser message naming the field.
+        message: String,
+    },
+    /// Well-formed, but its times make no sense.
+    #[error("request {request}: {message}")]
+    Invalid {
+        /// Index of the request.
+        request: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Trace {
+    /// Parses and validates a trace from JSON text.
+    pub fn from_json(text: &str) -> Result<Self, TraceError> {
+        if text.len() > MAX_TRACE_BYTES {
+            return Err(TraceError::TooLarge { size: text.len(), limit: MAX_TRACE_BYTES });
+        }
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| TraceError::Json {
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        Self::from_value(value)
+    }
+
+    /// Validates an already-parsed JSON value as a trace.
+    pub fn from_value(value: serde_json::Value) -> Result<Self, TraceError> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| TraceError::NotATrace { hint: format!(", found {}", json_kind(&value)) })?;
+        let version = obj.get("schema_version").and_then(serde_json::Value::as_u64);
+        let Some(version) = version else {
+            return Err(TraceError::NotATrace { hint: String::new() });
+        };
+        if let Some(format) = obj.get("format").and_then(serde_json::Value::as_str)
+            && format != FORMAT
+        {
+            return Err(TraceError::NotATrace { hint: format!(", found format \"{format}\"") });
+        }
+        let trace: Trace = serde_json::from_value(value).map_err(|e| {
+            if version > u64::from(SCHEMA_VERSION) {
+                TraceError::TooNew {
+                    found: u32::try_from(version).unwrap_or(u32::MAX),
+                    supported: SCHEMA_VERSION,
+                    message: e.to_string(),
+                }
+            } else {
+                TraceError::Shape { message: e.to_string() }
+            }
+        })?;
+        trace.validate()?;
+        Ok(trace)
+    }
+
+    /// Serialises the trace as pretty JSON (always with the current version).
+    pub fn to_json(&self) -> String {
+        let mut out = self.clone();
+        out.schema_version = SCHEMA_VERSION;
+        out.format = FORMAT.to_string();
+        // A trace holds only plain data; serialisation cannot fail.
+        serde_json::to_string_pretty(&out).unwrap_or_default()
+    }
+
+    /// Checks that times are finite, non-negative where they are durations,
+    /// and ordered: headers after sending, chunks after headers and in order.
+    pub fn validate(&self) -> Result<(), TraceError> {
+        for (i, r) in self.requests.iter().enumerate() {
+            let bad = |message: String| TraceError::Invalid { request: i, message };
+            if !r.sent_ms.is_finite() {
+                return Err(bad(format!("sent_ms is not a finite number ({})", r.sent_ms)));
+            }
+            let mut floor = r.sent_ms;
+            if let Some(h) = r.headers_ms {
+                if !h.is_finite() || h < floor {
+                    return Err(bad(format!(
+                        "headers_ms ({h}) must be a finite time after sent_ms ({floor})"
+                    )));
+                }
+                floor = h;
+            }
+            let mut prev = r.sent_ms;
+            for (j, c) in r.chunks.iter().enumerate() {
+                if !c.arrived_ms.is_finite() || c.arrived_ms < prev {
+                    return Err(bad(format!(
+                        "chunk {j}: arrived_ms ({}) must be finite and not earlier than the previous event ({prev})",
+                        c.arrived_ms
+                    )));
+                }
+                if c.arrived_ms < floor {
+                    return Err(bad(format!(
+                        "chunk {j}: arrived_ms ({}) is before the response headers ({floor})",
+                        c.arrived_ms
+                    )));
+                }
+                if let Some(p) = c.painted_ms
+                    && (!p.is_finite() || p < c.arrived_ms)
+                {
+                    return Err(bad(format!(
+                        "chunk {j}: painted_ms ({p}) must be finite and not before arrived_ms ({})",
+                        c.arrived_ms
+                    )));
+                }
+                prev = c.arrived_ms;
+            }
+            if let Some(e) = r.end_ms
+                && (!e.is_finite() || e < prev)
+            {
+                return Err(bad(format!(
+                    "end_ms ({e}) must be finite and not before the last chunk ({prev})"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
+}
+
+/// Query parameters whose values are treated as secrets.
+const SECRET_PARAMS: [&str; 8] =
+    ["key", "api_key", "apikey", "api-key", "token", "access_token", "auth", "sig"];
+
+/// Removes credentials from an endpoint URL before it is stored anywhere:
+/// `user:password@` is dropped and the values of key-like query parameters
+/// are replaced by `REDACTED`. Works on plain strings (no URL parser), so it
+/// never fails; text that is not a URL is returned unchanged.
+pub fn redact_endpoint(url: &str) -> String {
+    let (scheme, rest) = match url.find("://") {
+        Some(i) => (&url[..i + 3], &url[i + 3..]),
+        None => ("", url),
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (path, query_and_fragment) = match tail.find('?') {
+        Some(i) => (&tail[..i], Some(&tail[i + 1..])),
+        None => (tail, None),
+    };
+    let mut out = format!("{scheme}{host}{path}");
+    if let Some(qf) = query_and_fragment {
+        let (query, fragment) = match qf.find('#') {
+            Some(i) => (&qf[..i], Some(&qf[i..])),
+            None => (qf, None),
+        };
+        let redacted: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, _)) if SECRET_PARAMS.contains(&k.to_ascii_lowercase().as_str()) => {
+                    format!("{k}=REDACTED")
+                }
+                _ => pair.to_string(),
+            })
+            .collect();
+        out.push('?');
+        out.push_str(&redacted.join("&"));
+        if let Some(f) = fragment {
+            out.push_str(f);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Trace {
+        Trace {
+            meta: TraceMeta {
+                label: Some("t".into()),
+                model: Some("m".into()),
+                endpoint: Some("http://127.0.0.1:8000/v1/chat/completions".into()),
+                ..TraceMeta::default()
+            },
+            requests: vec![RequestTrace {
+                sent_ms: 10.0,
+                headers_ms: Some(20.0),
+                status: Some(200),
+                chunks: vec![
+                    Chunk {
+                        arrived_ms: 110.0,
+                        text: "Hello".into(),
+                        tokens: 1,
+                        kind: ChunkKind::Content,
+                        painted_ms: Some(116.0),
+                        due_ms: None,
+                    },
+                    Chunk {
+                        arrived_ms: 130.0,
+                        text: " world".into(),
+                        tokens: 2,
+                        kind: ChunkKind::Content,
+                        painted_ms: None,
+                        due_ms: None,
+                    },
+                ],
+                end_ms: Some(131.0),
+                ..RequestTrace::default()
+            }],
+            ..Trace::default()
+        }
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let t = sample();
+        let back = Trace::from_json(&t.to_json()).unwrap();
+        assert_eq!(back, t);
+        assert_eq!(back.requests[0].text(), "Hello world");
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored() {
+        let text = r#"{"schema_version": 1, "future": {"x": 1},
+            "requests": [{"sent_ms": 0, "new_thing": true,
+              "chunks": [{"arrived_ms": 5, "text": "a", "glyphs": 3}]}]}"#;
+        let t = Trace::from_json(text).unwrap();
+        assert_eq!(t.requests[0].chunks[0].tokens, 1);
+    }
+
+    #[test]
+    fn newer_version_loads_when_it_fits_and_is_refused_when_not() {
+        let fits = r#"{"schema_version": 7, "requests": [], "extra": 1}"#;
+        assert!(Trace::from_json(fits).is_ok());
+        let misfit = r#"{"schema_version": 7, "requests": {"changed": true}}"#;
+        assert!(matches!(Trace::from_json(misfit), Err(TraceError::TooNew { found: 7, .. })));
+    }
+
+    #[test]
+    fn clear_errors_for_bad_files() {
+        assert!(matches!(Trace::from_json("{\"schema"), Err(TraceError::Json { line: 1, .. })));
+        assert!(matches!(Trace::from_json("[1,2]"), Err(TraceError::NotATrace { .. })));
+        assert!(matches!(Trace::from_json("{\"a\":1}"), Err(TraceError::NotATrace { .. })));
+        let wrong = r#"{"schema_version":1,"requests":[{"sent_ms":"soon"}]}"#;
+        let e = Trace::from_json(wrong).unwrap_err();
+        assert!(matches!(e, TraceError::Shape { .. }), "{e}");
+        let backwards = r#"{"schema_version":1,"requests":[{"sent_ms":10,
+            "chunks":[{"arrived_ms":30},{"arrived_ms":20}]}]}"#;
+        let e = Trace::from_json(backwards).unwrap_err();
+        assert!(e.to_string().contains("chunk 1"), "{e}");
+        let foreign = r#"{"schema_version":1,"format":"other","requests":[]}"#;
+        assert!(Trace::from_json(foreign).unwrap_err().to_string().contains("other"));
+    }
+
+    #[test]
+    fn redaction_removes_credentials() {
+        assert_eq!(
+            redact_endpoint("https://user:secret@api.example.com/v1?api_key=sk-1&x=2#f"),
+            "https://api.example.com/v1?api_key=REDACTED&x=2#f"
+        );
+        assert_eq!(redact_endpoint("http://localhost:8000/v1"), "http://localhost:8000/v1");
+        assert_eq!(redact_endpoint("not a url"), "not a url");
+        assert_eq!(redact_endpoint("http://h/p?Token=abc"), "http://h/p?Token=REDACTED");
+    }
+}
