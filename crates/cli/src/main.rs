@@ -1,0 +1,81 @@
+//! `latency-lab`: the native side of Latency Lab.
+//!
+//! - `latency-lab serve`: serves the built app on 127.0.0.1 (with the
+//!   cross-origin isolation headers that give the page a fine-grained clock).
+//! - `latency-lab analyze FILE`: metrics, goodput and scenario scores of a
+//!   trace file, as a table or as JSON (`--json`).
+//!
+//! Exit codes: 0 success, 1 runtime failure (e.g. the port is taken),
+//! 2 bad input (unreadable or invalid file, bad option).
+
+mod analyze;
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Command line of `latency-lab`.
+#[derive(Debug, Parser)]
+#[command(name = "latency-lab", version, about = "Feel and measure LLM streaming latency")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the built lab (and its API) on 127.0.0.1.
+    Serve(serve::ServeArgs),
+    /// Metrics, goodput and scenario scores of a trace file.
+    Analyze(AnalyzeArgs),
+}
+
+/// Arguments of `analyze`.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    /// A Latency Lab trace file (JSON).
+    pub file: PathBuf,
+    /// SLOs for goodput, e.g. `ttft:200,tpot:15,e2el:3000` (ms).
+    #[arg(long)]
+    pub slo: Option<String>,
+    /// Score only this scenario: chat, code, rag, batch, streaming.
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Score with a scenario defined in a JSON file (edited weights/tiers).
+    #[arg(long, conflicts_with = "scenario")]
+    pub scenario_file: Option<PathBuf>,
+    /// Stall threshold in ms (gaps above it are stalls).
+    #[arg(long, default_value_t = lab_core::metrics::DEFAULT_STALL_MS)]
+    pub stall_ms: f64,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// With --json, include per-request metrics.
+    #[arg(long)]
+    pub per_request: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Analyze(args) => match analyze::run(&args) {
+            Ok(out) => {
+                println!("{out}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("latency-lab analyze: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Serve(args) => match serve::run(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("latency-lab serve: {e}");
+                ExitCode::from(e.exit_code())
+            }
+        },
+    }
+}

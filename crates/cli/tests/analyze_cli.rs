@@ -1,0 +1,123 @@
+//! `latency-lab analyze` end to end: output shape, figures, exit codes.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hand.trace.json")
+}
+
+fn analyze(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_latency-lab")).arg("analyze").args(args).output().unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = analyze(args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn json_has_the_documented_shape_and_hand_computed_values() {
+    let f = fixture();
+    let v = json(&[f.to_str().unwrap(), "--json", "--slo", "ttft:200,tpot:30"]);
+    assert_eq!(v["requests"], 6);
+    assert_eq!(v["completed"], 4);
+    for m in ["ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"] {
+        for k in ["mean", "median", "std", "p50", "p90", "p95", "p99"] {
+            assert!(v[m][k].is_f64(), "{m}.{k} missing");
+        }
+    }
+    assert_eq!(v["ttft_ms"]["mean"], 162.5);
+    assert_eq!(v["ttft_ms"]["p90"], 270.0);
+    assert!((v["itl_ms"]["p99"].as_f64().unwrap() - 378.4).abs() < 1e-9);
+    assert!((v["output_tokens_per_s"].as_f64().unwrap() - 14.0 / 5.15).abs() < 1e-9);
+    assert!((v["goodput"]["ratio"].as_f64().unwrap() - 2.0 / 6.0).abs() < 1e-12);
+    let scores = v["scores"].as_array().unwrap();
+    assert_eq!(scores.len(), 5);
+    for s in scores {
+        let score = s["score"].as_f64().unwrap();
+        assert!((0.0..=100.0).contains(&score));
+        assert!(!s["breakdown"].as_array().unwrap().is_empty());
+    }
+    assert!(v.get("per_request").is_none());
+}
+
+#[test]
+fn one_scenario_per_request_and_no_goodput_without_slos() {
+    let f = fixture();
+    let v = json(&[f.to_str().unwrap(), "--json", "--scenario", "code", "--per-request"]);
+    assert_eq!(v["scores"].as_array().unwrap().len(), 1);
+    assert_eq!(v["scores"][0]["id"], "code");
+    assert!(v["goodput"].is_null());
+    assert_eq!(v["per_request"].as_array().unwrap().len(), 6);
+    assert_eq!(v["per_request"][3]["stalls"][0]["duration_ms"], 400.0);
+}
+
+#[test]
+fn scenario_file_with_edited_weights() {
+    let dir = std::env::temp_dir().join(format!("lab-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut s = lab_core::score::preset("code").unwrap();
+    s.targets[0].weight = 0.0;
+    s.targets[2].weight = 0.0;
+    let path = dir.join("scenario.json");
+    std::fs::write(&path, serde_json::to_string(&s).unwrap()).unwrap();
+    let f = fixture();
+    let v = json(&[f.to_str().unwrap(), "--json", "--scenario-file", path.to_str().unwrap()]);
+    // Only E2EL P95 = 461.5 ms counts: log-interpolated between 300 (100) and 1000 (50).
+    let expected = 100.0 - 50.0 * ((461.5f64 / 300.0).ln() / (1000.0f64 / 300.0).ln());
+    assert!((v["scores"][0]["score"].as_f64().unwrap() - expected).abs() < 1e-9);
+    std::fs::write(&path, "{\"id\": 3}").unwrap();
+    let out = analyze(&[f.to_str().unwrap(), "--scenario-file", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a scenario definition"));
+}
+
+#[test]
+fn table_is_readable() {
+    let f = fixture();
+    let out = analyze(&[f.to_str().unwrap(), "--slo", "ttft:200"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Requests: 6 (4 completed, 2 failed: 1 http, 1 truncated)"), "{text}");
+    assert!(text.contains("TTFT"));
+    assert!(text.contains("Goodput (ttft:200)"));
+    assert!(text.contains("Interactive chat:"));
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_message() {
+    let dir = std::env::temp_dir().join(format!("lab-cli-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&str, &[u8], &str); 4] = [
+        ("cut.json", b"{\"schema_version\": 1, \"requests\": [", "not valid JSON (line 1"),
+        ("foreign.json", b"{\"ttfts\": [0.1]}", "not a Latency Lab trace"),
+        ("binary.json", b"\xff\xfe\x00garbage", "not UTF-8 text"),
+        (
+            "backwards.json",
+            b"{\"schema_version\":1,\"requests\":[{\"sent_ms\":10,\"headers_ms\":5}]}",
+            "request 0: headers_ms (5)",
+        ),
+    ];
+    for (name, body, want) in cases {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        let out = analyze(&[p.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    let f = fixture();
+    let missing = analyze(&["/nonexistent/trace.json"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read /nonexistent/trace.json"));
+    let bad_slo = analyze(&[f.to_str().unwrap(), "--slo", "ttft=fast"]);
+    assert_eq!(bad_slo.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_slo.stderr).contains("--slo"));
+    let bad_scenario = analyze(&[f.to_str().unwrap(), "--scenario", "gaming"]);
+    assert_eq!(bad_scenario.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_scenario.stderr).contains("unknown scenario \"gaming\""));
+}
