@@ -1,0 +1,69 @@
+//! Reading user files and offering downloads.
+
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// Why a file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FileError {
+    /// Larger than the caller's limit.
+    #[error("{name} is {size} bytes, more than the {limit} bytes this view accepts")]
+    TooLarge {
+        /// File name.
+        name: String,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The browser failed to read it.
+    #[error("could not read {name}: {message}")]
+    Read {
+        /// File name.
+        name: String,
+        /// Browser message.
+        message: String,
+    },
+}
+
+/// Describes a JS error value in one line.
+pub fn js_message(v: &JsValue) -> String {
+    if let Some(e) = v.dyn_ref::<js_sys::Error>() {
+        return String::from(e.message());
+    }
+    v.as_string().unwrap_or_else(|| format!("{v:?}"))
+}
+
+/// Reads a `File` as UTF-8 text, refusing files over `limit` bytes.
+pub async fn read_text(file: &web_sys::File, limit: u64) -> Result<String, FileError> {
+    let name = file.name();
+    let size = file.size() as u64;
+    if size > limit {
+        return Err(FileError::TooLarge { name, size, limit });
+    }
+    let text = JsFuture::from(file.text())
+        .await
+        .map_err(|e| FileError::Read { name: name.clone(), message: js_message(&e) })?;
+    text.as_string().ok_or(FileError::Read { name, message: "not text".into() })
+}
+
+/// Makes a `blob:` URL holding `text` (the caller revokes it).
+pub fn blob_url(text: &str, mime: &str) -> Result<String, JsValue> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)?;
+    web_sys::Url::create_object_url_with_blob(&blob)
+}
+
+/// Offers `text` as a file download named `name`.
+pub fn download_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
+    let url = blob_url(text, mime)?;
+    let document =
+        web_sys::window().and_then(|w| w.document()).ok_or_else(|| JsValue::from_str("no document"))?;
+    let a: web_sys::HtmlAnchorElement = document.create_element("a")?.unchecked_into();
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    web_sys::Url::revoke_object_url(&url)
+}

@@ -1,0 +1,7 @@
+//! The only code that touches `web-sys` / `js-sys`: clock, files, streams.
+//! Everything here is a thin adapter from browser APIs to plain Rust values,
+//! so the UI renders and `lab_core` computes.
+
+pub mod clock;
+pub mod files;
+pub mod stream;
