@@ -1,0 +1,85 @@
+// Shared helpers of the end-to-end suite: start `latency-lab serve` on a free
+// port and launch Debian's Chromium through playwright-core (never a
+// downloaded browser).
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const LAB_BIN = process.env.LAB_BIN ?? path.join(ROOT, 'target/release/latency-lab');
+export const DIST = process.env.LAB_DIST ?? path.join(ROOT, 'dist');
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+/** Flags for Chromium on a closed network, run as root. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Starts `latency-lab serve --port 0`; resolves with its URL and a stop(). */
+export async function startServer(extraArgs = []) {
+  if (!existsSync(LAB_BIN)) throw new Error(`${LAB_BIN} is missing: run ./lab test (it builds it)`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'lab-e2e-'));
+  const urlFile = path.join(dir, 'url');
+  const proc = spawn(LAB_BIN, ['serve', '--port', '0', '--dist', DIST, '--url-file', urlFile, ...extraArgs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  proc.stdout.on('data', (d) => (output += d));
+  proc.stderr.on('data', (d) => (output += d));
+  for (let i = 0; i < 200; i++) {
+    if (existsSync(urlFile)) {
+      const url = readFileSync(urlFile, 'utf8').trim();
+      if (url) return { url, proc, stop: () => proc.kill('SIGINT'), output: () => output };
+    }
+    if (proc.exitCode !== null) break;
+    await sleep(50);
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`latency-lab serve did not start:\n${output}`);
+}
+
+/** Launches headless Chromium. */
+export function launchBrowser() {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Opens a page that records console errors and uncaught exceptions. */
+export async function openPage(browser, url, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(url);
+  await page.getByTestId('app-header').waitFor();
+  return { page, context, problems };
+}
+
+/** Runs `latency-lab analyze --json` and parses the result. */
+export function analyzeJson(file, extra = []) {
+  return JSON.parse(execFileSync(LAB_BIN, ['analyze', file, '--json', ...extra], { encoding: 'utf8' }));
+}
+
+/** Waits until the locator's text matches `pattern`; returns the text. */
+export async function waitForText(locator, pattern, timeout = 10_000) {
+  const deadline = Date.now() + timeout;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await locator.count()) ? await locator.first().innerText() : '';
+    if (pattern.test(last)) return last;
+    await sleep(25);
+  }
+  throw new Error(`timed out waiting for ${pattern}; last text: ${JSON.stringify(last)}`);
+}

@@ -1,0 +1,110 @@
+// The app shell: the release build (wasm-opt'd) loads in Chromium from
+// `latency-lab serve`, cross-origin isolated, and its trace analyzer shows
+// the same figures as `latency-lab analyze`.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { ROOT, analyzeJson, launchBrowser, openPage, startServer, waitForText } from './lib/lab.mjs';
+
+const FIXTURE = path.join(ROOT, 'tests/fixtures/hand.trace.json');
+
+describe('app shell', () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    server?.stop();
+  });
+
+  test('serves the app with isolation headers and renders without errors', async () => {
+    const res = await fetch(server.url);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cross-origin-opener-policy'), 'same-origin');
+    assert.equal(res.headers.get('cross-origin-embedder-policy'), 'require-corp');
+    const { page, context, problems } = await openPage(browser, server.url);
+    assert.match(await page.getByRole('heading', { level: 1 }).innerText(), /Latency Lab/);
+    assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
+    assert.match(await page.getByTestId('cross-origin-isolated').innerText(), /^cross-origin isolated$/);
+    await page.getByTestId('analyze-empty').waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('unknown paths fall back to the app', async () => {
+    const res = await fetch(new URL('/some/deep/link', server.url));
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /<title>Latency Lab<\/title>/);
+  });
+
+  test('trace analysis in the browser equals the CLI', async () => {
+    const cli = analyzeJson(FIXTURE);
+    const { page, context, problems } = await openPage(browser, server.url);
+    await page.getByTestId('trace-input').setInputFiles(FIXTURE);
+    await page.getByTestId('analysis').waitFor();
+    assert.equal(await page.getByTestId('requests').innerText(), String(cli.requests));
+    assert.equal(await page.getByTestId('completed').innerText(), String(cli.completed));
+    assert.equal(await page.getByTestId('failed').innerText(), String(cli.failed));
+    for (const metric of ['ttft', 'tpot', 'itl', 'e2el']) {
+      for (const col of ['mean', 'median', 'std', 'p50', 'p90', 'p95', 'p99']) {
+        const shown = await page.getByTestId(`metric-${metric}-${col}`).innerText();
+        const want = cli[`${metric}_ms`][col].toFixed(2);
+        assert.equal(shown, want, `${metric} ${col}`);
+      }
+    }
+    assert.equal(await page.getByTestId('output-tokens-per-s').innerText(), cli.output_tokens_per_s.toFixed(2));
+    for (const s of cli.scores) {
+      assert.equal(await page.getByTestId(`score-${s.id}-value`).innerText(), s.score.toFixed(0), s.id);
+    }
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('SLOs and weights are editable and change the results', async () => {
+    const { page, context } = await openPage(browser, server.url);
+    await page.getByTestId('trace-input').setInputFiles(FIXTURE);
+    await page.getByTestId('analysis').waitFor();
+    const cli = analyzeJson(FIXTURE, ['--slo', 'ttft:200,tpot:30']);
+    await page.getByTestId('slo-input').fill('ttft:200,tpot:30');
+    await page.getByTestId('slo-input').press('Enter');
+    await page.getByTestId('slo-input').blur();
+    await waitForText(page.getByTestId('goodput'), new RegExp(`^${(cli.goodput.ratio * 100).toFixed(1)}% .*\\(2 of 6\\)`));
+    await page.getByTestId('slo-input').fill('latency:fast');
+    await page.getByTestId('slo-input').blur();
+    await waitForText(page.getByTestId('slo-error'), /unknown SLO metric "latency"/);
+
+    const before = Number(await page.getByTestId('score-code-value').innerText());
+    // Put all of code completion's weight on E2EL P95 (82/100 by hand): the score must follow.
+    const weights = page.getByTestId('score-code').locator('input[type=number]');
+    await weights.nth(0).fill('0');
+    await weights.nth(0).blur();
+    await weights.nth(2).fill('0');
+    await weights.nth(2).blur();
+    await waitForText(page.getByTestId('score-code-value'), /^82$/);
+    assert.notEqual(before, 82);
+    await context.close();
+  });
+
+  test('a broken file explains itself and keeps the loaded trace', async () => {
+    const { page, context } = await openPage(browser, server.url);
+    await page.getByTestId('trace-input').setInputFiles(FIXTURE);
+    await page.getByTestId('analysis').waitFor();
+    await page.getByTestId('trace-input').setInputFiles({
+      name: 'broken.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"schema_version": 1, "requests": [{"sent_ms": '),
+    });
+    await waitForText(page.getByTestId('load-error'), /broken\.json: not valid JSON \(line 1, column \d+\)/);
+    assert.equal(await page.getByTestId('requests').innerText(), '6', 'previous analysis stays');
+    await page.getByTestId('trace-input').setInputFiles({
+      name: 'other.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"date": "2024", "ttfts": [0.1]}'),
+    });
+    await waitForText(page.getByTestId('load-error'), /other\.json: this JSON is not a Latency Lab trace/);
+    await context.close();
+  });
+});
