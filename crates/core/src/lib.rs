@@ -16,13 +16,22 @@
 //! - [`analysis`]: all of the above for one run, as JSON or a text table.
 
 pub mod analysis;
+pub mod endpoint;
+pub mod fault;
+pub mod groundtruth;
+pub mod live;
 pub mod metrics;
 pub mod openai;
+pub mod plan;
+pub mod profile;
 pub mod record;
+pub mod rng;
 pub mod score;
 pub mod slo;
 pub mod sse;
 pub mod stats;
+pub mod sweep;
+pub mod text;
 pub mod trace;
 
 pub use analysis::{Analysis, AnalysisOptions};

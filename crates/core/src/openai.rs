@@ -17,6 +17,8 @@
 //! Only choice index 0 is read: the lab streams one completion per request.
 //! An empty delta (`{}` or `""`) is a chunk with no text, never a token.
 
+pub mod encode;
+
 use serde_json::Value;
 
 use crate::trace::Usage;

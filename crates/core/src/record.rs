@@ -44,7 +44,6 @@ pub struct Recorder {
     saw_finish: bool,
     malformed: Option<String>,
     server_error: Option<ApiError>,
-    painted: usize,
 }
 
 impl Recorder {
@@ -58,7 +57,6 @@ impl Recorder {
             saw_finish: false,
             malformed: None,
             server_error: None,
-            painted: 0,
         }
     }
 
@@ -140,18 +138,20 @@ impl Recorder {
     /// Chunks `[.., upto)` are on screen as of the frame at `at_ms`; the ones
     /// not yet marked get `painted_ms = at_ms`.
     pub fn mark_painted(&mut self, upto: usize, at_ms: f64) {
-        let upto = upto.min(self.req.chunks.len());
-        for c in &mut self.req.chunks[self.painted.min(upto)..upto] {
-            c.painted_ms = Some(at_ms.max(c.arrived_ms));
-        }
-        self.painted = self.painted.max(upto);
+        self.req.mark_painted(upto, at_ms);
     }
 
-    /// Ends the request and returns its trace.
-    pub fn finish(mut self, at_ms: f64, end: StreamEnd) -> RequestTrace {
+    /// Ends the request and returns its trace (the recorder is spent).
+    pub fn finish(&mut self, at_ms: f64, end: StreamEnd) -> RequestTrace {
         let at_ms = self.monotonic(at_ms);
         self.req.end_ms = Some(at_ms);
+        let unknown = self.parser.stats().unknown_fields;
+        let first_unknown = self.parser.first_unknown_line().map(str::to_owned);
         let rest = std::mem::take(&mut self.parser).finish();
+        let malformed = self.malformed.take().or_else(|| {
+            first_unknown.map(|l| format!("{unknown} line(s) are not SSE fields, the first: {l:?}"))
+        });
+        let server_error = self.server_error.take();
         let complete = self.saw_done || (self.saw_finish && rest.is_clean());
         let received = self.req.chunks.len();
         let failure = match end {
@@ -173,7 +173,7 @@ impl Recorder {
         };
         self.req.failure = failure
             .or_else(|| {
-                self.server_error.take().map(|e| Failure {
+                server_error.map(|e| Failure {
                     kind: FailureKind::Server,
                     message: format!("The server reported an error in the stream: {e}"),
                     status: self.req.status,
@@ -181,7 +181,7 @@ impl Recorder {
                 })
             })
             .or_else(|| {
-                self.malformed.take().map(|m| Failure {
+                malformed.map(|m| Failure {
                     kind: FailureKind::Malformed,
                     message: format!(
                         "The stream is not valid OpenAI-style SSE ({m}). Is this an OpenAI-compatible streaming endpoint?"
@@ -209,12 +209,12 @@ impl Recorder {
                     body: None,
                 })
             });
-        self.req
+        std::mem::take(&mut self.req)
     }
 
     /// Ends the request as an HTTP error with the server's body.
     pub fn fail_http(
-        mut self,
+        &mut self,
         at_ms: f64,
         status: u16,
         body: &str,
@@ -223,14 +223,14 @@ impl Recorder {
         self.req.end_ms = Some(self.monotonic(at_ms));
         self.req.status = Some(status);
         self.req.failure = Some(http_failure(status, body, retry_after));
-        self.req
+        std::mem::take(&mut self.req)
     }
 
     /// Ends the request as a failure decided by the caller (network, CORS …).
-    pub fn fail(mut self, at_ms: f64, kind: FailureKind, message: String) -> RequestTrace {
+    pub fn fail(&mut self, at_ms: f64, kind: FailureKind, message: String) -> RequestTrace {
         self.req.end_ms = Some(self.monotonic(at_ms));
         self.req.failure = Some(Failure { kind, message, status: self.req.status, body: None });
-        self.req
+        std::mem::take(&mut self.req)
     }
 }
 
@@ -268,6 +268,16 @@ pub fn http_failure(status: u16, body: &str, retry_after: Option<&str>) -> Failu
         b
     });
     Failure { kind: FailureKind::Http, message, status: Some(status), body }
+}
+
+/// The message for a request that never got a response: the browser only
+/// says "Failed to fetch", which means the server is unreachable *or* it
+/// refused this page's origin (CORS); both are named, with what to do.
+pub fn network_failure_message(url: &str, page_origin: &str, browser_says: &str, cors_hint: &str) -> String {
+    format!(
+        "Could not reach {url} (the browser says: {browser_says}). Either nothing is listening there, or the server does not allow requests from this page's origin {page_origin} (CORS). {} Or measure with the built-in replay endpoint.",
+        cors_hint.replace("ORIGIN", page_origin)
+    )
 }
 
 #[cfg(test)]
@@ -337,6 +347,15 @@ mod tests {
         r.on_bytes(1.0, delta("a").as_bytes());
         assert_eq!(r.clone().finish(2.0, StreamEnd::Aborted).failure.unwrap().kind, FailureKind::Aborted);
         let t = r.finish(2.0, StreamEnd::Broken("reset".into()));
+        assert!(
+            network_failure_message(
+                "http://h/v1",
+                "http://o",
+                "Failed to fetch",
+                "use --allowed-origins '[\"ORIGIN\"]'"
+            )
+            .contains("--allowed-origins '[\"http://o\"]'")
+        );
         assert!(t.failure.unwrap().message.contains("reset"));
     }
 

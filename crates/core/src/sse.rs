@@ -88,6 +88,7 @@ pub struct SseParser {
     last_id: Option<String>,
     retry: Option<u64>,
     stats: SseStats,
+    first_unknown: Option<String>,
 }
 
 impl SseParser {
@@ -99,6 +100,12 @@ impl SseParser {
     /// Counters so far.
     pub fn stats(&self) -> SseStats {
         self.stats
+    }
+
+    /// The first line whose field name is not an SSE field (lossily decoded,
+    /// at most 80 characters), if any.
+    pub fn first_unknown_line(&self) -> Option<&str> {
+        self.first_unknown.as_deref()
     }
 
     /// Feeds a piece of the stream; returns the events it completed.
@@ -201,7 +208,13 @@ impl SseParser {
                     self.retry = std::str::from_utf8(value).ok().and_then(|s| s.parse().ok());
                 }
             }
-            _ => self.stats.unknown_fields += 1,
+            _ => {
+                self.stats.unknown_fields += 1;
+                if self.first_unknown.is_none() {
+                    let text = String::from_utf8_lossy(line);
+                    self.first_unknown = Some(text.chars().take(80).collect());
+                }
+            }
         }
     }
 

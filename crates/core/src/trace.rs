@@ -267,12 +267,78 @@ pub struct RequestTrace {
     /// Set when the request failed; a failed request keeps what it received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// What the server says it did (replay endpoint ground truth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerTiming>,
+    /// Browser Resource Timing of the request, when available.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkTiming>,
+}
+
+/// The server's own record of a response (from `latency-lab serve`'s
+/// ground-truth endpoint). Times are ms after the request reached the server.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerTiming {
+    /// The server's request id.
+    pub request_id: String,
+    /// Response headers handed to the HTTP writer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers_sent_ms: Option<f64>,
+    /// Each text chunk handed to the HTTP writer, in order.
+    #[serde(default)]
+    pub chunks_sent_ms: Vec<f64>,
+    /// When each chunk was planned (the profile's or trace's due time).
+    #[serde(default)]
+    pub chunks_due_ms: Vec<f64>,
+}
+
+/// Browser Resource Timing of one request (`PerformanceResourceTiming`),
+/// on the trace's clock (ms).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetworkTiming {
+    /// `nextHopProtocol`: `http/1.1`, `h2`, `h3`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// `startTime` (the fetch started).
+    pub start_ms: f64,
+    /// `connectEnd − connectStart` (0 when a kept-alive connection was reused).
+    #[serde(default)]
+    pub connect_ms: f64,
+    /// `requestStart`: the request was written to the connection. A gap after
+    /// `start_ms` means the browser queued it (e.g. 6 connections per host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_start_ms: Option<f64>,
+    /// `responseStart`: first response byte.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_start_ms: Option<f64>,
+    /// `responseEnd`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_end_ms: Option<f64>,
+}
+
+impl NetworkTiming {
+    /// Time the browser held the request before writing it (ms).
+    pub fn queued_ms(&self) -> Option<f64> {
+        self.request_start_ms.map(|r| (r - self.start_ms - self.connect_ms).max(0.0))
+    }
 }
 
 impl RequestTrace {
     /// The full generated text (content and reasoning, in order).
     pub fn text(&self) -> String {
         self.chunks.iter().map(|c| c.text.as_str()).collect()
+    }
+
+    /// Chunks before `upto` that have no paint time yet were on screen by
+    /// the frame at `at_ms` (never before their own arrival).
+    pub fn mark_painted(&mut self, upto: usize, at_ms: f64) {
+        let upto = upto.min(self.chunks.len());
+        for c in self.chunks[..upto].iter_mut().rev() {
+            if c.painted_ms.is_some() {
+                break;
+            }
+            c.painted_ms = Some(at_ms.max(c.arrived_ms));
+        }
     }
 }
 

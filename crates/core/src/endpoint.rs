@@ -1,0 +1,319 @@
+//! What a live run sends: endpoint presets, URL resolution and the request
+//! body. Pure; the browser layer does the `fetch`.
+//!
+//! - The **base URL** is the OpenAI-style root (`…/v1`). A base given as a
+//!   bare origin (`http://127.0.0.1:8000`) gets `/v1` appended; any other
+//!   path is kept as typed. The request goes to `<base>/chat/completions` or
+//!   `<base>/completions`, the model list comes from `<base>/models`.
+//! - The **body** always asks for a stream (`"stream": true`), with
+//!   `stream_options.include_usage` when the toggle is on, the token limit
+//!   under `max_tokens` (or `max_completion_tokens`, which OpenAI's newer
+//!   models require), and any extra JSON fields merged on top.
+//! - The **API key** is not part of [`EndpointConfig`]: it travels only in
+//!   the `Authorization` header, so saving or exporting a config can never
+//!   leak it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::trace::ApiFlavor;
+
+/// Which body field carries the token limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxTokensField {
+    /// `max_tokens` (vLLM, llama.cpp, Ollama, LM Studio).
+    #[default]
+    MaxTokens,
+    /// `max_completion_tokens` (OpenAI).
+    MaxCompletionTokens,
+}
+
+/// Everything about a live request except the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EndpointConfig {
+    /// Base URL (`http://host:port/v1`).
+    pub base_url: String,
+    /// Model name.
+    pub model: String,
+    /// Chat or completions.
+    pub api: ApiFlavor,
+    /// System message (chat; empty = none).
+    #[serde(default)]
+    pub system: String,
+    /// User prompt (chat) or prompt (completions).
+    pub prompt: String,
+    /// Output token limit.
+    pub max_tokens: u32,
+    /// Body field of the limit.
+    #[serde(default)]
+    pub max_tokens_field: MaxTokensField,
+    /// Sampling temperature (None = server default).
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    /// Ask for the final usage chunk.
+    #[serde(default = "yes")]
+    pub include_usage: bool,
+    /// Extra body fields as JSON object text (e.g. `{"ignore_eos": true}`).
+    #[serde(default)]
+    pub extra_body: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Why a config cannot be sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// Base URL not http(s).
+    #[error("the base URL must start with http:// or https:// (got \"{0}\")")]
+    BaseUrl(String),
+    /// No model.
+    #[error("choose a model (the server's /v1/models lists them)")]
+    NoModel,
+    /// Extra body is not a JSON object.
+    #[error("extra body fields must be a JSON object: {0}")]
+    ExtraBody(String),
+    /// Token limit zero.
+    #[error("max tokens must be at least 1")]
+    MaxTokens,
+}
+
+/// A known server type with its defaults.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EndpointPreset {
+    /// Identifier.
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// Base URL (`None`: the page's own origin + `/v1`).
+    pub base_url: Option<&'static str>,
+    /// Suggested model.
+    pub model: &'static str,
+    /// The server wants an API key.
+    pub needs_key: bool,
+    /// Body field of the token limit.
+    pub max_tokens_field: MaxTokensField,
+    /// How to let the lab's origin through CORS.
+    pub cors_hint: &'static str,
+}
+
+/// The presets, the built-in replay endpoint first (the default).
+pub const PRESETS: [EndpointPreset; 6] = [
+    EndpointPreset {
+        id: "replay",
+        name: "Built-in replay (no LLM needed)",
+        base_url: None,
+        model: "profile:fast-start",
+        needs_key: false,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "Served by latency-lab serve itself; nothing to configure.",
+    },
+    EndpointPreset {
+        id: "vllm",
+        name: "vLLM",
+        base_url: Some("http://127.0.0.1:8000/v1"),
+        model: "",
+        needs_key: false,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "Start vLLM with --allowed-origins '[\"ORIGIN\"]' (or '[\"*\"]').",
+    },
+    EndpointPreset {
+        id: "llamacpp",
+        name: "llama.cpp server",
+        base_url: Some("http://127.0.0.1:8080/v1"),
+        model: "",
+        needs_key: false,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "llama-server allows any origin by default; llama-cpp-python's server too (--cors-allow-origins).",
+    },
+    EndpointPreset {
+        id: "openai",
+        name: "OpenAI",
+        base_url: Some("https://api.openai.com/v1"),
+        model: "gpt-4o-mini",
+        needs_key: true,
+        max_tokens_field: MaxTokensField::MaxCompletionTokens,
+        cors_hint: "OpenAI's API accepts browser requests; an API key is required.",
+    },
+    EndpointPreset {
+        id: "ollama",
+        name: "Ollama",
+        base_url: Some("http://127.0.0.1:11434/v1"),
+        model: "llama3.2",
+        needs_key: false,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "Start Ollama with OLLAMA_ORIGINS=ORIGIN (or *).",
+    },
+    EndpointPreset {
+        id: "lmstudio",
+        name: "LM Studio",
+        base_url: Some("http://127.0.0.1:1234/v1"),
+        model: "",
+        needs_key: false,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "Turn on \"Enable CORS\" in LM Studio's server settings.",
+    },
+];
+
+/// A preset by id.
+pub fn preset(id: &str) -> Option<&'static EndpointPreset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+/// The base URL a user typed, normalised (trailing `/` removed, `/v1` added
+/// to a bare origin).
+pub fn normalize_base(base: &str) -> Result<String, ConfigError> {
+    let b = base.trim().trim_end_matches('/');
+    let rest = b
+        .strip_prefix("http://")
+        .or_else(|| b.strip_prefix("https://"))
+        .ok_or_else(|| ConfigError::BaseUrl(base.to_string()))?;
+    if rest.is_empty() {
+        return Err(ConfigError::BaseUrl(base.to_string()));
+    }
+    Ok(if rest.contains('/') { b.to_string() } else { format!("{b}/v1") })
+}
+
+impl EndpointConfig {
+    /// The defaults of a preset (`origin` is the page's own origin).
+    pub fn from_preset(p: &EndpointPreset, origin: &str) -> Self {
+        Self {
+            base_url: p.base_url.map_or_else(|| format!("{origin}/v1"), str::to_string),
+            model: p.model.to_string(),
+            api: ApiFlavor::Chat,
+            system: String::new(),
+            prompt: "Explain in three short paragraphs why time to first token matters more than tokens per second for a chat assistant.".into(),
+            max_tokens: 200,
+            max_tokens_field: p.max_tokens_field,
+            temperature: Some(0.7),
+            include_usage: true,
+            extra_body: String::new(),
+        }
+    }
+
+    /// `POST` URL of the completion.
+    pub fn completion_url(&self) -> Result<String, ConfigError> {
+        let base = normalize_base(&self.base_url)?;
+        Ok(match self.api {
+            ApiFlavor::Chat => format!("{base}/chat/completions"),
+            ApiFlavor::Completions => format!("{base}/completions"),
+        })
+    }
+
+    /// `GET` URL of the model list.
+    pub fn models_url(&self) -> Result<String, ConfigError> {
+        Ok(format!("{}/models", normalize_base(&self.base_url)?))
+    }
+
+    /// The JSON body.
+    pub fn body(&self) -> Result<String, ConfigError> {
+        if self.model.trim().is_empty() {
+            return Err(ConfigError::NoModel);
+        }
+        if self.max_tokens == 0 {
+            return Err(ConfigError::MaxTokens);
+        }
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.model.trim()));
+        match self.api {
+            ApiFlavor::Chat => {
+                let mut messages = Vec::new();
+                if !self.system.trim().is_empty() {
+                    messages.push(json!({"role": "system", "content": self.system}));
+                }
+                messages.push(json!({"role": "user", "content": self.prompt}));
+                body.insert("messages".into(), Value::Array(messages));
+            }
+            ApiFlavor::Completions => {
+                body.insert("prompt".into(), json!(self.prompt));
+            }
+        }
+        let limit = match self.max_tokens_field {
+            MaxTokensField::MaxTokens => "max_tokens",
+            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+        };
+        body.insert(limit.into(), json!(self.max_tokens));
+        if let Some(t) = self.temperature.filter(|t| t.is_finite()) {
+            body.insert("temperature".into(), json!(t));
+        }
+        body.insert("stream".into(), json!(true));
+        if self.include_usage {
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        if !self.extra_body.trim().is_empty() {
+            match serde_json::from_str::<Value>(&self.extra_body) {
+                Ok(Value::Object(extra)) => body.extend(extra),
+                Ok(_) => return Err(ConfigError::ExtraBody("not an object".into())),
+                Err(e) => return Err(ConfigError::ExtraBody(e.to_string())),
+            }
+        }
+        Ok(Value::Object(body).to_string())
+    }
+}
+
+/// Model ids from a `/v1/models` response body (OpenAI shape `{data: [{id}]}`,
+/// or Ollama's `{models: [{name}]}`).
+pub fn parse_models(body: &str) -> Vec<String> {
+    let Ok(v) = serde_json::from_str::<Value>(body) else { return Vec::new() };
+    let list = v.get("data").or_else(|| v.get("models")).and_then(Value::as_array);
+    list.map(|l| {
+        l.iter()
+            .filter_map(|m| m.get("id").or_else(|| m.get("name")).and_then(Value::as_str).map(str::to_owned))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_are_normalised() {
+        assert_eq!(normalize_base("http://127.0.0.1:8000").unwrap(), "http://127.0.0.1:8000/v1");
+        assert_eq!(normalize_base("http://h:1/v1/").unwrap(), "http://h:1/v1");
+        assert_eq!(normalize_base("https://x.ai/openai/v1").unwrap(), "https://x.ai/openai/v1");
+        assert!(normalize_base("localhost:8000").is_err());
+        assert!(normalize_base("http://").is_err());
+        let mut c = EndpointConfig::from_preset(preset("replay").unwrap(), "http://127.0.0.1:8377");
+        assert_eq!(c.completion_url().unwrap(), "http://127.0.0.1:8377/v1/chat/completions");
+        c.api = ApiFlavor::Completions;
+        assert_eq!(c.completion_url().unwrap(), "http://127.0.0.1:8377/v1/completions");
+        assert_eq!(c.models_url().unwrap(), "http://127.0.0.1:8377/v1/models");
+    }
+
+    #[test]
+    fn body_streams_and_merges_extras() {
+        let mut c = EndpointConfig::from_preset(preset("openai").unwrap(), "x");
+        c.system = "Be brief.".into();
+        c.extra_body = r#"{"seed": 7, "temperature": 0}"#.into();
+        let v: Value = serde_json::from_str(&c.body().unwrap()).unwrap();
+        assert_eq!(v["stream"], true);
+        assert_eq!(v["stream_options"]["include_usage"], true);
+        assert_eq!(v["max_completion_tokens"], 200);
+        assert_eq!(v["messages"][0]["role"], "system");
+        assert_eq!(v["messages"][1]["role"], "user");
+        assert_eq!(v["temperature"], 0, "extra fields win");
+        c.extra_body = "[1]".into();
+        assert!(matches!(c.body(), Err(ConfigError::ExtraBody(_))));
+        c.extra_body = String::new();
+        c.model = " ".into();
+        assert_eq!(c.body(), Err(ConfigError::NoModel));
+    }
+
+    #[test]
+    fn models_from_openai_and_ollama_shapes() {
+        assert_eq!(parse_models(r#"{"object":"list","data":[{"id":"a"},{"id":"b"}]}"#), ["a", "b"]);
+        assert_eq!(parse_models(r#"{"models":[{"name":"llama3.2"}]}"#), ["llama3.2"]);
+        assert!(parse_models("<html>").is_empty());
+    }
+
+    #[test]
+    fn config_never_holds_a_key() {
+        let c = EndpointConfig::from_preset(preset("openai").unwrap(), "x");
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(!json.to_lowercase().contains("key"), "{json}");
+    }
+}

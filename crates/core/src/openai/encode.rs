@@ -1,0 +1,173 @@
+//! Writing OpenAI-compatible streams: the exact payloads `latency-lab serve`
+//! sends, so any OpenAI client (and the lab itself) can consume a replay.
+//!
+//! Chat streams send a role-only first chunk, one chunk per text piece
+//! (`delta.content`, or `delta.reasoning_content` for reasoning), a final
+//! chunk with `finish_reason`, an optional usage chunk with empty `choices`
+//! (when the request asked for `stream_options.include_usage`) and
+//! `data: [DONE]`. Completion streams use `choices[0].text` and no role
+//! chunk. Every event is `data: <json>\n\n`.
+
+use serde_json::{Value, json};
+
+use crate::trace::{ApiFlavor, ChunkKind};
+
+/// The terminating event.
+pub const DONE: &str = "data: [DONE]\n\n";
+
+/// Writes the events of one streamed response.
+#[derive(Debug, Clone)]
+pub struct StreamWriter {
+    /// Response id (`chatcmpl-…` / `cmpl-…`).
+    pub id: String,
+    /// Model name echoed back.
+    pub model: String,
+    /// Unix seconds of creation.
+    pub created: u64,
+    /// Which API shape to write.
+    pub api: ApiFlavor,
+}
+
+fn event(v: &Value) -> String {
+    format!("data: {v}\n\n")
+}
+
+impl StreamWriter {
+    fn object(&self) -> &'static str {
+        match self.api {
+            ApiFlavor::Chat => "chat.completion.chunk",
+            ApiFlavor::Completions => "text_completion",
+        }
+    }
+
+    fn envelope(&self, choices: Value) -> Value {
+        json!({
+            "id": self.id,
+            "object": self.object(),
+            "created": self.created,
+            "model": self.model,
+            "choices": choices,
+        })
+    }
+
+    /// The role-only first chunk of a chat stream (`None` for completions).
+    pub fn role(&self) -> Option<String> {
+        (self.api == ApiFlavor::Chat).then(|| {
+            event(&self.envelope(json!([{
+                "index": 0, "delta": {"role": "assistant", "content": ""}, "logprobs": null, "finish_reason": null
+            }])))
+        })
+    }
+
+    /// A chunk of generated text.
+    pub fn text(&self, text: &str, kind: ChunkKind) -> String {
+        let choice = match (self.api, kind) {
+            (ApiFlavor::Chat, ChunkKind::Content) => {
+                json!({"index": 0, "delta": {"content": text}, "logprobs": null, "finish_reason": null})
+            }
+            (ApiFlavor::Chat, ChunkKind::Reasoning) => {
+                json!({"index": 0, "delta": {"reasoning_content": text}, "logprobs": null, "finish_reason": null})
+            }
+            (ApiFlavor::Completions, _) => {
+                json!({"index": 0, "text": text, "logprobs": null, "finish_reason": null})
+            }
+        };
+        event(&self.envelope(json!([choice])))
+    }
+
+    /// The chunk that ends the choice (`stop` or `length`).
+    pub fn finish(&self, reason: &str) -> String {
+        let choice = match self.api {
+            ApiFlavor::Chat => json!({"index": 0, "delta": {}, "logprobs": null, "finish_reason": reason}),
+            ApiFlavor::Completions => {
+                json!({"index": 0, "text": "", "logprobs": null, "finish_reason": reason})
+            }
+        };
+        event(&self.envelope(json!([choice])))
+    }
+
+    /// The usage chunk (empty `choices`).
+    pub fn usage(&self, prompt_tokens: u64, completion_tokens: u64) -> String {
+        let mut v = self.envelope(json!([]));
+        v["usage"] = usage(prompt_tokens, completion_tokens);
+        event(&v)
+    }
+
+    /// A whole non-streamed response body.
+    pub fn complete_body(
+        &self,
+        text: &str,
+        reason: &str,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+    ) -> String {
+        let (object, choice) = match self.api {
+            ApiFlavor::Chat => (
+                "chat.completion",
+                json!({"index": 0, "message": {"role": "assistant", "content": text}, "logprobs": null, "finish_reason": reason}),
+            ),
+            ApiFlavor::Completions => (
+                "text_completion",
+                json!({"index": 0, "text": text, "logprobs": null, "finish_reason": reason}),
+            ),
+        };
+        json!({
+            "id": self.id, "object": object, "created": self.created, "model": self.model,
+            "choices": [choice], "usage": usage(prompt_tokens, completion_tokens),
+        })
+        .to_string()
+    }
+}
+
+fn usage(prompt: u64, completion: u64) -> Value {
+    json!({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
+}
+
+/// An OpenAI-style error body.
+pub fn error_body(message: &str, kind: &str, code: u16) -> String {
+    json!({"error": {"message": message, "type": kind, "param": null, "code": code}}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Recorder, StreamEnd};
+
+    fn writer(api: ApiFlavor) -> StreamWriter {
+        StreamWriter { id: "chatcmpl-1".into(), model: "m".into(), created: 1, api }
+    }
+
+    #[test]
+    fn written_streams_record_back_exactly() {
+        for api in [ApiFlavor::Chat, ApiFlavor::Completions] {
+            let w = writer(api);
+            let mut stream = w.role().unwrap_or_default();
+            for piece in ["He said \"", "hi\"\n", "— 你好 🙂"] {
+                stream.push_str(&w.text(piece, ChunkKind::Content));
+            }
+            stream.push_str(&w.finish("stop"));
+            stream.push_str(&w.usage(7, 3));
+            stream.push_str(DONE);
+            let mut r = Recorder::new(0.0);
+            r.on_bytes(1.0, stream.as_bytes());
+            let t = r.finish(2.0, StreamEnd::Closed);
+            assert_eq!(t.failure, None, "{api:?}");
+            assert_eq!(t.text(), "He said \"hi\"\n— 你好 🙂");
+            assert_eq!(t.chunks.len(), 3);
+            assert_eq!(t.usage.unwrap().completion_tokens, Some(3));
+        }
+    }
+
+    #[test]
+    fn reasoning_and_bodies() {
+        let w = writer(ApiFlavor::Chat);
+        let mut r = Recorder::new(0.0);
+        r.on_bytes(1.0, w.text("think", ChunkKind::Reasoning).as_bytes());
+        r.on_bytes(1.0, DONE.as_bytes());
+        assert_eq!(r.finish(2.0, StreamEnd::Closed).chunks[0].kind, ChunkKind::Reasoning);
+        let body: Value = serde_json::from_str(&w.complete_body("x", "stop", 1, 1)).unwrap();
+        assert_eq!(body["choices"][0]["message"]["content"], "x");
+        let err: Value = serde_json::from_str(&error_body("nope", "invalid_request_error", 404)).unwrap();
+        assert_eq!(crate::openai::api_error(&err).unwrap().message, "nope");
+    }
+}

@@ -1,0 +1,184 @@
+//! The emission plan of a replayed response: which bytes a replay endpoint
+//! sends, and when (ms after the request arrived). Pure; the server only
+//! waits and writes.
+//!
+//! - From a **profile**: the profile's schedule for this request (prompt
+//!   length and max tokens taken from the request). Headers go out at once.
+//! - From a **recorded request**: chunk times relative to its `sent_ms`;
+//!   headers at its `headers_ms`; text and reasoning as recorded. A request
+//!   that failed replays what it received before failing.
+//! - Around the text: chat streams get the role-only chunk with the headers;
+//!   after the last text chunk, at the same instant, the `finish_reason`
+//!   chunk, the usage chunk when asked for, and `[DONE]`.
+
+use crate::openai::encode::{DONE, StreamWriter};
+use crate::profile::Profile;
+use crate::trace::{ChunkKind, RequestTrace};
+
+/// What the client asked for.
+#[derive(Debug, Clone)]
+pub struct PlanRequest {
+    /// Writer (id, model, API shape).
+    pub writer: StreamWriter,
+    /// Prompt length in tokens (estimated by the server).
+    pub prompt_tokens: u64,
+    /// `max_tokens` / `max_completion_tokens`.
+    pub max_tokens: Option<u32>,
+    /// `stream_options.include_usage`.
+    pub include_usage: bool,
+    /// Sequence number of this request for the source (seeds profiles).
+    pub request_index: u64,
+}
+
+/// One write of the plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedEvent {
+    /// When to write it (ms after the request arrived).
+    pub at_ms: f64,
+    /// The bytes.
+    pub data: String,
+    /// Tokens this event carries (0 for control events).
+    pub tokens: u32,
+}
+
+/// Everything the endpoint sends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// When to send the response headers (ms after arrival).
+    pub headers_at_ms: f64,
+    /// Body events in order, `at_ms` non-decreasing.
+    pub events: Vec<PlannedEvent>,
+    /// Full generated text.
+    pub text: String,
+    /// Tokens generated.
+    pub completion_tokens: u64,
+    /// `stop` or `length`.
+    pub finish_reason: &'static str,
+}
+
+impl Plan {
+    /// Due time of the last text event (ms after arrival), 0 without text.
+    pub fn last_token_ms(&self) -> f64 {
+        self.events.iter().rev().find(|e| e.tokens > 0).map_or(0.0, |e| e.at_ms)
+    }
+}
+
+fn assemble(
+    req: &PlanRequest,
+    headers_at_ms: f64,
+    pieces: Vec<(f64, String, u32, ChunkKind)>,
+    capped: bool,
+) -> Plan {
+    let w = &req.writer;
+    let mut events = Vec::with_capacity(pieces.len() + 4);
+    if let Some(role) = w.role() {
+        events.push(PlannedEvent { at_ms: headers_at_ms, data: role, tokens: 0 });
+    }
+    let mut text = String::new();
+    let mut completion_tokens = 0u64;
+    let mut last = headers_at_ms;
+    for (at, piece, tokens, kind) in pieces {
+        let at_ms = at.max(last);
+        last = at_ms;
+        completion_tokens += u64::from(tokens);
+        if kind == ChunkKind::Content {
+            text.push_str(&piece);
+        }
+        events.push(PlannedEvent { at_ms, data: w.text(&piece, kind), tokens });
+    }
+    let finish_reason = if capped { "length" } else { "stop" };
+    events.push(PlannedEvent { at_ms: last, data: w.finish(finish_reason), tokens: 0 });
+    if req.include_usage {
+        events.push(PlannedEvent {
+            at_ms: last,
+            data: w.usage(req.prompt_tokens, completion_tokens),
+            tokens: 0,
+        });
+    }
+    events.push(PlannedEvent { at_ms: last, data: DONE.to_string(), tokens: 0 });
+    Plan { headers_at_ms, events, text, completion_tokens, finish_reason }
+}
+
+/// The plan of a profile for this request.
+pub fn from_profile(profile: &Profile, req: &PlanRequest) -> Plan {
+    let s = profile.schedule(req.request_index, req.prompt_tokens, req.max_tokens);
+    let capped = req.max_tokens.is_some_and(|m| m < profile.output_tokens);
+    let pieces = s.chunks.into_iter().map(|c| (c.due_ms, c.text, c.tokens, ChunkKind::Content)).collect();
+    assemble(req, 0.0, pieces, capped)
+}
+
+/// The plan replaying a recorded request (cut at `max_tokens` when given).
+pub fn from_recorded(r: &RequestTrace, req: &PlanRequest) -> Plan {
+    let headers = r.headers_ms.map_or(0.0, |h| (h - r.sent_ms).max(0.0));
+    let mut pieces = Vec::new();
+    let mut tokens = 0u64;
+    let mut capped = false;
+    for c in r.chunks.iter().filter(|c| c.tokens > 0 || !c.text.is_empty()) {
+        if let Some(max) = req.max_tokens
+            && tokens >= u64::from(max)
+        {
+            capped = true;
+            break;
+        }
+        tokens += u64::from(c.tokens);
+        pieces.push(((c.arrived_ms - r.sent_ms).max(0.0), c.text.clone(), c.tokens, c.kind));
+    }
+    assemble(req, headers, pieces, capped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Recorder, StreamEnd};
+    use crate::trace::{ApiFlavor, Trace};
+
+    fn req(include_usage: bool, max_tokens: Option<u32>) -> PlanRequest {
+        PlanRequest {
+            writer: StreamWriter { id: "x".into(), model: "m".into(), created: 0, api: ApiFlavor::Chat },
+            prompt_tokens: 12,
+            max_tokens,
+            include_usage,
+            request_index: 0,
+        }
+    }
+
+    fn play(plan: &Plan) -> RequestTrace {
+        let mut r = Recorder::new(0.0);
+        r.on_headers(plan.headers_at_ms, 200);
+        for e in &plan.events {
+            r.on_bytes(e.at_ms, e.data.as_bytes());
+        }
+        r.finish(plan.events.last().unwrap().at_ms, StreamEnd::Closed)
+    }
+
+    #[test]
+    fn profile_plan_plays_back_with_its_times() {
+        let mut p = Profile::simple("p", 300.0, 20.0, 30);
+        p.jitter = crate::profile::Jitter::Constant;
+        let plan = from_profile(&p, &req(true, None));
+        let t = play(&plan);
+        assert_eq!(t.failure, None);
+        assert_eq!(t.chunks.len(), 30);
+        assert_eq!(t.chunks[0].arrived_ms, 300.0);
+        assert_eq!(t.usage.unwrap().completion_tokens, Some(30));
+        assert_eq!(plan.finish_reason, "stop");
+        assert!((plan.last_token_ms() - (300.0 + 29.0 * 20.0)).abs() < 1e-9);
+        let capped = from_profile(&p, &req(false, Some(5)));
+        assert_eq!((capped.completion_tokens, capped.finish_reason), (5, "length"));
+        assert!(play(&capped).usage.is_none());
+    }
+
+    #[test]
+    fn recorded_request_replays_relative_times() {
+        let trace = Trace::from_json(include_str!("../../../tests/fixtures/hand.trace.json")).unwrap();
+        let b = &trace.requests[1]; // sent 1000, headers 1030, chunks 1200 (1), 1240 (4), 1260 (1)
+        let plan = from_recorded(b, &req(true, None));
+        assert_eq!(plan.headers_at_ms, 30.0);
+        let t = play(&plan);
+        assert_eq!(t.chunks.iter().map(|c| c.arrived_ms).collect::<Vec<_>>(), [200.0, 240.0, 260.0]);
+        assert_eq!(t.text(), b.text());
+        assert_eq!(plan.completion_tokens, 6);
+        let cut = from_recorded(b, &req(false, Some(1)));
+        assert_eq!((cut.completion_tokens, cut.finish_reason), (1, "length"));
+    }
+}

@@ -1,0 +1,566 @@
+//! Synthetic latency profiles: seeded, reproducible descriptions of how a
+//! server streams, turned into schedules of due times.
+//!
+//! A profile produces, for a request with `p` prompt tokens:
+//! - **TTFT** = `ttft_ms` (times a log-normal factor with `ttft_cv` when it
+//!   is not 0) + `prefill_ms_per_token · p` (the optional prefill model:
+//!   longer prompts wait longer for the first token).
+//! - **Chunks**: the first carries one token; each later chunk carries
+//!   `burst` tokens (as engines with speculative decoding or coarse stream
+//!   intervals send), and arrives after the sum of one inter-token latency
+//!   per token it carries.
+//! - **Inter-token latency** per token: drawn from [`Jitter`] around the mean
+//!   `tpot_ms` (constant, normal, log-normal or gamma with a coefficient of
+//!   variation, or resampled from measured values).
+//! - **Stalls**: before each chunk after the first, with probability
+//!   `stall.probability`, an extra pause drawn log-normally around
+//!   `stall.mean_ms`.
+//! - **Output length**: `output_tokens`, capped by the request's max tokens.
+//!
+//! The random stream of request `i` is seeded from `(seed, i)`, so a profile
+//! gives the same schedule every time, everywhere ([`crate::rng`]).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::rng::Rng;
+use crate::text;
+use crate::trace::{Chunk, ChunkKind, RequestTrace, SourceKind, Trace, TraceMeta, Usage};
+
+/// Longest output a profile may ask for (1 M tokens).
+pub const MAX_OUTPUT_TOKENS: u32 = 1_000_000;
+
+/// Shape of the inter-token latency around its mean.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Jitter {
+    /// Every gap equals the mean.
+    Constant,
+    /// Normal with this coefficient of variation (negative draws become 0).
+    Normal {
+        /// std / mean.
+        cv: f64,
+    },
+    /// Log-normal with this coefficient of variation (right-skewed, like real servers).
+    LogNormal {
+        /// std / mean.
+        cv: f64,
+    },
+    /// Gamma with this coefficient of variation.
+    Gamma {
+        /// std / mean.
+        cv: f64,
+    },
+    /// Resampled uniformly from measured gaps (ms), e.g. a trace's ITLs.
+    Empirical {
+        /// The gaps.
+        values_ms: Vec<f64>,
+    },
+}
+
+/// Occasional long pauses.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StallModel {
+    /// Chance of a stall before each chunk (0–1).
+    pub probability: f64,
+    /// Mean stall length (ms).
+    pub mean_ms: f64,
+    /// Coefficient of variation of the stall length (log-normal).
+    pub cv: f64,
+}
+
+/// Where the streamed text comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TextSource {
+    /// One of [`text::SAMPLES`].
+    Sample {
+        /// Sample id.
+        id: String,
+    },
+    /// The user's own text.
+    Custom {
+        /// The text.
+        text: String,
+    },
+}
+
+impl TextSource {
+    /// The text itself (unknown sample ids fall back to the chat sample).
+    pub fn text(&self) -> &str {
+        match self {
+            Self::Sample { id } => text::sample(id).unwrap_or(&text::SAMPLES[0]).text,
+            Self::Custom { text } => text,
+        }
+    }
+}
+
+fn default_burst() -> u32 {
+    1
+}
+
+/// A synthetic latency profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// Display name.
+    pub name: String,
+    /// Base time to first token (ms).
+    pub ttft_ms: f64,
+    /// Request-to-request variation of TTFT (log-normal cv; 0 = fixed).
+    #[serde(default)]
+    pub ttft_cv: f64,
+    /// Extra TTFT per prompt token (ms), the prefill model.
+    #[serde(default)]
+    pub prefill_ms_per_token: f64,
+    /// Mean inter-token latency (ms).
+    pub tpot_ms: f64,
+    /// Distribution of the inter-token latency.
+    pub jitter: Jitter,
+    /// Occasional pauses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall: Option<StallModel>,
+    /// Tokens per chunk after the first.
+    #[serde(default = "default_burst")]
+    pub burst: u32,
+    /// Output length in tokens.
+    pub output_tokens: u32,
+    /// Random seed.
+    #[serde(default)]
+    pub seed: u64,
+    /// Streamed text.
+    pub text: TextSource,
+}
+
+/// Why a profile is unusable.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProfileError {
+    /// A number is out of range.
+    #[error("{field} = {value}: {why}")]
+    Range {
+        /// Field name.
+        field: &'static str,
+        /// Its value.
+        value: String,
+        /// The rule.
+        why: &'static str,
+    },
+    /// Spec syntax.
+    #[error("\"{item}\" in a profile spec: {why}")]
+    Spec {
+        /// The item.
+        item: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// One chunk of a schedule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScheduledChunk {
+    /// When it is due, ms after the request started.
+    pub due_ms: f64,
+    /// Tokens it carries.
+    pub tokens: u32,
+    /// Its text.
+    pub text: String,
+}
+
+/// The planned stream of one request.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Schedule {
+    /// Chunks in due order.
+    pub chunks: Vec<ScheduledChunk>,
+    /// Prompt tokens the schedule was made for.
+    pub prompt_tokens: u64,
+}
+
+impl Schedule {
+    /// Output tokens.
+    pub fn tokens(&self) -> u64 {
+        self.chunks.iter().map(|c| u64::from(c.tokens)).sum()
+    }
+
+    /// Due time of the last chunk (ms), 0 when empty.
+    pub fn end_ms(&self) -> f64 {
+        self.chunks.last().map_or(0.0, |c| c.due_ms)
+    }
+}
+
+fn check(field: &'static str, value: f64, ok: bool, why: &'static str) -> Result<(), ProfileError> {
+    if ok && value.is_finite() {
+        Ok(())
+    } else {
+        Err(ProfileError::Range { field, value: value.to_string(), why })
+    }
+}
+
+impl Profile {
+    /// A smooth profile: fixed TTFT, normal jitter of 10 %, chat text.
+    pub fn simple(name: &str, ttft_ms: f64, tpot_ms: f64, output_tokens: u32) -> Self {
+        Self {
+            name: name.to_string(),
+            ttft_ms,
+            ttft_cv: 0.0,
+            prefill_ms_per_token: 0.0,
+            tpot_ms,
+            jitter: Jitter::Normal { cv: 0.1 },
+            stall: None,
+            burst: 1,
+            output_tokens,
+            seed: 1,
+            text: TextSource::Sample { id: "chat".into() },
+        }
+    }
+
+    /// Checks every number.
+    pub fn validate(&self) -> Result<(), ProfileError> {
+        check("ttft_ms", self.ttft_ms, self.ttft_ms >= 0.0, "must be ≥ 0")?;
+        check("ttft_cv", self.ttft_cv, self.ttft_cv >= 0.0, "must be ≥ 0")?;
+        check(
+            "prefill_ms_per_token",
+            self.prefill_ms_per_token,
+            self.prefill_ms_per_token >= 0.0,
+            "must be ≥ 0",
+        )?;
+        check("tpot_ms", self.tpot_ms, self.tpot_ms >= 0.0, "must be ≥ 0")?;
+        match &self.jitter {
+            Jitter::Constant => {}
+            Jitter::Normal { cv } | Jitter::LogNormal { cv } | Jitter::Gamma { cv } => {
+                check("jitter cv", *cv, *cv >= 0.0 && *cv <= 10.0, "must be within 0-10")?
+            }
+            Jitter::Empirical { values_ms } => {
+                if values_ms.is_empty() || values_ms.iter().any(|v| !v.is_finite() || *v < 0.0) {
+                    return Err(ProfileError::Range {
+                        field: "jitter values_ms",
+                        value: format!("{} values", values_ms.len()),
+                        why: "needs at least one finite, non-negative gap",
+                    });
+                }
+            }
+        }
+        if let Some(s) = self.stall {
+            check(
+                "stall probability",
+                s.probability,
+                (0.0..=1.0).contains(&s.probability),
+                "must be within 0-1",
+            )?;
+            check("stall mean_ms", s.mean_ms, s.mean_ms >= 0.0, "must be ≥ 0")?;
+            check("stall cv", s.cv, s.cv >= 0.0, "must be ≥ 0")?;
+        }
+        check("burst", f64::from(self.burst), self.burst >= 1, "must be ≥ 1")?;
+        check(
+            "output_tokens",
+            f64::from(self.output_tokens),
+            (1..=MAX_OUTPUT_TOKENS).contains(&self.output_tokens),
+            "must be within 1-1000000",
+        )?;
+        Ok(())
+    }
+
+    fn itl(&self, rng: &mut Rng) -> f64 {
+        let m = self.tpot_ms;
+        if m == 0.0 {
+            return 0.0;
+        }
+        match &self.jitter {
+            Jitter::Constant => m,
+            Jitter::Normal { cv } => (m + m * cv * rng.normal()).max(0.0),
+            Jitter::LogNormal { cv } if *cv > 0.0 => rng.lognormal(m, *cv),
+            Jitter::Gamma { cv } if *cv > 0.0 => rng.gamma(m, *cv),
+            Jitter::LogNormal { .. } | Jitter::Gamma { .. } => m,
+            Jitter::Empirical { values_ms } if !values_ms.is_empty() => values_ms[rng.below(values_ms.len())],
+            Jitter::Empirical { .. } => m,
+        }
+    }
+
+    /// The schedule of request number `request` with `prompt_tokens` of
+    /// prompt, capped at `max_tokens` output tokens when given.
+    pub fn schedule(&self, request: u64, prompt_tokens: u64, max_tokens: Option<u32>) -> Schedule {
+        let mut rng = Rng::new(self.seed ^ request.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17));
+        let n = max_tokens.map_or(self.output_tokens, |m| m.min(self.output_tokens)).min(MAX_OUTPUT_TOKENS);
+        let pieces = text::take_tokens(self.text.text(), n as usize);
+        let factor = if self.ttft_cv > 0.0 { rng.lognormal(1.0, self.ttft_cv) } else { 1.0 };
+        let mut t = self.ttft_ms * factor + self.prefill_ms_per_token * prompt_tokens as f64;
+        let mut chunks = Vec::new();
+        let mut i = 0usize;
+        while i < pieces.len() {
+            let k = if chunks.is_empty() { 1 } else { (self.burst.max(1) as usize).min(pieces.len() - i) };
+            if !chunks.is_empty() {
+                for _ in 0..k {
+                    t += self.itl(&mut rng);
+                }
+                if let Some(s) = self.stall
+                    && s.probability > 0.0
+                    && rng.uniform() < s.probability
+                {
+                    t += if s.cv > 0.0 && s.mean_ms > 0.0 {
+                        rng.lognormal(s.mean_ms, s.cv)
+                    } else {
+                        s.mean_ms
+                    };
+                }
+            }
+            chunks.push(ScheduledChunk { due_ms: t, tokens: k as u32, text: pieces[i..i + k].concat() });
+            i += k;
+        }
+        Schedule { chunks, prompt_tokens }
+    }
+
+    /// A synthetic trace of `requests` requests played one after another
+    /// (each starts when the previous ends), with due = arrival times.
+    pub fn to_trace(&self, requests: u32, prompt_tokens: u64) -> Trace {
+        let mut start = 0.0;
+        let mut reqs = Vec::with_capacity(requests as usize);
+        for r in 0..requests {
+            let s = self.schedule(u64::from(r), prompt_tokens, None);
+            let chunks = s
+                .chunks
+                .iter()
+                .map(|c| Chunk {
+                    arrived_ms: start + c.due_ms,
+                    text: c.text.clone(),
+                    tokens: c.tokens,
+                    kind: ChunkKind::Content,
+                    painted_ms: None,
+                    due_ms: Some(start + c.due_ms),
+                })
+                .collect();
+            let end = start + s.end_ms();
+            reqs.push(RequestTrace {
+                id: Some(format!("{}#{r}", self.name)),
+                prompt_tokens: Some(prompt_tokens),
+                sent_ms: start,
+                headers_ms: Some(start),
+                status: Some(200),
+                chunks,
+                end_ms: Some(end),
+                usage: Some(Usage {
+                    prompt_tokens: Some(prompt_tokens),
+                    completion_tokens: Some(s.tokens()),
+                }),
+                ..RequestTrace::default()
+            });
+            start = end;
+        }
+        Trace {
+            meta: TraceMeta {
+                label: Some(self.name.clone()),
+                source: SourceKind::Synthetic,
+                model: Some(format!("profile:{self}")),
+                ..TraceMeta::default()
+            },
+            requests: reqs,
+            ..Trace::default()
+        }
+    }
+}
+
+/// A preset from its spec; a spec that does not parse (a bug the tests
+/// catch) yields a plain profile whose name says so, never a panic.
+fn named(name: &str, spec: &str) -> Profile {
+    match spec.parse::<Profile>() {
+        Ok(mut p) => {
+            p.name = name.to_string();
+            p
+        }
+        Err(_) => Profile::simple(&format!("{name} (invalid preset)"), 200.0, 25.0, 200),
+    }
+}
+
+/// Named profiles served by `latency-lab serve` as `profile:<name>` and used
+/// by the replay presets. Pairs are built to tell one story each: e.g.
+/// `fast-start` and `slow-start` stream the same 80 tokens in the same
+/// 3.31 s (equal tokens/s) but feel nothing alike.
+pub fn presets() -> Vec<Profile> {
+    vec![
+        named("fast-start", "ttft=150,tpot=40,jitter=constant,tokens=80,text=chat"),
+        named("slow-start", "ttft=2520,tpot=10,jitter=constant,tokens=80,text=chat"),
+        named("smooth", "ttft=300,tpot=30,jitter=normal:0.05,tokens=150,text=article"),
+        named("jittery", "ttft=300,tpot=30,jitter=gamma:1.2,tokens=150,text=article"),
+        named(
+            "stalling",
+            "ttft=300,tpot=25,jitter=normal:0.1,stall=0.03:900:0.4,tokens=200,text=article,seed=3",
+        ),
+        named("code-fast", "ttft=80,tpot=12,jitter=normal:0.1,tokens=60,text=code"),
+        named("code-slow", "ttft=600,tpot=12,jitter=normal:0.1,tokens=60,text=code"),
+        named("rag-long-prompt", "ttft=120,prefill=0.35,tpot=20,jitter=normal:0.15,tokens=60,text=chat"),
+        named("bursty", "ttft=250,tpot=15,jitter=lognormal:0.3,burst=6,tokens=180,text=article"),
+        named("ttft300-itl20", "ttft=300,tpot=20,jitter=constant,tokens=100,text=chat"),
+    ]
+}
+
+/// A preset by name.
+pub fn preset(name: &str) -> Option<Profile> {
+    presets().into_iter().find(|p| p.name == name)
+}
+
+/// The compact spec form used in model names (`profile:ttft=300,tpot=20`):
+/// `ttft`, `ttft_cv`, `prefill` (ms per prompt token), `tpot`,
+/// `jitter=constant|normal:CV|lognormal:CV|gamma:CV`, `stall=P:MEAN_MS[:CV]`,
+/// `burst`, `tokens`, `seed`, `text=chat|code|article`, `name`.
+/// Omitted keys keep [`Profile::simple`]'s defaults (TTFT 200 ms, TPOT 25 ms,
+/// 200 tokens).
+impl FromStr for Profile {
+    type Err = ProfileError;
+
+    fn from_str(s: &str) -> Result<Self, ProfileError> {
+        let mut p = Profile::simple("custom", 200.0, 25.0, 200);
+        let bad = |item: &str, why: &str| ProfileError::Spec { item: item.to_string(), why: why.to_string() };
+        let num = |item: &str, v: &str| v.parse::<f64>().map_err(|_| bad(item, "not a number"));
+        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (key, value) = item.split_once('=').ok_or_else(|| bad(item, "expected key=value"))?;
+            match key {
+                "ttft" => p.ttft_ms = num(item, value)?,
+                "ttft_cv" => p.ttft_cv = num(item, value)?,
+                "prefill" => p.prefill_ms_per_token = num(item, value)?,
+                "tpot" | "itl" => p.tpot_ms = num(item, value)?,
+                "jitter" => {
+                    let (kind, cv) = value.split_once(':').unwrap_or((value, "0"));
+                    let cv = num(item, cv)?;
+                    p.jitter = match kind {
+                        "constant" => Jitter::Constant,
+                        "normal" => Jitter::Normal { cv },
+                        "lognormal" => Jitter::LogNormal { cv },
+                        "gamma" => Jitter::Gamma { cv },
+                        _ => {
+                            return Err(bad(item, "jitter is constant, normal:CV, lognormal:CV or gamma:CV"));
+                        }
+                    };
+                }
+                "stall" => {
+                    let parts: Vec<&str> = value.split(':').collect();
+                    if !(2..=3).contains(&parts.len()) {
+                        return Err(bad(item, "stall is PROBABILITY:MEAN_MS[:CV]"));
+                    }
+                    p.stall = Some(StallModel {
+                        probability: num(item, parts[0])?,
+                        mean_ms: num(item, parts[1])?,
+                        cv: parts.get(2).map_or(Ok(0.5), |c| num(item, c))?,
+                    });
+                }
+                "burst" => p.burst = value.parse().map_err(|_| bad(item, "burst is a whole number ≥ 1"))?,
+                "tokens" => {
+                    p.output_tokens = value.parse().map_err(|_| bad(item, "tokens is a whole number"))?
+                }
+                "seed" => p.seed = value.parse().map_err(|_| bad(item, "seed is a whole number"))?,
+                "text" => {
+                    if text::sample(value).is_none() {
+                        return Err(bad(item, "text is chat, code or article"));
+                    }
+                    p.text = TextSource::Sample { id: value.to_string() };
+                }
+                "name" => p.name = value.to_string(),
+                _ => return Err(bad(item, "unknown key")),
+            }
+        }
+        p.validate()?;
+        Ok(p)
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ttft={},tpot={}", self.ttft_ms, self.tpot_ms)?;
+        if self.ttft_cv > 0.0 {
+            write!(f, ",ttft_cv={}", self.ttft_cv)?;
+        }
+        if self.prefill_ms_per_token > 0.0 {
+            write!(f, ",prefill={}", self.prefill_ms_per_token)?;
+        }
+        match &self.jitter {
+            Jitter::Constant => write!(f, ",jitter=constant")?,
+            Jitter::Normal { cv } => write!(f, ",jitter=normal:{cv}")?,
+            Jitter::LogNormal { cv } => write!(f, ",jitter=lognormal:{cv}")?,
+            Jitter::Gamma { cv } => write!(f, ",jitter=gamma:{cv}")?,
+            Jitter::Empirical { values_ms } => write!(f, ",jitter=empirical({} values)", values_ms.len())?,
+        }
+        if let Some(s) = self.stall {
+            write!(f, ",stall={}:{}:{}", s.probability, s.mean_ms, s.cv)?;
+        }
+        if self.burst != 1 {
+            write!(f, ",burst={}", self.burst)?;
+        }
+        write!(f, ",tokens={},seed={}", self.output_tokens, self.seed)?;
+        if let TextSource::Sample { id } = &self.text {
+            write!(f, ",text={id}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_profile_is_exact() {
+        let mut p = Profile::simple("c", 300.0, 20.0, 50);
+        p.jitter = Jitter::Constant;
+        let s = p.schedule(0, 0, None);
+        assert_eq!(s.chunks.len(), 50);
+        assert_eq!(s.chunks[0].due_ms, 300.0);
+        assert!((s.end_ms() - (300.0 + 49.0 * 20.0)).abs() < 1e-9);
+        assert_eq!(s.tokens(), 50);
+    }
+
+    #[test]
+    fn burst_prefill_stall_and_cap() {
+        let mut p = Profile::simple("b", 100.0, 10.0, 10);
+        p.jitter = Jitter::Constant;
+        p.burst = 4;
+        p.prefill_ms_per_token = 0.5;
+        let s = p.schedule(0, 200, None);
+        assert_eq!(s.chunks.iter().map(|c| c.tokens).collect::<Vec<_>>(), [1, 4, 4, 1]);
+        assert_eq!(s.chunks[0].due_ms, 200.0); // 100 + 0.5 · 200
+        assert_eq!(s.chunks[1].due_ms, 240.0); // 4 tokens · 10 ms
+        assert_eq!(p.schedule(0, 0, Some(3)).tokens(), 3);
+        p.stall = Some(StallModel { probability: 1.0, mean_ms: 500.0, cv: 0.0 });
+        let s = p.schedule(0, 0, None);
+        assert_eq!(s.chunks[1].due_ms - s.chunks[0].due_ms, 540.0);
+    }
+
+    #[test]
+    fn spec_round_trips_and_rejects_nonsense() {
+        let p: Profile =
+            "ttft=300,tpot=20,jitter=lognormal:0.3,stall=0.05:800,burst=2,tokens=64,seed=9,text=code"
+                .parse()
+                .unwrap();
+        assert_eq!(p.ttft_ms, 300.0);
+        assert_eq!(p.burst, 2);
+        assert_eq!(p.stall.unwrap().cv, 0.5);
+        let again: Profile = p.to_string().parse().unwrap();
+        assert_eq!(again.schedule(3, 10, None), p.schedule(3, 10, None));
+        for bad in ["ttft", "ttft=-1", "jitter=wobbly:1", "stall=2:100", "tokens=0", "color=red", "text=poem"]
+        {
+            assert!(bad.parse::<Profile>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn presets_parse_and_the_same_tokens_pair_is_equal() {
+        let all = presets();
+        assert!(all.len() >= 10);
+        for p in &all {
+            p.validate().unwrap();
+            assert!(!p.name.contains("invalid"), "{}", p.name);
+        }
+        let a = preset("fast-start").unwrap().schedule(0, 0, None);
+        let b = preset("slow-start").unwrap().schedule(0, 0, None);
+        assert_eq!(a.tokens(), b.tokens());
+        assert!((a.end_ms() - b.end_ms()).abs() < 1e-9, "{} vs {}", a.end_ms(), b.end_ms());
+    }
+
+    #[test]
+    fn synthetic_trace_has_the_profile_metrics() {
+        let p = Profile::simple("s", 150.0, 40.0, 80);
+        let t = p.to_trace(3, 20);
+        let m = crate::metrics::RunMetrics::of(&t, &crate::metrics::MetricsConfig::default());
+        assert_eq!(m.completed, 3);
+        assert!((m.ttft_ms.unwrap().mean - 150.0).abs() < 1e-9);
+        assert!((m.tpot_ms.unwrap().mean - 40.0).abs() < 2.0);
+        assert!(t.requests[1].sent_ms >= t.requests[0].end_ms.unwrap());
+    }
+}
