@@ -1,7 +1,9 @@
 //! `latency-lab`: the native side of Latency Lab.
 //!
 //! - `latency-lab serve`: serves the built app on 127.0.0.1 (with the
-//!   cross-origin isolation headers that give the page a fine-grained clock).
+//!   cross-origin isolation headers that give the page a fine-grained clock)
+//!   and an OpenAI-compatible replay endpoint that streams profiles and
+//!   recorded traces with exact timing.
 //! - `latency-lab analyze FILE`: metrics, goodput and scenario scores of a
 //!   trace file, as a table or as JSON (`--json`).
 //!
@@ -9,7 +11,11 @@
 //! 2 bad input (unreadable or invalid file, bad option).
 
 mod analyze;
+mod api;
+mod catalog;
+mod pacer;
 mod serve;
+mod truth;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

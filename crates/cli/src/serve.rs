@@ -1,18 +1,30 @@
-//! `latency-lab serve`: the built app over HTTP on 127.0.0.1.
+//! `latency-lab serve`: the built app and the OpenAI-compatible replay
+//! endpoint, in one process on 127.0.0.1.
 //!
-//! Every response carries `Cross-Origin-Opener-Policy: same-origin` and
-//! `Cross-Origin-Embedder-Policy: require-corp`, which make the page
-//! cross-origin isolated: browsers then give `performance.now()` its fine
-//! resolution (5 µs instead of 100 µs), which the lab's timing relies on.
+//! - `/` …: the app. Responses carry `Cross-Origin-Opener-Policy:
+//!   same-origin` and `Cross-Origin-Embedder-Policy: require-corp`, which make
+//!   the page cross-origin isolated: browsers then give `performance.now()`
+//!   its fine resolution (5 µs instead of 100 µs).
+//! - `/v1/…`: the replay API ([`crate::api`]), with CORS open to any origin
+//!   (so chat UIs and the lab served elsewhere can use it), the ground-truth
+//!   id exposed to scripts, and `Timing-Allow-Origin: *` so browsers expose
+//!   Resource Timing details.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use axum::Router;
-use axum::http::{HeaderName, HeaderValue};
-use axum::routing::get;
+use axum::http::{HeaderName, HeaderValue, Method};
+use axum::routing::{get, post};
+use lab_core::profile::Profile;
+use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::api::{self, Api, REQUEST_ID_HEADER};
+use crate::catalog::{Catalog, CatalogError};
+use crate::pacer::Pacer;
 
 /// Default port of the lab.
 pub const DEFAULT_PORT: u16 = 8377;
@@ -29,14 +41,34 @@ pub struct ServeArgs {
     /// Write the URL to this file once listening (for scripts and tests).
     #[arg(long)]
     pub url_file: Option<PathBuf>,
+    /// A trace file to offer as `trace:<file stem>` (repeatable).
+    #[arg(long = "trace")]
+    pub traces: Vec<PathBuf>,
+    /// Profile (preset name or spec) to play for model names the server does
+    /// not know, so any chat UI works: e.g. `--profile slow-start` or
+    /// `--profile ttft=300,tpot=20`.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Serve only the API, without the app (no `dist` needed).
+    #[arg(long)]
+    pub api_only: bool,
+    /// Faults injected into every completion request, e.g.
+    /// `--fault drop_after=10` or `--fault status=429,retry_after=5`
+    /// (keys: status, retry_after, headers_delay_ms, stall_after+stall_ms,
+    /// drop_after, malformed_after, garbage_after, oversized).
+    #[arg(long)]
+    pub fault: Option<String>,
 }
 
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
     /// The app is not built.
-    #[error("{0} has no index.html: build the app first (./lab serve does it)")]
+    #[error("{0} has no index.html: build the app first (./lab serve does it), or pass --api-only")]
     NotBuilt(PathBuf),
+    /// Bad `--trace` or `--profile`.
+    #[error("{0}")]
+    Catalog(#[from] CatalogError),
     /// The port could not be bound.
     #[error("cannot listen on 127.0.0.1:{port}: {source} (try --port 0 for a free port)")]
     Bind {
@@ -54,38 +86,70 @@ impl ServeError {
     /// Process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Self::NotBuilt(_) => 2,
+            Self::NotBuilt(_) | Self::Catalog(_) => 2,
             _ => 1,
         }
     }
 }
 
-/// The router: app files, SPA fallback, health check, isolation headers.
-pub fn router(dist: PathBuf) -> Router {
-    let index = dist.join("index.html");
-    let files = ServeDir::new(&dist).fallback(ServeFile::new(index));
+fn header(name: &'static str, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
+    SetResponseHeaderLayer::overriding(HeaderName::from_static(name), HeaderValue::from_static(value))
+}
+
+/// The API routes.
+pub fn api_router(api: Arc<Api>) -> Router {
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST, Method::OPTIONS])
+        .allow_headers(AllowHeaders::mirror_request())
+        .expose_headers([HeaderName::from_static(REQUEST_ID_HEADER), HeaderName::from_static("retry-after")])
+        .max_age(std::time::Duration::from_secs(600));
     Router::new()
-        .route("/healthz", get(|| async { "ok" }))
-        .fallback_service(files)
-        .layer(SetResponseHeaderLayer::overriding(
-            HeaderName::from_static("cross-origin-opener-policy"),
-            HeaderValue::from_static("same-origin"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            HeaderName::from_static("cross-origin-embedder-policy"),
-            HeaderValue::from_static("require-corp"),
-        ))
-        .layer(SetResponseHeaderLayer::overriding(
-            HeaderName::from_static("cross-origin-resource-policy"),
-            HeaderValue::from_static("same-origin"),
-        ))
+        .route("/v1/models", get(api::models))
+        .route("/v1/chat/completions", post(api::chat))
+        .route("/v1/completions", post(api::completions))
+        .route("/v1/lab/requests/{id}", get(api::ground_truth))
+        .with_state(api)
+        .layer(header("timing-allow-origin", "*"))
+        .layer(header("cross-origin-resource-policy", "cross-origin"))
+        .layer(cors)
+}
+
+/// The whole router: API, health check, app files with SPA fallback.
+pub fn router(api: Arc<Api>, dist: Option<PathBuf>) -> Router {
+    let app = Router::new().route("/healthz", get(|| async { "ok" }));
+    let app = match dist {
+        Some(dist) => {
+            let files = ServeDir::new(&dist).fallback(ServeFile::new(dist.join("index.html")));
+            app.fallback_service(files).layer(header("cross-origin-resource-policy", "same-origin"))
+        }
+        None => app,
+    };
+    app.layer(header("cross-origin-opener-policy", "same-origin"))
+        .layer(header("cross-origin-embedder-policy", "require-corp"))
+        .merge(api_router(api))
 }
 
 /// Runs the server until Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<(), ServeError> {
-    if !args.dist.join("index.html").is_file() {
+    if !args.api_only && !args.dist.join("index.html").is_file() {
         return Err(ServeError::NotBuilt(args.dist));
     }
+    let fallback = match &args.profile {
+        Some(p) => Some(match lab_core::profile::preset(p) {
+            Some(p) => p,
+            None => p.parse::<Profile>().map_err(CatalogError::from)?,
+        }),
+        None => None,
+    };
+    let fault = args
+        .fault
+        .as_deref()
+        .map(str::parse::<lab_core::fault::Fault>)
+        .transpose()
+        .map_err(CatalogError::from)?;
+    let catalog = Catalog::new(&args.traces, fallback)?;
+    let api = Arc::new(Api::new(catalog, Pacer::start()?, fault));
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
@@ -97,7 +161,11 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
             std::fs::write(path, &url)?;
         }
         println!("Latency Lab is running at {url}  (Ctrl-C to stop)");
-        axum::serve(listener, router(args.dist))
+        println!(
+            "OpenAI-compatible replay endpoint: {url}v1  (model \"profile:fast-start\", see {url}v1/models)"
+        );
+        let dist = (!args.api_only).then_some(args.dist);
+        axum::serve(listener, router(api, dist))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })

@@ -1,0 +1,85 @@
+//! Ground truth: what the replay endpoint actually sent, and when, so the
+//! lab can compare its client-side measurements with the server's own clock
+//! (`GET /v1/lab/requests/{id}`; the id comes in the
+//! `X-Latency-Lab-Request-Id` response header).
+//!
+//! Times are ms after the request arrived at the server. A chunk's `sent_ms`
+//! is taken right after its bytes were handed to the HTTP writer.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Mutex, PoisonError};
+
+use serde::Serialize;
+
+/// Requests remembered (oldest forgotten first).
+pub const CAPACITY: usize = 4096;
+
+/// One text chunk as sent.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct SentChunk {
+    /// When the plan wanted it out.
+    pub due_ms: f64,
+    /// When it went out.
+    pub sent_ms: f64,
+    /// Tokens it carried.
+    pub tokens: u32,
+}
+
+/// The record of one replayed request.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroundTruth {
+    /// Request id.
+    pub id: String,
+    /// Model name asked for.
+    pub model: String,
+    /// What was played (profile spec or recorded request).
+    pub source: String,
+    /// Prompt tokens counted by the server.
+    pub prompt_tokens: u64,
+    /// Tokens planned.
+    pub completion_tokens: u64,
+    /// When headers were due / went out.
+    pub headers_due_ms: f64,
+    /// When headers went out.
+    pub headers_sent_ms: Option<f64>,
+    /// Text chunks as sent.
+    pub chunks: Vec<SentChunk>,
+    /// All events were sent.
+    pub complete: bool,
+    /// The client went away before the end.
+    pub client_disconnected: bool,
+}
+
+/// The store.
+#[derive(Default)]
+pub struct TruthStore {
+    inner: Mutex<(HashMap<String, GroundTruth>, VecDeque<String>)>,
+}
+
+impl TruthStore {
+    /// Starts a record.
+    pub fn insert(&self, t: GroundTruth) {
+        let mut g = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let (map, order) = &mut *g;
+        order.push_back(t.id.clone());
+        map.insert(t.id.clone(), t);
+        while order.len() > CAPACITY {
+            if let Some(old) = order.pop_front() {
+                map.remove(&old);
+            }
+        }
+    }
+
+    /// Updates a record in place (no-op when it was forgotten).
+    pub fn update(&self, id: &str, f: impl FnOnce(&mut GroundTruth)) {
+        let mut g = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(t) = g.0.get_mut(id) {
+            f(t);
+        }
+    }
+
+    /// A copy of a record.
+    pub fn get(&self, id: &str) -> Option<GroundTruth> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner).0.get(id).cloned()
+    }
+}

@@ -1,0 +1,225 @@
+//! The replay endpoint over real sockets: model list, streamed and plain
+//! completions, timing against the server's own ground truth, faults, CORS.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use lab_core::record::{Recorder, StreamEnd};
+use lab_core::trace::FailureKind;
+use serde_json::Value;
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(extra: &[&str]) -> Server {
+    let dir = std::env::temp_dir().join(format!("lab-replay-{}-{}", std::process::id(), extra.len()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url_file = dir.join(format!("url-{}", Instant::now().elapsed().as_nanos()));
+    let _ = std::fs::remove_file(&url_file);
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hand.trace.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args(["serve", "--api-only", "--port", "0", "--trace"])
+        .arg(&fixture)
+        .arg("--url-file")
+        .arg(&url_file)
+        .args(extra)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        if let Ok(u) = std::fs::read_to_string(&url_file)
+            && !u.is_empty()
+        {
+            let addr = u.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
+            return Server { child, addr };
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends an HTTP/1.0 request; returns the response head and a reader for the body.
+fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (String, TcpStream, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "closed before the head");
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..i]).into_owned();
+            let rest = buf[i + 4..].to_vec();
+            return (head, s, rest);
+        }
+    }
+}
+
+fn read_all(mut s: TcpStream, mut rest: Vec<u8>) -> Vec<u8> {
+    let _ = s.read_to_end(&mut rest);
+    rest
+}
+
+fn chat(model: &str, stream: bool) -> String {
+    serde_json::json!({
+        "model": model, "stream": stream, "stream_options": {"include_usage": true},
+        "messages": [{"role": "user", "content": "How fast is fast enough?"}]
+    })
+    .to_string()
+}
+
+/// Streams a chat completion, stamping each read on a local clock.
+fn stream(addr: &str, model: &str, headers: &[(&str, &str)]) -> (String, lab_core::trace::RequestTrace) {
+    let t0 = Instant::now();
+    let ms = |t: Instant| t.duration_since(t0).as_secs_f64() * 1000.0;
+    let (head, mut s, rest) = request(addr, "POST", "/v1/chat/completions", headers, &chat(model, true));
+    let mut rec = Recorder::new(0.0);
+    rec.on_headers(ms(Instant::now()), 200);
+    rec.on_bytes(ms(Instant::now()), &rest);
+    let mut chunk = [0u8; 65536];
+    let end = loop {
+        match s.read(&mut chunk) {
+            Ok(0) => break StreamEnd::Closed,
+            Ok(n) => {
+                rec.on_bytes(ms(Instant::now()), &chunk[..n]);
+            }
+            Err(e) => break StreamEnd::Broken(e.to_string()),
+        }
+    };
+    (head, rec.finish(ms(Instant::now()), end))
+}
+
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+#[test]
+fn models_list_profiles_and_traces() {
+    let srv = start(&[]);
+    let (head, s, rest) = request(&srv.addr, "GET", "/v1/models", &[], "");
+    assert!(head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"), "{head}");
+    let body: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
+    let ids: Vec<&str> = body["data"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"profile:fast-start") && ids.contains(&"trace:hand"), "{ids:?}");
+}
+
+#[test]
+fn streams_a_profile_on_time_and_reports_ground_truth() {
+    let srv = start(&[]);
+    let (head, t) = stream(&srv.addr, "profile:ttft=100,tpot=20,tokens=30,jitter=constant", &[]);
+    assert_eq!(t.failure, None);
+    assert_eq!(t.chunks.len(), 30);
+    assert_eq!(t.usage.unwrap().completion_tokens, Some(30));
+    assert!(header(&head, "content-type").unwrap().starts_with("text/event-stream"));
+    let ttft = t.chunks[0].arrived_ms - t.sent_ms;
+    assert!((95.0..130.0).contains(&ttft), "TTFT {ttft}");
+    let mut gaps: Vec<f64> = t.chunks.windows(2).map(|w| w[1].arrived_ms - w[0].arrived_ms).collect();
+    gaps.sort_by(f64::total_cmp);
+    assert!((gaps[gaps.len() / 2] - 20.0).abs() < 3.0, "median gap {}", gaps[gaps.len() / 2]);
+    let id = header(&head, "x-latency-lab-request-id").unwrap().to_string();
+    let (_, s, rest) = request(&srv.addr, "GET", &format!("/v1/lab/requests/{id}"), &[], "");
+    let truth: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
+    assert_eq!(truth["complete"], true);
+    let chunks = truth["chunks"].as_array().unwrap();
+    assert_eq!(chunks.len(), 30);
+    for c in chunks {
+        let (due, sent) = (c["due_ms"].as_f64().unwrap(), c["sent_ms"].as_f64().unwrap());
+        assert!(sent >= due, "sent {sent} before due {due}");
+        assert!(sent - due < 5.0, "sent {sent} for due {due}");
+    }
+}
+
+#[test]
+fn replays_a_recorded_request_and_answers_without_stream() {
+    let srv = start(&[]);
+    let (_, t) = stream(&srv.addr, "trace:hand#1", &[]);
+    assert_eq!(t.text(), "A burst of four.");
+    let gap = t.chunks[1].arrived_ms - t.chunks[0].arrived_ms;
+    assert!((35.0..55.0).contains(&gap), "recorded gap of 40 ms replayed as {gap}");
+    let t0 = Instant::now();
+    let (head, s, rest) = request(
+        &srv.addr,
+        "POST",
+        "/v1/chat/completions",
+        &[],
+        &chat("profile:ttft=50,tpot=5,tokens=10", false),
+    );
+    let body: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
+    assert!(t0.elapsed() >= Duration::from_millis(90), "answered after the last token's due time");
+    assert!(head.contains("200"));
+    assert_eq!(body["object"], "chat.completion");
+    assert_eq!(body["usage"]["completion_tokens"], 10);
+}
+
+#[test]
+fn errors_and_faults() {
+    let srv = start(&[]);
+    let (head, s, rest) = request(&srv.addr, "POST", "/v1/chat/completions", &[], &chat("gpt-9", true));
+    assert!(head.contains(" 404 "), "{head}");
+    let body: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
+    assert!(body["error"]["message"].as_str().unwrap().contains("not served here"));
+    let (head, _, _) = request(&srv.addr, "POST", "/v1/chat/completions", &[], "{not json");
+    assert!(head.contains(" 400 "), "{head}");
+    let (head, _) =
+        stream(&srv.addr, "profile:fast-start", &[("X-Latency-Lab-Fault", "status=429,retry_after=3")]);
+    assert!(head.contains(" 429 ") && header(&head, "retry-after") == Some("3"), "{head}");
+    let (_, t) = stream(&srv.addr, "profile:ttft=10,tpot=2,tokens=20|drop_after=7", &[]);
+    assert_eq!((t.chunks.len(), t.failure.unwrap().kind), (7, FailureKind::Truncated));
+    let (_, t) = stream(&srv.addr, "profile:ttft=10,tpot=2,tokens=20|garbage_after=3", &[]);
+    assert_eq!(t.failure.unwrap().kind, FailureKind::Malformed);
+}
+
+#[test]
+fn fallback_profile_and_default_fault_apply_to_any_model() {
+    let srv = start(&["--profile", "ttft=10,tpot=1,tokens=5", "--fault", "drop_after=2"]);
+    let (_, t) = stream(&srv.addr, "gpt-4o", &[]);
+    assert_eq!(t.chunks.len(), 2);
+    assert_eq!(t.failure.unwrap().kind, FailureKind::Truncated);
+}
+
+#[test]
+fn cors_preflight_allows_any_origin_and_the_auth_header() {
+    let srv = start(&[]);
+    let (head, _, _) = request(
+        &srv.addr,
+        "OPTIONS",
+        "/v1/chat/completions",
+        &[
+            ("Origin", "http://chat.example"),
+            ("Access-Control-Request-Method", "POST"),
+            ("Access-Control-Request-Headers", "authorization,content-type"),
+        ],
+        "",
+    );
+    assert_eq!(header(&head, "access-control-allow-origin"), Some("*"));
+    assert!(header(&head, "access-control-allow-headers").unwrap().contains("authorization"), "{head}");
+}
