@@ -4,4 +4,10 @@
 
 pub mod clock;
 pub mod files;
+pub mod live;
+pub mod paint;
+pub mod render;
+pub mod resource;
+pub mod runner;
+pub mod storage;
 pub mod stream;

@@ -5,6 +5,8 @@ mod analysis_panel;
 mod analyze;
 mod environment;
 mod format;
+pub mod live;
+pub mod runs;
 mod scenario_card;
 
 use leptos::prelude::*;
@@ -12,10 +14,30 @@ use leptos::prelude::*;
 pub use analysis_panel::AnalysisPanel;
 pub use analyze::AnalyzeView;
 pub use environment::EnvironmentBadge;
+pub use live::LiveView;
+pub use runs::{RunList, RunLog};
 
-/// The whole app.
+/// The app's views, as named in the URL fragment.
+const TABS: [(&str, &str); 3] = [("live", "Live"), ("analyze", "Analyze a trace"), ("runs", "Runs")];
+
+fn initial_tab() -> String {
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let name = hash.trim_start_matches('#');
+    TABS.iter().find(|(id, _)| *id == name).map_or("live", |(id, _)| id).to_string()
+}
+
+/// The whole app. Every view stays mounted (hidden when not chosen), so a run
+/// keeps streaming while you look at another tab.
 #[component]
 pub fn App() -> impl IntoView {
+    provide_context(RunLog::new());
+    let tab = RwSignal::new(initial_tab());
+    let select = move |id: &'static str| {
+        tab.set(id.to_string());
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().set_hash(id);
+        }
+    };
     view! {
         <header class="app-header" data-testid="app-header">
             <div class="brand">
@@ -27,8 +49,22 @@ pub fn App() -> impl IntoView {
             </div>
             <EnvironmentBadge/>
         </header>
+        <nav class="tabs" aria-label="Views">
+            {TABS.iter().map(|&(id, name)| view! {
+                <button
+                    type="button"
+                    data-testid=format!("tab-{id}")
+                    aria-current=move || (tab.get() == id).then_some("page")
+                    on:click=move |_| select(id)
+                >
+                    {name}
+                </button>
+            }).collect_view()}
+        </nav>
         <main class="app-main">
-            <AnalyzeView/>
+            <div hidden=move || tab.get() != "live"><LiveView/></div>
+            <div hidden=move || tab.get() != "analyze"><AnalyzeView/></div>
+            <div hidden=move || tab.get() != "runs"><RunList/></div>
         </main>
         <footer class="app-footer">
             "Metrics follow vLLM's benchmark definitions; percentiles are computed like numpy's."

@@ -83,3 +83,38 @@ export async function waitForText(locator, pattern, timeout = 10_000) {
   }
   throw new Error(`timed out waiting for ${pattern}; last text: ${JSON.stringify(last)}`);
 }
+
+/** Fills a form field and commits it (change event). */
+export async function setField(page, testId, value) {
+  const el = page.getByTestId(testId);
+  await el.fill(String(value));
+  await el.blur();
+}
+
+/**
+ * Runs a live request from the Live view and waits for the results.
+ * `mode` is single | repeat | concurrent | sweep.
+ */
+export async function runLive(page, { model, mode = 'single', n, rounds, baseUrl, maxTokens, timeout = 60_000 }) {
+  if (baseUrl) await setField(page, 'base-url', baseUrl);
+  if (model) await setField(page, 'model', model);
+  if (maxTokens) await setField(page, 'max-tokens', maxTokens);
+  await page.getByTestId('run-mode').selectOption(mode);
+  if (n) await setField(page, 'run-n', n);
+  if (rounds) await setField(page, 'run-rounds', rounds);
+  const before = await page.getByTestId('run-row').count().catch(() => 0);
+  await page.getByTestId('start').click();
+  await waitForText(page.getByTestId('run-status'), /^(Finished|Stopped)/, timeout);
+  return before;
+}
+
+/** Downloads the last run's trace and parses it. */
+export async function downloadTrace(page, savePath) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-trace').first().click()]);
+  const path = savePath ?? (await download.path());
+  if (savePath) await download.saveAs(savePath);
+  return { trace: JSON.parse(readFileSync(path, 'utf8')), path, name: download.suggestedFilename() };
+}
+
+/** Directory for artifacts the suite writes (screenshots, measurements). */
+export const ARTIFACTS = path.join(ROOT, 'tests/e2e/artifacts');

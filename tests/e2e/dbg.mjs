@@ -1,0 +1,14 @@
+import { launchBrowser, startServer } from './lib/lab.mjs';
+const s = await startServer(); const b = await launchBrowser();
+const ctx = await b.newContext({ viewport: { width: 1280, height: 900 } });
+const p = await ctx.newPage();
+p.on('pageerror', e => console.log('pageerror', e.message));
+await p.goto(s.url);
+await p.getByTestId('model').fill('profile:ttft300-itl20'); await p.getByTestId('model').blur();
+await p.getByTestId('run-mode').selectOption('repeat');
+await p.getByTestId('run-n').fill('6'); await p.getByTestId('run-n').blur();
+await p.getByTestId('start').click();
+await p.getByTestId('run-results').waitFor({ timeout: 30000 });
+console.log((await p.getByTestId('comparison').innerText()));
+const dl = p.waitForEvent('download'); await p.getByTestId('download-trace').click(); const d = await dl; await d.saveAs('/tmp/run.trace.json');
+await b.close(); s.stop();

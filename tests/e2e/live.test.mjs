@@ -1,0 +1,134 @@
+// Live mode against `latency-lab serve`'s replay endpoint: measurement
+// accuracy against the server's own send times, paint timing, Stop,
+// concurrency, and the CLI agreeing with the UI on the downloaded trace.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  ARTIFACTS, analyzeJson, downloadTrace, launchBrowser, openPage, runLive, startServer, waitForText,
+} from './lib/lab.mjs';
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+describe('live mode on the replay endpoint', () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    server?.stop();
+  });
+
+  test('TTFT and ITL match the server within 5 ms; first paint within one frame', async () => {
+    const { page, context, problems } = await openPage(browser, server.url);
+    // Default preset is the built-in replay endpoint on this very server.
+    assert.equal(await page.getByTestId('base-url').inputValue(), `${server.url}v1`);
+    await runLive(page, { model: 'profile:ttft300-itl20', mode: 'repeat', n: 5 });
+    assert.match(await page.getByTestId('run-status').innerText(), /^Finished/);
+    // Text really reached the page, token by token.
+    assert.match(await page.getByTestId('output').innerText(), /^Good question! Time to first token/);
+    assert.equal(await page.getByTestId('live-tokens').innerText(), '100');
+    assert.ok(Number(await page.getByTestId('itl-sparkline').getAttribute('data-points')) >= 90);
+
+    const { trace } = await downloadTrace(page);
+    assert.equal(trace.requests.length, 5);
+    const hz = trace.meta.client.display_refresh_hz;
+    assert.ok(hz > 20 && hz < 250, `refresh ${hz} Hz`);
+    const frame = 1000 / hz;
+    const rows = trace.requests.map((r) => {
+      assert.equal(r.failure, undefined, JSON.stringify(r.failure));
+      assert.equal(r.chunks.length, 100);
+      const s = r.server;
+      assert.ok(s, 'ground truth attached');
+      const ttftClient = r.chunks[0].arrived_ms - r.sent_ms;
+      const gaps = (ts) => ts.slice(1).map((t, i) => t - ts[i]);
+      const itlClient = median(gaps(r.chunks.map((c) => c.arrived_ms)));
+      const itlServer = median(gaps(s.chunks_sent_ms));
+      return {
+        ttft_client: ttftClient,
+        ttft_server: s.chunks_sent_ms[0],
+        ttft_delta: ttftClient - s.chunks_sent_ms[0],
+        itl_median_delta: itlClient - itlServer,
+        first_paint_lag: r.chunks[0].painted_ms - r.chunks[0].arrived_ms,
+        paint_lag_p50: median(r.chunks.map((c) => c.painted_ms - c.arrived_ms)),
+      };
+    });
+    writeFileSync(path.join(ARTIFACTS, 'live-accuracy.json'), JSON.stringify({ frame_ms: frame, rows }, null, 2));
+    // The server itself is exact: TTFT 300 ms, gaps 20 ms.
+    for (const r of rows) assert.ok(Math.abs(r.ttft_server - 300) < 2, `server TTFT ${r.ttft_server}`);
+    const ttftDelta = median(rows.map((r) => r.ttft_delta));
+    assert.ok(ttftDelta >= 0 && ttftDelta <= 5, `median TTFT delta ${ttftDelta} ms`);
+    for (const r of rows) {
+      assert.ok(Math.abs(r.itl_median_delta) <= 5, `ITL median delta ${r.itl_median_delta} ms`);
+      assert.ok(r.first_paint_lag >= 0 && r.first_paint_lag <= frame + 5, `first paint ${r.first_paint_lag} ms after arrival (frame ${frame})`);
+    }
+    // The UI shows the same comparison.
+    const shown = Number(await page.getByTestId('ttft-delta').innerText());
+    assert.ok(Math.abs(shown - ttftDelta) < 0.01, `${shown} vs ${ttftDelta}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the downloaded trace gives the same metrics in latency-lab analyze as in the UI', async () => {
+    const { page, context } = await openPage(browser, server.url);
+    await runLive(page, { model: 'profile:stalling', mode: 'repeat', n: 3, maxTokens: 80 });
+    const { path: file, name } = await downloadTrace(page);
+    assert.match(name, /^latency-lab-profile-stalling-.*\.trace\.json$/);
+    const cli = analyzeJson(file);
+    const results = page.getByTestId('run-results');
+    assert.equal(await results.getByTestId('requests').innerText(), String(cli.requests));
+    for (const metric of ['ttft', 'tpot', 'itl', 'e2el', 'ttfb', 'ttfp']) {
+      for (const col of ['mean', 'median', 'p90', 'p99']) {
+        const want = cli[`${metric}_ms`][col].toFixed(2);
+        assert.equal(await results.getByTestId(`metric-${metric}-${col}`).innerText(), want, `${metric} ${col}`);
+      }
+    }
+    assert.equal(await results.getByTestId('stalls').innerText(), String(cli.stalls.count));
+    await context.close();
+  });
+
+  test('Stop aborts the stream and keeps what arrived, marked as aborted', async () => {
+    const { page, context } = await openPage(browser, server.url);
+    await page.getByTestId('model').fill('profile:ttft=50,tpot=30,tokens=400,jitter=constant');
+    await page.getByTestId('model').blur();
+    await page.getByTestId('start').click();
+    await waitForText(page.getByTestId('live-tokens'), /^([2-9]\d|\d{3})$/);
+    await page.getByTestId('stop').click();
+    await waitForText(page.getByTestId('run-status'), /^Stopped/);
+    const msg = await page.getByTestId('failure-message').innerText();
+    assert.match(msg, /^Stopped by the user after (\d+) chunk\(s\)\.$/);
+    const { trace } = await downloadTrace(page);
+    const r = trace.requests[0];
+    assert.equal(r.failure.kind, 'aborted');
+    assert.ok(r.chunks.length >= 20 && r.chunks.length < 400, `${r.chunks.length} chunks kept`);
+    await context.close();
+  });
+
+  test('N at once past 6 explains the HTTP/1.1 connection limit; a sweep finds levels', async () => {
+    const { page, context } = await openPage(browser, server.url);
+    await runLive(page, { model: 'profile:ttft=100,tpot=10,tokens=30', mode: 'concurrent', n: 8 });
+    const { trace } = await downloadTrace(page);
+    assert.equal(trace.requests.length, 8);
+    assert.equal(trace.meta.concurrency, 8);
+    assert.ok(trace.requests.every((r) => !r.failure));
+    assert.match(await page.getByTestId('http1-warning').innerText(), /at most 6 connections per host/);
+    await runLive(page, { model: 'profile:ttft=100,tpot=10,tokens=30', mode: 'sweep', n: 4, rounds: 1 });
+    await page.getByTestId('sweep').waitFor();
+    const levels = await page.getByTestId('sweep-row').locator('th').allInnerTexts();
+    assert.deepEqual(levels, ['1', '2', '4']);
+    // The replay endpoint has no contention: no saturation.
+    assert.match(await page.getByTestId('saturation').innerText(), /No saturation point/);
+    await page.getByTestId('tab-runs').click();
+    assert.equal(await page.getByTestId('run-row').count(), 2);
+    await context.close();
+  });
+});
