@@ -38,13 +38,14 @@ fn start(extra: &[&str]) -> Server {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
+    let mut srv = Server { child, addr: String::new() };
     let t0 = Instant::now();
     loop {
         if let Ok(u) = std::fs::read_to_string(&url_file)
             && !u.is_empty()
         {
-            let addr = u.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
-            return Server { child, addr };
+            srv.addr = u.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
+            return srv;
         }
         assert!(t0.elapsed() < Duration::from_secs(20), "server did not start");
         std::thread::sleep(Duration::from_millis(20));
