@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ROOT, analyzeJson, launchBrowser, openPage, startServer, waitForText } from './lib/lab.mjs';
+import { ROOT, analyzeJson, assertShown, launchBrowser, openPage, startServer, waitForText } from './lib/lab.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests/fixtures/hand.trace.json');
 
@@ -25,7 +25,7 @@ describe('app shell', () => {
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cross-origin-opener-policy'), 'same-origin');
     assert.equal(res.headers.get('cross-origin-embedder-policy'), 'require-corp');
-    const { page, context, problems } = await openPage(browser, server.url);
+    const { page, context, problems } = await openPage(browser, `${server.url}#analyze`);
     assert.match(await page.getByRole('heading', { level: 1 }).innerText(), /Latency Lab/);
     assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
     assert.match(await page.getByTestId('cross-origin-isolated').innerText(), /^cross-origin isolated$/);
@@ -42,7 +42,7 @@ describe('app shell', () => {
 
   test('trace analysis in the browser equals the CLI', async () => {
     const cli = analyzeJson(FIXTURE);
-    const { page, context, problems } = await openPage(browser, server.url);
+    const { page, context, problems } = await openPage(browser, `${server.url}#analyze`);
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('analysis').waitFor();
     assert.equal(await page.getByTestId('requests').innerText(), String(cli.requests));
@@ -51,20 +51,19 @@ describe('app shell', () => {
     for (const metric of ['ttft', 'tpot', 'itl', 'e2el']) {
       for (const col of ['mean', 'median', 'std', 'p50', 'p90', 'p95', 'p99']) {
         const shown = await page.getByTestId(`metric-${metric}-${col}`).innerText();
-        const want = cli[`${metric}_ms`][col].toFixed(2);
-        assert.equal(shown, want, `${metric} ${col}`);
+        assertShown(shown, cli[`${metric}_ms`][col], 2, `${metric} ${col}`);
       }
     }
-    assert.equal(await page.getByTestId('output-tokens-per-s').innerText(), cli.output_tokens_per_s.toFixed(2));
+    assertShown(await page.getByTestId('output-tokens-per-s').innerText(), cli.output_tokens_per_s, 2, 'tokens/s');
     for (const s of cli.scores) {
-      assert.equal(await page.getByTestId(`score-${s.id}-value`).innerText(), s.score.toFixed(0), s.id);
+      assertShown(await page.getByTestId(`score-${s.id}-value`).innerText(), s.score, 0, s.id);
     }
     assert.deepEqual(problems, []);
     await context.close();
   });
 
   test('SLOs and weights are editable and change the results', async () => {
-    const { page, context } = await openPage(browser, server.url);
+    const { page, context } = await openPage(browser, `${server.url}#analyze`);
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('analysis').waitFor();
     const cli = analyzeJson(FIXTURE, ['--slo', 'ttft:200,tpot:30']);
@@ -89,7 +88,7 @@ describe('app shell', () => {
   });
 
   test('a broken file explains itself and keeps the loaded trace', async () => {
-    const { page, context } = await openPage(browser, server.url);
+    const { page, context } = await openPage(browser, `${server.url}#analyze`);
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('analysis').waitFor();
     await page.getByTestId('trace-input').setInputFiles({

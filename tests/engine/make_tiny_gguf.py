@@ -47,8 +47,15 @@ def vocabulary():
     for c in "abcdefghijklmnopqrstuvwxyz.,!?'":
         add(c, -2.0, TokenType.NORMAL)
         add("\u2581" + c, -1.5, TokenType.NORMAL)
-    for i, w in enumerate(WORDS):
-        add("\u2581" + w, -1.0 - i * 0.001, TokenType.NORMAL)
+    # Every prefix of every word, so SentencePiece merges can build words
+    # piece by piece (longer pieces score higher and win).
+    seen = set(tokens)
+    for w in WORDS:
+        for k in range(2, len(w) + 1):
+            piece = "\u2581" + w[:k]
+            if piece not in seen:
+                seen.add(piece)
+                add(piece, -1.0 + k * 0.01, TokenType.NORMAL)
     return tokens, scores, types
 
 

@@ -5,6 +5,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use lab_core::record::{Recorder, StreamEnd};
@@ -24,9 +25,10 @@ impl Drop for Server {
 }
 
 fn start(extra: &[&str]) -> Server {
-    let dir = std::env::temp_dir().join(format!("lab-replay-{}-{}", std::process::id(), extra.len()));
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!("lab-replay-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let url_file = dir.join(format!("url-{}", Instant::now().elapsed().as_nanos()));
+    let url_file = dir.join(format!("url-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
     let _ = std::fs::remove_file(&url_file);
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hand.trace.json");
     let child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))

@@ -3,7 +3,9 @@
 //! mean the same thing.
 //!
 //! Per request (all times in ms, measured from `sent_ms`):
-//! - A **token chunk** is a chunk with `tokens > 0` (content or reasoning).
+//! - A **token chunk** is a chunk with `tokens > 0` (content or reasoning,
+//!   including a token whose text is empty because its bytes do not yet form
+//!   a character, as llama.cpp streams them).
 //! - **TTFT** (time to first token) = arrival of the first token chunk −
 //!   sent. Like vLLM's client, reasoning text counts as a token; the
 //!   role-only first chunk of chat streams carries no text and does not.

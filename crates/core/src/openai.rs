@@ -51,12 +51,23 @@ pub struct ChunkData {
     pub model: Option<String>,
     /// True when the chunk had at least one choice.
     pub has_choice: bool,
+    /// The choice had a `content` (or `text`) string, possibly empty.
+    pub content_present: bool,
 }
 
 impl ChunkData {
     /// True when the chunk carries generated text.
     pub fn has_text(&self) -> bool {
         !self.content.is_empty() || !self.reasoning.is_empty()
+    }
+
+    /// True when the chunk stands for a generated token: it has text, or it
+    /// has an *empty* content string without being the role-only opening
+    /// chunk or the closing `finish_reason` chunk. Engines such as llama.cpp
+    /// send such empty deltas for tokens whose bytes do not yet form a whole
+    /// character; they are real tokens (vLLM's client counts them too).
+    pub fn is_token(&self) -> bool {
+        self.has_text() || (self.content_present && self.role.is_none() && self.finish_reason.is_none())
     }
 }
 
@@ -141,6 +152,7 @@ pub fn decode(data: &str) -> Result<StreamItem, DecodeError> {
         out.has_choice = true;
         out.finish_reason = choice.get("finish_reason").and_then(Value::as_str).map(str::to_owned);
         if let Some(delta) = choice.get("delta") {
+            out.content_present = delta.get("content").is_some_and(|c| c.is_string() || c.is_array());
             out.content = text_of(delta.get("content"));
             out.reasoning = text_of(delta.get("reasoning_content"));
             if out.reasoning.is_empty() {
@@ -148,6 +160,7 @@ pub fn decode(data: &str) -> Result<StreamItem, DecodeError> {
             }
             out.role = delta.get("role").and_then(Value::as_str).map(str::to_owned);
         } else {
+            out.content_present = choice.get("text").is_some_and(Value::is_string);
             out.content = text_of(choice.get("text"));
         }
     }
@@ -219,7 +232,7 @@ mod tests {
             r#"{"id":"x","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#,
         );
         assert_eq!(c.role.as_deref(), Some("assistant"));
-        assert!(!c.has_text());
+        assert!(!c.has_text() && !c.is_token());
         assert!(c.has_choice);
         assert_eq!(c.model.as_deref(), Some("m"));
     }
@@ -233,7 +246,11 @@ mod tests {
         let r2 = chunk(r#"{"choices":[{"delta":{"reasoning":"hmm","content":null}}]}"#);
         assert_eq!((r2.reasoning.as_str(), r2.content.as_str()), ("hmm", ""));
         let empty = chunk(r#"{"choices":[{"index":0,"delta":{}}]}"#);
-        assert!(!empty.has_text());
+        assert!(!empty.has_text() && !empty.is_token());
+        let partial = chunk(r#"{"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}"#);
+        assert!(!partial.has_text() && partial.is_token(), "half a character is still a token");
+        let closing = chunk(r#"{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}]}"#);
+        assert!(!closing.is_token());
     }
 
     #[test]

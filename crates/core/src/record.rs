@@ -4,7 +4,10 @@
 //!
 //! Rules:
 //! - Every SSE event whose payload carries text (content or reasoning)
-//!   becomes one chunk of 1 token, stamped with the time its bytes were read.
+//!   becomes one chunk of 1 token, stamped with the time its bytes were read;
+//!   so does an event with an empty content string that is neither the
+//!   role-only opening nor the closing chunk (a token whose bytes do not yet
+//!   form a character; see [`crate::openai::ChunkData::is_token`]).
 //!   Several events read at once share that time, as they arrived together.
 //! - `usage` from the final chunk is kept; metrics prefer it for token counts.
 //! - A payload that is not valid JSON marks the request as failed
@@ -115,17 +118,22 @@ impl Recorder {
                 if let Some(u) = c.usage {
                     self.req.usage = Some(u);
                 }
-                for (text, kind) in [(c.reasoning, ChunkKind::Reasoning), (c.content, ChunkKind::Content)] {
-                    if !text.is_empty() {
-                        self.req.chunks.push(Chunk {
-                            arrived_ms: at_ms,
-                            text,
-                            tokens: 1,
-                            kind,
-                            painted_ms: None,
-                            due_ms: None,
-                        });
-                    }
+                // A token whose text is still empty (half a character) is
+                // recorded as an empty content chunk: it counts, it shows nothing.
+                let empty_token = c.is_token() && !c.has_text();
+                let chunk = |text, kind| Chunk {
+                    arrived_ms: at_ms,
+                    text,
+                    tokens: 1,
+                    kind,
+                    painted_ms: None,
+                    due_ms: None,
+                };
+                if !c.reasoning.is_empty() {
+                    self.req.chunks.push(chunk(c.reasoning, ChunkKind::Reasoning));
+                }
+                if !c.content.is_empty() || empty_token {
+                    self.req.chunks.push(chunk(c.content, ChunkKind::Content));
                 }
             }
             Err(e) => {
@@ -309,6 +317,20 @@ mod tests {
         assert!(t.chunks.iter().all(|c| c.painted_ms == Some(175.0)));
         assert_eq!(t.usage.unwrap().completion_tokens, Some(3));
         assert_eq!((t.headers_ms, t.end_ms), (Some(110.0), Some(182.0)));
+    }
+
+    #[test]
+    fn empty_token_deltas_count_but_show_nothing() {
+        let mut r = Recorder::new(0.0);
+        r.on_bytes(1.0, ROLE.as_bytes());
+        r.on_bytes(2.0, delta("T").as_bytes());
+        r.on_bytes(3.0, delta("").as_bytes());
+        r.on_bytes(4.0, delta("é").as_bytes());
+        r.on_bytes(5.0, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n");
+        let t = r.finish(6.0, StreamEnd::Closed);
+        assert_eq!(t.chunks.len(), 3);
+        assert_eq!(t.text(), "Té");
+        assert_eq!(t.chunks[1].text, "");
     }
 
     #[test]

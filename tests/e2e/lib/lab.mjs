@@ -118,3 +118,15 @@ export async function downloadTrace(page, savePath) {
 
 /** Directory for artifacts the suite writes (screenshots, measurements). */
 export const ARTIFACTS = path.join(ROOT, 'tests/e2e/artifacts');
+
+/**
+ * Asserts that a number shown with `digits` decimals is `value` rounded:
+ * within half a display unit (Rust and JavaScript round exact ties
+ * differently, so strings are not compared).
+ */
+export function assertShown(shown, value, digits = 2, what = '') {
+  const tolerance = 0.5 * 10 ** -digits + 1e-9;
+  if (!(Math.abs(Number(shown) - value) <= tolerance)) {
+    throw new Error(`${what}: shown ${shown}, expected ${value} to ${digits} decimals`);
+  }
+}

@@ -1,0 +1,121 @@
+// Live mode against a real inference engine: llama.cpp (llama-cpp-python's
+// OpenAI-compatible server) running a tiny random-weight LLaMA model that
+// the suite generates itself (tests/engine/make_tiny_gguf.py; ./lab test
+// prepares both). Tokens arrive and render, TTFT grows with the prompt
+// (prefill), and the lab's token count equals the server's usage.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { downloadTrace, launchBrowser, openPage, runLive, setField, startServer } from './lib/lab.mjs';
+
+const CACHE = process.env.LAB_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'latency-lab');
+const PYTHON = process.env.LAB_ENGINE_PYTHON ?? path.join(CACHE, 'venv/bin/python');
+const MODEL = process.env.LAB_ENGINE_MODEL
+  ?? (existsSync(CACHE) ? readdirSync(CACHE).filter((f) => /^tiny-.*\.gguf$/.test(f)).map((f) => path.join(CACHE, f))[0] : undefined);
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startEngine() {
+  if (!existsSync(PYTHON) || !MODEL || !existsSync(MODEL)) {
+    throw new Error(`the test engine is not prepared (${PYTHON}, ${MODEL}): run ./lab test, which sets it up`);
+  }
+  const port = await freePort();
+  const proc = spawn(PYTHON, ['-m', 'llama_cpp.server', '--model', MODEL, '--host', '127.0.0.1', '--port', String(port),
+    '--n_ctx', '4096', '--n_threads', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  proc.stdout.on('data', (d) => (log += d));
+  proc.stderr.on('data', (d) => (log += d));
+  const base = `http://127.0.0.1:${port}/v1`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      const r = await fetch(`${base}/models`);
+      if (r.ok) return { base, proc, log: () => log };
+    } catch { /* not up yet */ }
+    if (proc.exitCode !== null) break;
+    await sleep(100);
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`llama.cpp server did not start:\n${log}`);
+}
+
+const WORDS = 'the first token stream latency user fast slow wait read text model answer'.split(' ');
+const longPrompt = (n, tag) => `${tag} ${Array.from({ length: n }, (_, i) => WORDS[i % WORDS.length]).join(' ')}`;
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+describe('live mode against a real llama.cpp engine', () => {
+  let server;
+  let engine;
+  let browser;
+  let page;
+  let context;
+  before(async () => {
+    [server, engine] = await Promise.all([startServer(), startEngine()]);
+    browser = await launchBrowser();
+    ({ page, context } = await openPage(browser, server.url));
+    await page.getByTestId('preset').selectOption('llamacpp');
+    await setField(page, 'base-url', engine.base);
+    await setField(page, 'temperature', 0);
+    await setField(page, 'extra-body', '{"seed": 7}');
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    server?.stop();
+    engine?.proc.kill('SIGINT');
+  });
+
+  test('tokens stream in, render, and match the server\'s usage count', async () => {
+    await setField(page, 'prompt', 'What is the first token?');
+    await runLive(page, { model: 'tiny', maxTokens: 48 });
+    const { trace } = await downloadTrace(page);
+    const r = trace.requests[0];
+    assert.equal(r.failure, undefined, JSON.stringify(r.failure));
+    const tokens = r.chunks.filter((c) => c.tokens > 0).length;
+    assert.ok(tokens > 10, `${tokens} tokens`);
+    const shown = await page.getByTestId('output').innerText();
+    assert.equal(shown, r.chunks.map((c) => c.text).join(''), 'what arrived is what is on screen');
+    assert.ok(shown.trim().length > 0);
+    assert.ok(r.chunks.some((c) => c.painted_ms !== undefined), 'paint times recorded');
+    assert.equal(await page.getByTestId('live-tokens').innerText(), String(tokens));
+    // Same deterministic request without streaming: the server's own count.
+    const body = JSON.parse(JSON.stringify({
+      model: 'tiny', messages: [{ role: 'user', content: 'What is the first token?' }],
+      max_tokens: 48, temperature: 0, seed: 7,
+    }));
+    const usage = (await (await fetch(`${engine.base}/chat/completions`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+    })).json()).usage;
+    assert.equal(tokens, usage.completion_tokens, `lab counted ${tokens}, server says ${usage.completion_tokens}`);
+    if (r.usage?.completion_tokens !== undefined) assert.equal(r.usage.completion_tokens, usage.completion_tokens);
+  });
+
+  test('TTFT grows with a longer prompt (prefill)', async () => {
+    const ttft = { short: [], long: [] };
+    // Alternate short and long prompts with distinct openings, so the
+    // engine's prompt-prefix cache cannot skip the prefill.
+    for (let i = 0; i < 3; i++) {
+      for (const kind of ['short', 'long']) {
+        await setField(page, 'prompt', kind === 'short' ? `q${i} the first token` : longPrompt(2200, `q${i}`));
+        await runLive(page, { model: 'tiny', maxTokens: 8 });
+        const { trace } = await downloadTrace(page);
+        const r = trace.requests[0];
+        assert.equal(r.failure, undefined, JSON.stringify(r.failure));
+        ttft[kind].push(r.chunks[0].arrived_ms - r.sent_ms);
+      }
+    }
+    const [s, l] = [median(ttft.short), median(ttft.long)];
+    assert.ok(l > 2 * s && l - s > 30, `TTFT short ${s.toFixed(1)} ms vs long ${l.toFixed(1)} ms`);
+  });
+});
