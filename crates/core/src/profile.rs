@@ -20,8 +20,10 @@
 //! The random stream of request `i` is seeded from `(seed, i)`, so a profile
 //! gives the same schedule every time, everywhere ([`crate::rng`]).
 
-use std::fmt;
-use std::str::FromStr;
+mod presets;
+mod spec;
+
+pub use presets::{preset, presets};
 
 use serde::{Deserialize, Serialize};
 
@@ -85,14 +87,21 @@ pub enum TextSource {
         /// The text.
         text: String,
     },
+    /// Exact token texts (e.g. a recorded request's chunks), one per token.
+    Pieces {
+        /// The pieces.
+        pieces: Vec<String>,
+    },
 }
 
 impl TextSource {
-    /// The text itself (unknown sample ids fall back to the chat sample).
-    pub fn text(&self) -> &str {
+    /// The first `n` token texts (cycling when the source is shorter).
+    pub fn tokens(&self, n: usize) -> Vec<String> {
         match self {
-            Self::Sample { id } => text::sample(id).unwrap_or(&text::SAMPLES[0]).text,
-            Self::Custom { text } => text,
+            Self::Sample { id } => text::take_tokens(text::sample(id).unwrap_or(&text::SAMPLES[0]).text, n),
+            Self::Custom { text } => text::take_tokens(text, n),
+            Self::Pieces { pieces } if !pieces.is_empty() => pieces.iter().cycle().take(n).cloned().collect(),
+            Self::Pieces { .. } => text::take_tokens("", n),
         }
     }
 }
@@ -214,6 +223,32 @@ impl Profile {
         }
     }
 
+    /// A profile with the rhythm of a recorded request: its TTFT, its mean
+    /// inter-token gap as TPOT, its gaps resampled (empirical jitter), its
+    /// length and its text. `None` for a request without two token chunks.
+    pub fn from_recorded(name: &str, r: &RequestTrace) -> Option<Self> {
+        let chunks: Vec<&Chunk> = r.chunks.iter().filter(|c| c.tokens > 0).collect();
+        if chunks.len() < 2 {
+            return None;
+        }
+        let gaps: Vec<f64> =
+            chunks.windows(2).map(|w| (w[1].arrived_ms - w[0].arrived_ms).max(0.0)).collect();
+        let tokens: u32 = chunks.iter().map(|c| c.tokens).sum();
+        Some(Self {
+            name: name.to_string(),
+            ttft_ms: (chunks[0].arrived_ms - r.sent_ms).max(0.0),
+            ttft_cv: 0.0,
+            prefill_ms_per_token: 0.0,
+            tpot_ms: gaps.iter().sum::<f64>() / gaps.len() as f64,
+            jitter: Jitter::Empirical { values_ms: gaps },
+            stall: None,
+            burst: 1,
+            output_tokens: tokens.clamp(1, MAX_OUTPUT_TOKENS),
+            seed: 1,
+            text: TextSource::Pieces { pieces: chunks.iter().map(|c| c.text.clone()).collect() },
+        })
+    }
+
     /// Checks every number.
     pub fn validate(&self) -> Result<(), ProfileError> {
         check("ttft_ms", self.ttft_ms, self.ttft_ms >= 0.0, "must be ≥ 0")?;
@@ -281,7 +316,7 @@ impl Profile {
     pub fn schedule(&self, request: u64, prompt_tokens: u64, max_tokens: Option<u32>) -> Schedule {
         let mut rng = Rng::new(self.seed ^ request.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17));
         let n = max_tokens.map_or(self.output_tokens, |m| m.min(self.output_tokens)).min(MAX_OUTPUT_TOKENS);
-        let pieces = text::take_tokens(self.text.text(), n as usize);
+        let pieces = self.text.tokens(n as usize);
         let factor = if self.ttft_cv > 0.0 { rng.lognormal(1.0, self.ttft_cv) } else { 1.0 };
         let mut t = self.ttft_ms * factor + self.prefill_ms_per_token * prompt_tokens as f64;
         let mut chunks = Vec::new();
@@ -358,139 +393,6 @@ impl Profile {
     }
 }
 
-/// A preset from its spec; a spec that does not parse (a bug the tests
-/// catch) yields a plain profile whose name says so, never a panic.
-fn named(name: &str, spec: &str) -> Profile {
-    match spec.parse::<Profile>() {
-        Ok(mut p) => {
-            p.name = name.to_string();
-            p
-        }
-        Err(_) => Profile::simple(&format!("{name} (invalid preset)"), 200.0, 25.0, 200),
-    }
-}
-
-/// Named profiles served by `latency-lab serve` as `profile:<name>` and used
-/// by the replay presets. Pairs are built to tell one story each: e.g.
-/// `fast-start` and `slow-start` stream the same 80 tokens in the same
-/// 3.31 s (equal tokens/s) but feel nothing alike.
-pub fn presets() -> Vec<Profile> {
-    vec![
-        named("fast-start", "ttft=150,tpot=40,jitter=constant,tokens=80,text=chat"),
-        named("slow-start", "ttft=2520,tpot=10,jitter=constant,tokens=80,text=chat"),
-        named("smooth", "ttft=300,tpot=30,jitter=normal:0.05,tokens=150,text=article"),
-        named("jittery", "ttft=300,tpot=30,jitter=gamma:1.2,tokens=150,text=article"),
-        named(
-            "stalling",
-            "ttft=300,tpot=25,jitter=normal:0.1,stall=0.03:900:0.4,tokens=200,text=article,seed=3",
-        ),
-        named("code-fast", "ttft=80,tpot=12,jitter=normal:0.1,tokens=60,text=code"),
-        named("code-slow", "ttft=600,tpot=12,jitter=normal:0.1,tokens=60,text=code"),
-        named("rag-long-prompt", "ttft=120,prefill=0.35,tpot=20,jitter=normal:0.15,tokens=60,text=chat"),
-        named("bursty", "ttft=250,tpot=15,jitter=lognormal:0.3,burst=6,tokens=180,text=article"),
-        named("ttft300-itl20", "ttft=300,tpot=20,jitter=constant,tokens=100,text=chat"),
-    ]
-}
-
-/// A preset by name.
-pub fn preset(name: &str) -> Option<Profile> {
-    presets().into_iter().find(|p| p.name == name)
-}
-
-/// The compact spec form used in model names (`profile:ttft=300,tpot=20`):
-/// `ttft`, `ttft_cv`, `prefill` (ms per prompt token), `tpot`,
-/// `jitter=constant|normal:CV|lognormal:CV|gamma:CV`, `stall=P:MEAN_MS[:CV]`,
-/// `burst`, `tokens`, `seed`, `text=chat|code|article`, `name`.
-/// Omitted keys keep [`Profile::simple`]'s defaults (TTFT 200 ms, TPOT 25 ms,
-/// 200 tokens).
-impl FromStr for Profile {
-    type Err = ProfileError;
-
-    fn from_str(s: &str) -> Result<Self, ProfileError> {
-        let mut p = Profile::simple("custom", 200.0, 25.0, 200);
-        let bad = |item: &str, why: &str| ProfileError::Spec { item: item.to_string(), why: why.to_string() };
-        let num = |item: &str, v: &str| v.parse::<f64>().map_err(|_| bad(item, "not a number"));
-        for item in s.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let (key, value) = item.split_once('=').ok_or_else(|| bad(item, "expected key=value"))?;
-            match key {
-                "ttft" => p.ttft_ms = num(item, value)?,
-                "ttft_cv" => p.ttft_cv = num(item, value)?,
-                "prefill" => p.prefill_ms_per_token = num(item, value)?,
-                "tpot" | "itl" => p.tpot_ms = num(item, value)?,
-                "jitter" => {
-                    let (kind, cv) = value.split_once(':').unwrap_or((value, "0"));
-                    let cv = num(item, cv)?;
-                    p.jitter = match kind {
-                        "constant" => Jitter::Constant,
-                        "normal" => Jitter::Normal { cv },
-                        "lognormal" => Jitter::LogNormal { cv },
-                        "gamma" => Jitter::Gamma { cv },
-                        _ => {
-                            return Err(bad(item, "jitter is constant, normal:CV, lognormal:CV or gamma:CV"));
-                        }
-                    };
-                }
-                "stall" => {
-                    let parts: Vec<&str> = value.split(':').collect();
-                    if !(2..=3).contains(&parts.len()) {
-                        return Err(bad(item, "stall is PROBABILITY:MEAN_MS[:CV]"));
-                    }
-                    p.stall = Some(StallModel {
-                        probability: num(item, parts[0])?,
-                        mean_ms: num(item, parts[1])?,
-                        cv: parts.get(2).map_or(Ok(0.5), |c| num(item, c))?,
-                    });
-                }
-                "burst" => p.burst = value.parse().map_err(|_| bad(item, "burst is a whole number ≥ 1"))?,
-                "tokens" => {
-                    p.output_tokens = value.parse().map_err(|_| bad(item, "tokens is a whole number"))?
-                }
-                "seed" => p.seed = value.parse().map_err(|_| bad(item, "seed is a whole number"))?,
-                "text" => {
-                    if text::sample(value).is_none() {
-                        return Err(bad(item, "text is chat, code or article"));
-                    }
-                    p.text = TextSource::Sample { id: value.to_string() };
-                }
-                "name" => p.name = value.to_string(),
-                _ => return Err(bad(item, "unknown key")),
-            }
-        }
-        p.validate()?;
-        Ok(p)
-    }
-}
-
-impl fmt::Display for Profile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ttft={},tpot={}", self.ttft_ms, self.tpot_ms)?;
-        if self.ttft_cv > 0.0 {
-            write!(f, ",ttft_cv={}", self.ttft_cv)?;
-        }
-        if self.prefill_ms_per_token > 0.0 {
-            write!(f, ",prefill={}", self.prefill_ms_per_token)?;
-        }
-        match &self.jitter {
-            Jitter::Constant => write!(f, ",jitter=constant")?,
-            Jitter::Normal { cv } => write!(f, ",jitter=normal:{cv}")?,
-            Jitter::LogNormal { cv } => write!(f, ",jitter=lognormal:{cv}")?,
-            Jitter::Gamma { cv } => write!(f, ",jitter=gamma:{cv}")?,
-            Jitter::Empirical { values_ms } => write!(f, ",jitter=empirical({} values)", values_ms.len())?,
-        }
-        if let Some(s) = self.stall {
-            write!(f, ",stall={}:{}:{}", s.probability, s.mean_ms, s.cv)?;
-        }
-        if self.burst != 1 {
-            write!(f, ",burst={}", self.burst)?;
-        }
-        write!(f, ",tokens={},seed={}", self.output_tokens, self.seed)?;
-        if let TextSource::Sample { id } = &self.text {
-            write!(f, ",text={id}")?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -537,6 +439,20 @@ mod tests {
         {
             assert!(bad.parse::<Profile>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn profile_from_a_recorded_request_keeps_its_rhythm() {
+        let t =
+            crate::trace::Trace::from_json(include_str!("../../../tests/fixtures/hand.trace.json")).unwrap();
+        let p = Profile::from_recorded("D", &t.requests[3]).unwrap(); // TTFT 50, gaps 20, 400, 20
+        assert_eq!(p.ttft_ms, 50.0);
+        assert!((p.tpot_ms - 440.0 / 3.0).abs() < 1e-9);
+        let s = p.schedule(0, 0, None);
+        assert_eq!(s.tokens(), 4);
+        assert!(s.chunks.windows(2).all(|w| [20.0, 400.0].contains(&(w[1].due_ms - w[0].due_ms))));
+        assert_eq!(s.chunks.iter().map(|c| c.text.as_str()).collect::<String>(), "abcd");
+        assert!(Profile::from_recorded("C", &t.requests[2]).is_none());
     }
 
     #[test]

@@ -24,6 +24,12 @@
 //! with [`TraceError::TooNew`]. Secrets never enter a trace: endpoints are
 //! stored through [`redact_endpoint`].
 
+mod load;
+mod redact;
+
+pub use load::TraceError;
+pub use redact::redact_endpoint;
+
 use serde::{Deserialize, Serialize};
 
 /// The schema version this build writes.
@@ -147,6 +153,30 @@ pub struct TraceMeta {
     /// The measuring client.
     #[serde(default)]
     pub client: ClientInfo,
+    /// How a replay was played (replays only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayInfo>,
+}
+
+/// How a replay was played, and how well the browser kept up.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReplayInfo {
+    /// `precise` (the lab's scheduler) or `naive` (chained `setTimeout`).
+    pub scheduler: String,
+    /// Playback speed.
+    pub speed: f64,
+    /// Frames that came later than 1.5 refresh intervals during playback.
+    #[serde(default)]
+    pub late_frames: u32,
+    /// Frames seen during playback.
+    #[serde(default)]
+    pub frames: u32,
+    /// Time spent putting text on the page, per token (µs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render_us_per_token: Option<f64>,
+    /// Rendering mode: `text` or `markdown`.
+    #[serde(default)]
+    pub render: String,
 }
 
 /// Kind of a generated chunk.
@@ -342,223 +372,6 @@ impl RequestTrace {
     }
 }
 
-/// Why a trace could not be loaded.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum TraceError {
-    /// The file is larger than [`MAX_TRACE_BYTES`].
-    #[error("the file is {size} bytes; traces larger than {limit} bytes are refused")]
-    TooLarge {
-        /// Size of the input.
-        size: usize,
-        /// The limit.
-        limit: usize,
-    },
-    /// Not JSON at all, or cut off.
-    #[error("not valid JSON (line {line}, column {column}): {message}")]
-    Json {
-        /// 1-based line of the error.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What the parser said.
-        message: String,
-    },
-    /// JSON, but not a lab trace.
-    #[error(
-        "this JSON is not a Latency Lab trace (expected an object with \"schema_version\" and \"requests\"{hint})"
-    )]
-    NotATrace {
-        /// Extra hint such as a recognised foreign format.
-        hint: String,
-    },
-    /// Written by a newer lab in a way this build cannot read.
-    #[error(
-        "trace schema {found} is newer than this lab understands ({supported}) and does not fit: {message}"
-    )]
-    TooNew {
-        /// Version in the file.
-        found: u32,
-        /// Version this build writes.
-        supported: u32,
-        /// What did not fit.
-        message: String,
-    },
-    /// Structurally a trace, but a field has the wrong shape.
-    #[error("trace field has the wrong shape: {message}")]
-    Shape {
-        /// Parser message naming the field.
-        message: String,
-    },
-    /// Well-formed, but its times make no sense.
-    #[error("request {request}: {message}")]
-    Invalid {
-        /// Index of the request.
-        request: usize,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-impl Trace {
-    /// Parses and validates a trace from JSON text.
-    pub fn from_json(text: &str) -> Result<Self, TraceError> {
-        if text.len() > MAX_TRACE_BYTES {
-            return Err(TraceError::TooLarge { size: text.len(), limit: MAX_TRACE_BYTES });
-        }
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| TraceError::Json {
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
-        Self::from_value(value)
-    }
-
-    /// Validates an already-parsed JSON value as a trace.
-    pub fn from_value(value: serde_json::Value) -> Result<Self, TraceError> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| TraceError::NotATrace { hint: format!(", found {}", json_kind(&value)) })?;
-        let version = obj.get("schema_version").and_then(serde_json::Value::as_u64);
-        let Some(version) = version else {
-            return Err(TraceError::NotATrace { hint: String::new() });
-        };
-        if let Some(format) = obj.get("format").and_then(serde_json::Value::as_str)
-            && format != FORMAT
-        {
-            return Err(TraceError::NotATrace { hint: format!(", found format \"{format}\"") });
-        }
-        let trace: Trace = serde_json::from_value(value).map_err(|e| {
-            if version > u64::from(SCHEMA_VERSION) {
-                TraceError::TooNew {
-                    found: u32::try_from(version).unwrap_or(u32::MAX),
-                    supported: SCHEMA_VERSION,
-                    message: e.to_string(),
-                }
-            } else {
-                TraceError::Shape { message: e.to_string() }
-            }
-        })?;
-        trace.validate()?;
-        Ok(trace)
-    }
-
-    /// Serialises the trace as pretty JSON (always with the current version).
-    pub fn to_json(&self) -> String {
-        let mut out = self.clone();
-        out.schema_version = SCHEMA_VERSION;
-        out.format = FORMAT.to_string();
-        // A trace holds only plain data; serialisation cannot fail.
-        serde_json::to_string_pretty(&out).unwrap_or_default()
-    }
-
-    /// Checks that times are finite, non-negative where they are durations,
-    /// and ordered: headers after sending, chunks after headers and in order.
-    pub fn validate(&self) -> Result<(), TraceError> {
-        for (i, r) in self.requests.iter().enumerate() {
-            let bad = |message: String| TraceError::Invalid { request: i, message };
-            if !r.sent_ms.is_finite() {
-                return Err(bad(format!("sent_ms is not a finite number ({})", r.sent_ms)));
-            }
-            let mut floor = r.sent_ms;
-            if let Some(h) = r.headers_ms {
-                if !h.is_finite() || h < floor {
-                    return Err(bad(format!(
-                        "headers_ms ({h}) must be a finite time after sent_ms ({floor})"
-                    )));
-                }
-                floor = h;
-            }
-            let mut prev = r.sent_ms;
-            for (j, c) in r.chunks.iter().enumerate() {
-                if !c.arrived_ms.is_finite() || c.arrived_ms < prev {
-                    return Err(bad(format!(
-                        "chunk {j}: arrived_ms ({}) must be finite and not earlier than the previous event ({prev})",
-                        c.arrived_ms
-                    )));
-                }
-                if c.arrived_ms < floor {
-                    return Err(bad(format!(
-                        "chunk {j}: arrived_ms ({}) is before the response headers ({floor})",
-                        c.arrived_ms
-                    )));
-                }
-                if let Some(p) = c.painted_ms
-                    && (!p.is_finite() || p < c.arrived_ms)
-                {
-                    return Err(bad(format!(
-                        "chunk {j}: painted_ms ({p}) must be finite and not before arrived_ms ({})",
-                        c.arrived_ms
-                    )));
-                }
-                prev = c.arrived_ms;
-            }
-            if let Some(e) = r.end_ms
-                && (!e.is_finite() || e < prev)
-            {
-                return Err(bad(format!(
-                    "end_ms ({e}) must be finite and not before the last chunk ({prev})"
-                )));
-            }
-        }
-        Ok(())
-    }
-}
-
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
-}
-
-/// Query parameters whose values are treated as secrets.
-const SECRET_PARAMS: [&str; 8] =
-    ["key", "api_key", "apikey", "api-key", "token", "access_token", "auth", "sig"];
-
-/// Removes credentials from an endpoint URL before it is stored anywhere:
-/// `user:password@` is dropped and the values of key-like query parameters
-/// are replaced by `REDACTED`. Works on plain strings (no URL parser), so it
-/// never fails; text that is not a URL is returned unchanged.
-pub fn redact_endpoint(url: &str) -> String {
-    let (scheme, rest) = match url.find("://") {
-        Some(i) => (&url[..i + 3], &url[i + 3..]),
-        None => ("", url),
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let (path, query_and_fragment) = match tail.find('?') {
-        Some(i) => (&tail[..i], Some(&tail[i + 1..])),
-        None => (tail, None),
-    };
-    let mut out = format!("{scheme}{host}{path}");
-    if let Some(qf) = query_and_fragment {
-        let (query, fragment) = match qf.find('#') {
-            Some(i) => (&qf[..i], Some(&qf[i..])),
-            None => (qf, None),
-        };
-        let redacted: Vec<String> = query
-            .split('&')
-            .map(|pair| match pair.split_once('=') {
-                Some((k, _)) if SECRET_PARAMS.contains(&k.to_ascii_lowercase().as_str()) => {
-                    format!("{k}=REDACTED")
-                }
-                _ => pair.to_string(),
-            })
-            .collect();
-        out.push('?');
-        out.push_str(&redacted.join("&"));
-        if let Some(f) = fragment {
-            out.push_str(f);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -639,16 +452,5 @@ mod tests {
         assert!(e.to_string().contains("chunk 1"), "{e}");
         let foreign = r#"{"schema_version":1,"format":"other","requests":[]}"#;
         assert!(Trace::from_json(foreign).unwrap_err().to_string().contains("other"));
-    }
-
-    #[test]
-    fn redaction_removes_credentials() {
-        assert_eq!(
-            redact_endpoint("https://user:secret@api.example.com/v1?api_key=sk-1&x=2#f"),
-            "https://api.example.com/v1?api_key=REDACTED&x=2#f"
-        );
-        assert_eq!(redact_endpoint("http://localhost:8000/v1"), "http://localhost:8000/v1");
-        assert_eq!(redact_endpoint("not a url"), "not a url");
-        assert_eq!(redact_endpoint("http://h/p?Token=abc"), "http://h/p?Token=REDACTED");
     }
 }

@@ -1,0 +1,236 @@
+//! The replay state machine: which chunks of a schedule are due at a given
+//! clock time, under play, pause, speed changes and restarts. Pure (the
+//! clock is passed in), so the browser scheduler only sleeps and asks.
+//!
+//! Definitions:
+//! - `due[i]` are offsets (ms) from the start of the replay, non-decreasing.
+//! - While playing, the **position** at clock time `t` is
+//!   `(t − origin) · speed`; chunk `i` is **due** once `due[i] ≤ position`.
+//!   Its due *clock* time is `origin + due[i] / speed`.
+//! - Pausing freezes the position; resuming or changing speed moves the
+//!   origin so that the position stays continuous (no jump, no burst).
+//! - [`Replay::poll`] returns each chunk exactly once, in order, and never
+//!   before it is due.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::stats::{Samples, Summary};
+use crate::trace::RequestTrace;
+
+/// Slowest and fastest playback speeds.
+pub const SPEED_RANGE: (f64, f64) = (0.25, 8.0);
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    Idle,
+    Playing { origin: f64, speed: f64 },
+    Paused { position: f64, speed: f64 },
+}
+
+/// One replay.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Replay {
+    due: Vec<f64>,
+    next: usize,
+    state: State,
+    speed: f64,
+}
+
+impl Replay {
+    /// A replay of `due` offsets (sorted here, so a bad schedule cannot
+    /// make it emit out of order).
+    pub fn new(mut due: Vec<f64>) -> Self {
+        for d in &mut due {
+            if !d.is_finite() || *d < 0.0 {
+                *d = 0.0;
+            }
+        }
+        due.sort_by(f64::total_cmp);
+        Self { due, next: 0, state: State::Idle, speed: 1.0 }
+    }
+
+    /// Number of chunks.
+    pub fn len(&self) -> usize {
+        self.due.len()
+    }
+
+    /// True when there are no chunks.
+    pub fn is_empty(&self) -> bool {
+        self.due.is_empty()
+    }
+
+    /// Chunks already emitted.
+    pub fn emitted(&self) -> usize {
+        self.next
+    }
+
+    /// True while playing.
+    pub fn is_playing(&self) -> bool {
+        matches!(self.state, State::Playing { .. })
+    }
+
+    /// True once every chunk was emitted.
+    pub fn is_finished(&self) -> bool {
+        self.next == self.due.len()
+    }
+
+    /// The playback speed.
+    pub fn speed(&self) -> f64 {
+        self.speed
+    }
+
+    /// Position (ms into the schedule) at clock time `now`.
+    pub fn position(&self, now: f64) -> f64 {
+        match self.state {
+            State::Idle => 0.0,
+            State::Playing { origin, speed } => ((now - origin) * speed).max(0.0),
+            State::Paused { position, .. } => position,
+        }
+    }
+
+    /// Starts or resumes at clock time `now`.
+    pub fn play(&mut self, now: f64) {
+        let (position, speed) = match self.state {
+            State::Idle => (0.0, self.speed),
+            State::Paused { position, speed } => (position, speed),
+            State::Playing { .. } => return,
+        };
+        self.state = State::Playing { origin: now - position / speed, speed };
+    }
+
+    /// Pauses at clock time `now`.
+    pub fn pause(&mut self, now: f64) {
+        if let State::Playing { speed, .. } = self.state {
+            self.state = State::Paused { position: self.position(now), speed };
+        }
+    }
+
+    /// Changes the speed at `now`, keeping the position continuous.
+    pub fn set_speed(&mut self, now: f64, speed: f64) {
+        let speed = if speed.is_finite() { speed.clamp(SPEED_RANGE.0, SPEED_RANGE.1) } else { 1.0 };
+        let position = self.position(now);
+        self.speed = speed;
+        self.state = match self.state {
+            State::Idle => State::Idle,
+            State::Playing { .. } => State::Playing { origin: now - position / speed, speed },
+            State::Paused { position, .. } => State::Paused { position, speed },
+        };
+    }
+
+    /// Back to the start, idle (call [`Replay::play`] to go).
+    pub fn restart(&mut self) {
+        self.next = 0;
+        self.state = State::Idle;
+    }
+
+    /// The chunks that became due by `now` (possibly empty), in order.
+    pub fn poll(&mut self, now: f64) -> Range<usize> {
+        if !self.is_playing() {
+            return self.next..self.next;
+        }
+        let position = self.position(now);
+        let start = self.next;
+        while self.next < self.due.len() && self.due[self.next] <= position {
+            self.next += 1;
+        }
+        start..self.next
+    }
+
+    /// Clock time at which chunk `i` is due under the current origin and
+    /// speed (`None` unless playing).
+    pub fn due_clock(&self, i: usize) -> Option<f64> {
+        match self.state {
+            State::Playing { origin, speed } => self.due.get(i).map(|d| origin + d / speed),
+            _ => None,
+        }
+    }
+
+    /// Clock time of the next due chunk (`None` when paused or finished).
+    pub fn next_wake(&self) -> Option<f64> {
+        self.due_clock(self.next)
+    }
+}
+
+/// How faithfully a replay was played (from its recorded chunks).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Fidelity {
+    /// |emitted − due| per chunk (ms).
+    pub emit_error_ms: Summary,
+    /// painted − emitted per painted chunk (ms).
+    pub paint_lag_ms: Option<Summary>,
+    /// Chunks emitted before their due time (must be 0).
+    pub early: usize,
+}
+
+impl Fidelity {
+    /// Fidelity of a replayed request (`None` without due times).
+    pub fn of(r: &RequestTrace) -> Option<Self> {
+        let pairs: Vec<(f64, f64)> =
+            r.chunks.iter().filter_map(|c| c.due_ms.map(|d| (d, c.arrived_ms))).collect();
+        let emit = Samples::from_finite(pairs.iter().map(|(d, e)| (e - d).abs())).summary()?;
+        Some(Self {
+            emit_error_ms: emit,
+            paint_lag_ms: Samples::from_finite(
+                r.chunks.iter().filter_map(|c| c.painted_ms.map(|p| p - c.arrived_ms)),
+            )
+            .summary(),
+            early: pairs.iter().filter(|(d, e)| e < &(d - 1e-6)).count(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fidelity_of_a_recorded_replay() {
+        let t = crate::trace::Trace::from_json(
+            r#"{"schema_version":1,"requests":[{"sent_ms":0,"chunks":[
+              {"arrived_ms":100.4,"due_ms":100,"painted_ms":110},
+              {"arrived_ms":120.1,"due_ms":120,"painted_ms":126},
+              {"arrived_ms":140.0,"due_ms":140.5}]}]}"#,
+        )
+        .unwrap();
+        let f = Fidelity::of(&t.requests[0]).unwrap();
+        assert!((f.emit_error_ms.max - 0.5).abs() < 1e-9);
+        assert_eq!(f.early, 1);
+        assert_eq!(f.paint_lag_ms.unwrap().count, 2);
+        assert!(Fidelity::of(&crate::trace::RequestTrace::default()).is_none());
+    }
+
+    #[test]
+    fn plays_pauses_and_changes_speed_continuously() {
+        let mut r = Replay::new(vec![100.0, 200.0, 300.0, 400.0]);
+        assert_eq!(r.poll(0.0), 0..0, "idle emits nothing");
+        r.play(1000.0);
+        assert_eq!(r.next_wake(), Some(1100.0));
+        assert_eq!(r.poll(1099.9), 0..0);
+        assert_eq!(r.poll(1100.0), 0..1);
+        r.pause(1150.0);
+        assert_eq!(r.poll(5000.0), 1..1, "paused emits nothing");
+        r.play(6000.0); // position 150 → chunk 1 (200) due 50 ms later
+        assert_eq!(r.next_wake(), Some(6050.0));
+        r.set_speed(6000.0, 2.0); // now 50 ms of schedule take 25 ms
+        assert_eq!(r.next_wake(), Some(6025.0));
+        assert_eq!(r.poll(6075.0), 1..3); // position 150 + 75·2 = 300
+        assert_eq!(r.due_clock(3), Some(6125.0));
+        assert_eq!(r.poll(7000.0), 3..4);
+        assert!(r.is_finished());
+        assert_eq!(r.next_wake(), None);
+        r.restart();
+        assert_eq!((r.emitted(), r.is_playing()), (0, false));
+        r.set_speed(0.0, 100.0);
+        assert_eq!(r.speed(), SPEED_RANGE.1);
+    }
+
+    #[test]
+    fn bad_schedules_are_sorted_and_clamped() {
+        let mut r = Replay::new(vec![30.0, f64::NAN, 10.0, -5.0]);
+        r.play(0.0);
+        assert_eq!(r.poll(0.0), 0..2);
+        assert_eq!(r.poll(30.0), 2..4);
+    }
+}

@@ -1,0 +1,143 @@
+//! Side-by-side replay presets that each tell one story of the thesis:
+//! throughput numbers hide what people feel. Every story is 2–4 panes of
+//! profiles ([`crate::profile::presets`]) plus two sentences that say what to
+//! notice; the first one is what a first-time visitor sees playing.
+
+use serde::{Deserialize, Serialize};
+
+use crate::profile::{self, Profile};
+
+/// One pane of a story.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneSpec {
+    /// Caption above the pane.
+    pub title: String,
+    /// What it plays.
+    pub profile: Profile,
+    /// Prompt length fed to the profile's prefill model.
+    pub prompt_tokens: u64,
+}
+
+/// A side-by-side preset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Story {
+    /// Identifier.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Two sentences: what differs, and what to notice.
+    pub explanation: String,
+    /// Scenario whose scores matter most here.
+    pub scenario: String,
+    /// The panes (2–4).
+    pub panes: Vec<PaneSpec>,
+}
+
+fn pane(title: &str, preset: &str, prompt_tokens: u64) -> PaneSpec {
+    let profile = profile::preset(preset)
+        .unwrap_or_else(|| Profile::simple(&format!("{preset} (missing)"), 200.0, 25.0, 100));
+    PaneSpec { title: title.to_string(), profile, prompt_tokens }
+}
+
+/// The stories, the landing one first.
+pub fn stories() -> Vec<Story> {
+    vec![
+        Story {
+            id: "same-tps".into(),
+            title: "Same tokens/s, different feel".into(),
+            explanation: "Both panes stream the same 80 tokens in the same 3.3 seconds: identical tokens per second. \
+                          One starts talking after 150 ms, the other makes you wait 2.5 s and then rushes: that wait is what users remember."
+                .into(),
+            scenario: "chat".into(),
+            panes: vec![pane("Starts at once, reads like speech", "fast-start", 200), pane("Waits, then bursts", "slow-start", 200)],
+        },
+        Story {
+            id: "jitter".into(),
+            title: "Jitter vs smooth, same average".into(),
+            explanation: "Both produce a token every 30 ms on average. \
+                          The smooth stream reads calmly; the jittery one stutters and lurches, though its mean TPOT is the same."
+                .into(),
+            scenario: "streaming".into(),
+            panes: vec![pane("Smooth (CV 0.05)", "smooth", 200), pane("Jittery (CV 1.2)", "jittery", 200)],
+        },
+        Story {
+            id: "stalls".into(),
+            title: "Stalls".into(),
+            explanation: "Nearly the same speed, but one stream freezes for most of a second now and then. \
+                          A P99 inter-token latency or a stall count catches it; an average never will."
+                .into(),
+            scenario: "streaming".into(),
+            panes: vec![pane("Steady", "smooth", 200), pane("Stalls ~3% of the time", "stalling", 200)],
+        },
+        Story {
+            id: "code".into(),
+            title: "Code completion: 80 ms vs 600 ms".into(),
+            explanation: "A completion has to appear before the developer types the next character, about 100 ms. \
+                          At 600 ms the same suggestion, at the same speed, arrives after the moment has passed."
+                .into(),
+            scenario: "code".into(),
+            panes: vec![pane("TTFT 80 ms", "code-fast", 50), pane("TTFT 600 ms", "code-slow", 50)],
+        },
+        Story {
+            id: "rag".into(),
+            title: "RAG: long prompt, short answer".into(),
+            explanation: "The same model and decode speed, but one request carries 6,000 tokens of retrieved documents. \
+                          Prefill makes its time to first token several seconds: for agents and RAG, TTFT is most of the wait."
+                .into(),
+            scenario: "rag".into(),
+            panes: vec![pane("Chat, 200-token prompt", "rag-long-prompt", 200), pane("RAG, 6,000-token prompt", "rag-long-prompt", 6000)],
+        },
+        Story {
+            id: "bursts".into(),
+            title: "Bursts vs token by token".into(),
+            explanation: "Speculative decoding and coarse stream intervals deliver several tokens at once. \
+                          Higher tokens/s, yet the text jumps in blocks instead of flowing."
+                .into(),
+            scenario: "chat".into(),
+            panes: vec![pane("Token by token", "smooth", 200), pane("6-token bursts", "bursty", 200)],
+        },
+    ]
+}
+
+/// A story by id.
+pub fn story(id: &str) -> Option<Story> {
+    stories().into_iter().find(|s| s.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{MetricsConfig, RunMetrics};
+
+    #[test]
+    fn every_story_is_complete() {
+        for s in stories() {
+            assert!((2..=4).contains(&s.panes.len()), "{}", s.id);
+            assert!(crate::score::preset(&s.scenario).is_ok(), "{}", s.id);
+            for p in &s.panes {
+                assert!(!p.profile.name.contains("missing"), "{}: {}", s.id, p.profile.name);
+            }
+            assert_eq!(s.explanation.matches(". ").count() + 1, 2, "two sentences: {}", s.explanation);
+        }
+    }
+
+    #[test]
+    fn the_landing_story_has_equal_throughput_and_different_ttft() {
+        let s = &stories()[0];
+        let m: Vec<RunMetrics> = s
+            .panes
+            .iter()
+            .map(|p| RunMetrics::of(&p.profile.to_trace(1, p.prompt_tokens), &MetricsConfig::default()))
+            .collect();
+        let tps = |m: &RunMetrics| m.user_output_tokens_per_s.unwrap().median;
+        assert!((tps(&m[0]) - tps(&m[1])).abs() < 1e-9);
+        assert!(m[1].ttft_ms.unwrap().median - m[0].ttft_ms.unwrap().median > 2000.0);
+    }
+
+    #[test]
+    fn rag_prefill_dominates() {
+        let s = story("rag").unwrap();
+        let ttft = |p: &PaneSpec| p.profile.schedule(0, p.prompt_tokens, None).chunks[0].due_ms;
+        assert!(ttft(&s.panes[1]) > 5.0 * ttft(&s.panes[0]));
+    }
+}
