@@ -6,6 +6,7 @@ mod analyze;
 mod environment;
 mod format;
 pub mod live;
+pub mod replay;
 pub mod runs;
 mod scenario_card;
 
@@ -15,15 +16,18 @@ pub use analysis_panel::AnalysisPanel;
 pub use analyze::AnalyzeView;
 pub use environment::EnvironmentBadge;
 pub use live::LiveView;
+pub use replay::ReplayView;
 pub use runs::{RunList, RunLog};
 
 /// The app's views, as named in the URL fragment.
-const TABS: [(&str, &str); 3] = [("live", "Live"), ("analyze", "Analyze a trace"), ("runs", "Runs")];
+const TABS: [(&str, &str); 4] =
+    [("replay", "Replay"), ("live", "Live"), ("analyze", "Analyze a trace"), ("runs", "Runs")];
 
-fn initial_tab() -> String {
+/// The tab named in the URL fragment, if any.
+fn tab_from_hash() -> Option<&'static str> {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
     let name = hash.trim_start_matches('#');
-    TABS.iter().find(|(id, _)| *id == name).map_or("live", |(id, _)| id).to_string()
+    TABS.iter().find(|(id, _)| *id == name).map(|(id, _)| *id)
 }
 
 /// The whole app. Every view stays mounted (hidden when not chosen), so a run
@@ -31,7 +35,10 @@ fn initial_tab() -> String {
 #[component]
 pub fn App() -> impl IntoView {
     provide_context(RunLog::new());
-    let tab = RwSignal::new(initial_tab());
+    let linked = tab_from_hash();
+    // A first visit (no fragment) lands on the replay story, playing.
+    let tab = RwSignal::new(linked.unwrap_or("replay").to_string());
+    let replay_active = Signal::derive(move || tab.get() == "replay");
     let select = move |id: &'static str| {
         tab.set(id.to_string());
         if let Some(w) = web_sys::window() {
@@ -62,6 +69,7 @@ pub fn App() -> impl IntoView {
             }).collect_view()}
         </nav>
         <main class="app-main">
+            <div hidden=move || tab.get() != "replay"><ReplayView active=replay_active autoplay=linked.is_none()/></div>
             <div hidden=move || tab.get() != "live"><LiveView/></div>
             <div hidden=move || tab.get() != "analyze"><AnalyzeView/></div>
             <div hidden=move || tab.get() != "runs"><RunList/></div>

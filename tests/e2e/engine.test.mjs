@@ -63,7 +63,7 @@ describe('live mode against a real llama.cpp engine', () => {
   before(async () => {
     [server, engine] = await Promise.all([startServer(), startEngine()]);
     browser = await launchBrowser();
-    ({ page, context } = await openPage(browser, server.url));
+    ({ page, context } = await openPage(browser, `${server.url}#live`));
     await page.getByTestId('preset').selectOption('llamacpp');
     await setField(page, 'base-url', engine.base);
     await setField(page, 'temperature', 0);

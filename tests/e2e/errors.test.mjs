@@ -23,7 +23,7 @@ describe('live-mode errors', () => {
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();
-    ({ page, context } = await openPage(browser, server.url));
+    ({ page, context } = await openPage(browser, `${server.url}#live`));
   });
   after(async () => {
     await context?.close();

@@ -29,7 +29,7 @@ describe('live mode on the replay endpoint', () => {
   });
 
   test('TTFT and ITL match the server within 5 ms; first paint within one frame', async () => {
-    const { page, context, problems } = await openPage(browser, server.url);
+    const { page, context, problems } = await openPage(browser, `${server.url}#live`);
     // Default preset is the built-in replay endpoint on this very server.
     assert.equal(await page.getByTestId('base-url').inputValue(), `${server.url}v1`);
     await runLive(page, { model: 'profile:ttft300-itl20', mode: 'repeat', n: 5 });
@@ -79,7 +79,7 @@ describe('live mode on the replay endpoint', () => {
   });
 
   test('the downloaded trace gives the same metrics in latency-lab analyze as in the UI', async () => {
-    const { page, context } = await openPage(browser, server.url);
+    const { page, context } = await openPage(browser, `${server.url}#live`);
     await runLive(page, { model: 'profile:stalling', mode: 'repeat', n: 3, maxTokens: 80 });
     const { path: file, name } = await downloadTrace(page);
     assert.match(name, /^latency-lab-profile-stalling-.*\.trace\.json$/);
@@ -97,7 +97,7 @@ describe('live mode on the replay endpoint', () => {
   });
 
   test('Stop aborts the stream and keeps what arrived, marked as aborted', async () => {
-    const { page, context } = await openPage(browser, server.url);
+    const { page, context } = await openPage(browser, `${server.url}#live`);
     await page.getByTestId('model').fill('profile:ttft=50,tpot=30,tokens=400,jitter=constant');
     await page.getByTestId('model').blur();
     await page.getByTestId('start').click();
@@ -114,7 +114,7 @@ describe('live mode on the replay endpoint', () => {
   });
 
   test('the API key stays out of traces and of persistent storage unless remembered', async () => {
-    const { page, context } = await openPage(browser, server.url);
+    const { page, context } = await openPage(browser, `${server.url}#live`);
     const key = 'sk-PLANTED-4f1c9a';
     await page.getByTestId('api-key').fill(key);
     await page.getByTestId('api-key').blur();
@@ -132,7 +132,7 @@ describe('live mode on the replay endpoint', () => {
   });
 
   test('N at once past 6 explains the HTTP/1.1 connection limit; a sweep finds levels', async () => {
-    const { page, context } = await openPage(browser, server.url);
+    const { page, context } = await openPage(browser, `${server.url}#live`);
     await runLive(page, { model: 'profile:ttft=100,tpot=10,tokens=30', mode: 'concurrent', n: 8 });
     const { trace } = await downloadTrace(page);
     assert.equal(trace.requests.length, 8);

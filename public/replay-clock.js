@@ -1,0 +1,118 @@
+// Latency Lab's release clock for replays (a dedicated worker).
+//
+// The page's main thread is busy every frame with style, layout and paint,
+// so a timer there fires late whenever a frame is being drawn. This worker
+// has an event loop of its own. It sleeps until shortly before the next due
+// time, then polls the clock through a MessageChannel (tasks that are never
+// clamped) and releases each chunk the moment it is due, reporting the
+// release time on the page's clock.
+//
+// Sleeping: when the page is cross-origin isolated, Atomics.wait on a
+// private SharedArrayBuffer (a futex with a sub-millisecond timeout) until
+// the due time, in slices of at most SLICE_MS, yielding between slices so
+// new schedules get in; worker timers in Chromium otherwise fire up to
+// several ms late. Without isolation it falls back to setTimeout with a
+// polling window.
+//
+// The two clocks are related by an offset the page measures with pings
+// (performance.timeOrigin differs between page and worker by up to a few
+// milliseconds in Chromium, so it cannot be used for this).
+//
+// Protocol (page -> worker):
+//   {type: 'ping'} -> worker answers {type: 'pong', t: <worker performance.now()>};
+//   {type: 'schedule', offset: <page clock - worker clock>, due: Float64Array [pane, index, dueMs, ...]}
+//     replaces the schedule (due times on the page's clock, sorted);
+//   {type: 'stop'} clears it.
+// Worker -> page: Float64Array [pane, index, releasedMs, ...] per release batch.
+'use strict';
+
+const ATOMIC = typeof SharedArrayBuffer !== 'undefined' && self.crossOriginIsolated;
+const cell = ATOMIC ? new Int32Array(new SharedArrayBuffer(4)) : null;
+// Without Atomics, setTimeout may fire late: it wakes SPIN_MS early and the
+// rest is covered by polling through the MessageChannel.
+const SPIN_MS = 4;
+const SLICE_MS = 20;
+// Releases are reported in batches at most BATCH_MS apart: a 5,000-token/s
+// stream would otherwise post thousands of messages a second to the page.
+// Each release keeps its own timestamp, so batching costs no accuracy.
+const BATCH_MS = 2;
+let outbox = [];
+let outboxSince = 0;
+
+function flush() {
+  if (outbox.length) {
+    postMessage(new Float64Array(outbox));
+    outbox = [];
+  }
+}
+let due = new Float64Array(0);
+let next = 0;
+let offset = 0;
+let timer = null;
+let spinning = false;
+const channel = new MessageChannel();
+
+const now = () => performance.now() + offset;
+
+function tick() {
+  spinning = false;
+  if (next >= due.length) {
+    flush();
+    return;
+  }
+  const t = now();
+  while (next < due.length && due[next + 2] <= t) {
+    if (!outbox.length) outboxSince = t;
+    outbox.push(due[next], due[next + 1], t);
+    next += 3;
+  }
+  const upcoming = next < due.length ? due[next + 2] - t : Infinity;
+  if (outbox.length && (upcoming > BATCH_MS || t - outboxSince >= BATCH_MS)) flush();
+  arm();
+}
+
+function arm() {
+  if (timer !== null) {
+    clearTimeout(timer);
+    timer = null;
+  }
+  if (next >= due.length) return;
+  const wait = due[next + 2] - now();
+  if (ATOMIC) {
+    // Sleep exactly until the due time (a futex with a sub-millisecond
+    // timeout; a busy-wait would burn a core at 5,000 tokens/s), in slices
+    // of at most SLICE_MS so new schedules get in, then look again.
+    if (wait > 0) Atomics.wait(cell, 0, 0, Math.min(wait, SLICE_MS));
+    if (!spinning) {
+      spinning = true;
+      channel.port2.postMessage(0);
+    }
+  } else if (wait > SPIN_MS) {
+    timer = setTimeout(() => {
+      timer = null;
+      arm();
+    }, wait - SPIN_MS);
+  } else if (!spinning) {
+    spinning = true;
+    channel.port2.postMessage(0);
+  }
+}
+
+channel.port1.onmessage = tick;
+
+onmessage = (e) => {
+  const m = e.data;
+  if (m.type === 'ping') {
+    postMessage({ type: 'pong', t: performance.now() });
+  } else if (m.type === 'schedule') {
+    offset = m.offset;
+    due = m.due;
+    next = 0;
+    arm();
+  } else if (m.type === 'stop') {
+    due = new Float64Array(0);
+    next = 0;
+    outbox = [];
+    arm();
+  }
+};

@@ -1,0 +1,141 @@
+// The replay lab: a first visit lands on the "same tokens/s" story playing;
+// both panes end with equal tokens/s and different TTFT; the recorded
+// due/release/paint times show a precise scheduler; Markdown is rendered
+// safely; a hidden tab pauses the replay and says so.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { ARTIFACTS, launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = (s.length - 1) * p;
+  const lo = Math.floor(h);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (h - lo);
+};
+
+async function paneTrace(page, i) {
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`pane-${i}-download`).click()]);
+  return JSON.parse(readFileSync(await download.path(), 'utf8'));
+}
+
+describe('replay lab', () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    server?.stop();
+  });
+
+  test('lands on "same tokens/s, different feel", playing; equal tokens/s, different TTFT', async () => {
+    const { page, context, problems } = await openPage(browser, server.url);
+    assert.equal(await page.getByTestId('story-same-tps').getAttribute('aria-pressed'), 'true');
+    assert.match(await page.getByTestId('story-explanation').innerText(), /same 80 tokens in the same 3\.3 seconds/);
+    await waitForText(page.getByTestId('play'), /^Pause$/); // playing without a click
+    await page.getByTestId('pane-1-result').waitFor({ timeout: 20_000 });
+    await page.getByTestId('pane-0-result').waitFor();
+    const tps = [0, 1].map((i) => page.getByTestId(`pane-${i}-result-tps`).innerText());
+    const [t0, t1] = await Promise.all(tps);
+    assert.equal(t0, t1, 'same tokens/s shown');
+    assert.ok(Math.abs(Number(t0) - 80 / 3.31) < 0.3, `tokens/s ${t0}`);
+    const ttft = await Promise.all([0, 1].map((i) => page.getByTestId(`pane-${i}-result-ttft`).innerText()));
+    const [a, b] = ttft.map((s) => Number(s.replace(' ms', '')));
+    assert.ok(Math.abs(a - 150) < 5 && Math.abs(b - 2520) < 5, `TTFT ${ttft}`);
+    // textContent: blocks scrolled out of view skip rendering (content-visibility), so innerText omits them.
+    assert.match(await page.getByTestId('pane-0-output').textContent(), /Good question! Time to first token/);
+
+    const rows = [];
+    for (const i of [0, 1]) {
+      const trace = await paneTrace(page, i);
+      assert.equal(trace.meta.source, 'replay');
+      assert.equal(trace.meta.replay.scheduler, 'precise');
+      const hz = trace.meta.client.display_refresh_hz ?? 60;
+      const chunks = trace.requests[0].chunks;
+      assert.equal(chunks.length, 80);
+      const emit = chunks.map((c) => c.arrived_ms - c.due_ms);
+      const paint = chunks.map((c) => c.painted_ms - c.arrived_ms);
+      assert.ok(emit.every((e) => e >= 0), 'never released early');
+      const row = { pane: i, emit_p50: pct(emit, 0.5), emit_p99: pct(emit, 0.99), paint_p50: pct(paint, 0.5), paint_max: Math.max(...paint), frame: 1000 / hz, late_frames: trace.meta.replay.late_frames, frames: trace.meta.replay.frames };
+      row.late = emit.map((e, k) => [k, +e.toFixed(3)]).filter(([, e]) => e > 1);
+      rows.push(row);
+      writeFileSync(path.join(ARTIFACTS, 'replay-fidelity.json'), JSON.stringify(rows, null, 2));
+      assert.ok(row.emit_p99 <= 2, `pane ${i}: release P99 ${row.emit_p99.toFixed(3)} ms after due`);
+      assert.ok(row.paint_max <= row.frame + 8, `pane ${i}: painted up to ${row.paint_max.toFixed(1)} ms after release (frame ${row.frame.toFixed(1)} ms)`);
+      assert.ok(row.paint_p50 <= row.frame, `pane ${i}: median paint lag ${row.paint_p50.toFixed(1)} ms`);
+    }
+    writeFileSync(path.join(ARTIFACTS, 'replay-fidelity.json'), JSON.stringify(rows, null, 2));
+    assert.match(await page.getByTestId('pane-0-fidelity').innerText(), /^Scheduler \(precise\): released/);
+    // Both replays joined the session's runs.
+    await page.getByTestId('tab-runs').click();
+    assert.equal(await page.getByTestId('run-row').count(), 2);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('stories switch, speed doubles the pace, and pause holds the text', async () => {
+    const { page, context } = await openPage(browser, `${server.url}#replay`);
+    assert.equal(await page.getByTestId('play').innerText(), 'Play', 'a linked visit does not autoplay');
+    await page.getByTestId('story-code').click();
+    assert.match(await page.getByTestId('story-explanation').innerText(), /about 100 ms/);
+    await page.getByTestId('pane-1-result').waitFor({ timeout: 20_000 });
+    const e2el1 = Number((await page.getByTestId('pane-1-result-e2el').innerText()).replace(' ms', ''));
+    await page.getByTestId('speed').selectOption('2');
+    await page.getByTestId('restart').click();
+    await waitForText(page.getByTestId('play'), /^Play$/, 20_000);
+    const e2el2 = Number((await page.getByTestId('pane-1-result-e2el').innerText()).replace(' ms', ''));
+    assert.ok(Math.abs(e2el2 - e2el1 / 2) < 20, `×2 speed: ${e2el1} → ${e2el2} ms`);
+    await page.getByTestId('speed').selectOption('1');
+    await page.getByTestId('story-stalls').click();
+    await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]\d+$/);
+    await page.getByTestId('play').click();
+    await waitForText(page.getByTestId('play'), /^Play$/);
+    const held = await page.getByTestId('pane-0-output').textContent();
+    await page.waitForTimeout(600);
+    assert.equal(await page.getByTestId('pane-0-output').textContent(), held, 'nothing streams while paused');
+    await context.close();
+  });
+
+  test('a hidden tab pauses the replay and says why', async () => {
+    const { page, context } = await openPage(browser, `${server.url}#replay`);
+    await page.getByTestId('story-jitter').click();
+    await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]\d*$/);
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    await waitForText(page.getByTestId('replay-notice'), /Paused because the tab was hidden/);
+    assert.equal(await page.getByTestId('play').innerText(), 'Play');
+    await context.close();
+  });
+
+  test('Markdown renders streamed, and hostile output stays inert', async () => {
+    const { page, context } = await openPage(browser, `${server.url}#replay`);
+    await page.getByTestId('render-mode').selectOption('markdown');
+    await page.locator('[data-testid=pane-0] details.edit summary').click();
+    const hostile = '# Title\n\nSome **bold** text <img src=x onerror="window.__pwned=1"> and [a link](javascript:window.__pwned=2) and [ok](https://example.com/x).\n\n```js\nlet x = 1;\n```\n';
+    await page.getByTestId('pane-0-edit-own-text').fill(hostile);
+    await page.getByTestId('pane-0-edit-own-text').blur();
+    await setField(page, 'pane-0-edit-tpot', 2);
+    await setField(page, 'pane-0-edit-ttft', 10);
+    await page.getByTestId('pane-0-apply').click();
+    await page.getByTestId('play').click();
+    await page.getByTestId('pane-0-result').waitFor({ timeout: 20_000 });
+    const out = page.getByTestId('pane-0-output');
+    assert.equal(await out.locator('h1').first().textContent(), 'Title');
+    assert.equal(await out.locator('strong').first().textContent(), 'bold');
+    assert.equal(await out.locator('pre code').first().textContent(), 'let x = 1;\n');
+    assert.equal(await out.locator('img').count(), 0, 'no element from model output');
+    const hrefs = await out.locator('a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    assert.ok(hrefs.includes('https://example.com/x'));
+    assert.ok(hrefs.every((h) => h.startsWith('https://')), `hrefs ${hrefs}`);
+    assert.match(await out.textContent(), /<img src=x onerror=/, 'shown as text');
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    await context.close();
+  });
+});
