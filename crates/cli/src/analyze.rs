@@ -1,12 +1,20 @@
 //! `latency-lab analyze`: read a file, analyse it, render it. Reading is the
 //! only I/O; everything else is `lab_core`.
+//!
+//! The file is a lab trace or any result file `lab_core::import` reads. For
+//! an imported run the output adds `source` (format, tool version, notes) and
+//! `tool_summary` (each of the tool's own figures beside the lab's, with
+//! `differs` and `why`). A file holding several runs (guidellm sweeps, vLLM
+//! `--append-result`, GenAI-Perf experiments) prints `{"runs": [...]}` with
+//! `--json`, or one table per run; `--run N` picks one.
 
 use std::path::{Path, PathBuf};
 
+use lab_core::import::{self, ImportError, Imported, ImportedRun, MAX_IMPORT_BYTES};
 use lab_core::metrics::MetricsConfig;
 use lab_core::score::{self, Scenario, ScenarioError};
 use lab_core::slo::{SloError, SloSet};
-use lab_core::trace::{MAX_TRACE_BYTES, Trace, TraceError};
+use lab_core::trace::{MAX_TRACE_BYTES, TraceError};
 use lab_core::{Analysis, AnalysisOptions};
 
 use crate::AnalyzeArgs;
@@ -46,6 +54,22 @@ pub enum AnalyzeError {
         /// What is wrong.
         source: TraceError,
     },
+    /// The file is not a trace or result file the lab reads.
+    #[error("{path}: {source}")]
+    Import {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: ImportError,
+    },
+    /// `--run` out of range.
+    #[error("--run {wanted}: the file holds {available} run(s)")]
+    NoSuchRun {
+        /// Asked for.
+        wanted: usize,
+        /// Present.
+        available: usize,
+    },
     /// Bad `--slo`.
     #[error("--slo: {0}")]
     Slo(#[from] SloError),
@@ -66,10 +90,14 @@ pub enum AnalyzeError {
 }
 
 fn read_text(path: &Path) -> Result<String, AnalyzeError> {
+    read_limited(path, MAX_TRACE_BYTES)
+}
+
+fn read_limited(path: &Path, limit: usize) -> Result<String, AnalyzeError> {
     let size =
         std::fs::metadata(path).map_err(|source| AnalyzeError::Read { path: path.into(), source })?.len();
-    if size > MAX_TRACE_BYTES as u64 {
-        return Err(AnalyzeError::TooLarge { path: path.into(), size, limit: MAX_TRACE_BYTES });
+    if size > limit as u64 {
+        return Err(AnalyzeError::TooLarge { path: path.into(), size, limit });
     }
     let bytes = std::fs::read(path).map_err(|source| AnalyzeError::Read { path: path.into(), source })?;
     String::from_utf8(bytes).map_err(|_| AnalyzeError::NotText { path: path.into() })
@@ -92,19 +120,98 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
         }
         (None, None) => score::presets(),
     };
-    let text = read_text(&args.file)?;
-    let trace =
-        Trace::from_json(&text).map_err(|source| AnalyzeError::Trace { path: args.file.clone(), source })?;
+    let text = read_limited(&args.file, MAX_IMPORT_BYTES)?;
     let opts =
         AnalysisOptions { metrics: MetricsConfig { stall_threshold_ms: args.stall_ms }, slos, scenarios };
-    let analysis = Analysis::of(&trace, &opts);
-    Ok(if args.json {
-        let mut value = serde_json::to_value(&analysis).unwrap_or_default();
+    let import_err = |source| AnalyzeError::Import { path: args.file.clone(), source };
+    let mut runs = match import::import(&text) {
+        Ok(Imported::Trace(trace)) => {
+            let analysis = Analysis::of(&trace, &opts);
+            return Ok(render(&analysis, None, args));
+        }
+        Ok(Imported::Runs(runs)) => runs,
+        Err(ImportError::Trace(source)) => {
+            return Err(AnalyzeError::Trace { path: args.file.clone(), source });
+        }
+        Err(e) => return Err(import_err(e)),
+    };
+    drop(text);
+    if let Some(summary) = summary_file(args, &runs) {
+        let s = read_limited(&summary, MAX_TRACE_BYTES)?;
+        for run in &mut runs {
+            import::attach_summary(run, &s)
+                .map_err(|source| AnalyzeError::Import { path: summary.clone(), source })?;
+        }
+    }
+    if let Some(n) = args.run {
+        if n == 0 || n > runs.len() {
+            return Err(AnalyzeError::NoSuchRun { wanted: n, available: runs.len() });
+        }
+        runs = vec![runs.swap_remove(n - 1)];
+    }
+    let rendered: Vec<String> = runs.iter().map(|run| render_run(run, &opts, args)).collect();
+    Ok(if args.json && rendered.len() > 1 {
+        format!("{{\"runs\": [\n{}\n]}}", rendered.join(",\n"))
+    } else {
+        rendered.join("\n\n")
+    })
+}
+
+/// `--summary`, or the tool's aggregate file next to FILE under its usual name.
+fn summary_file(args: &AnalyzeArgs, runs: &[ImportedRun]) -> Option<PathBuf> {
+    if args.summary.is_some() {
+        return args.summary.clone();
+    }
+    let format = runs.first()?.format;
+    let name = args.file.file_name()?.to_str()?;
+    let sibling = args.file.with_file_name(import::summary_sibling(format, name)?);
+    sibling.is_file().then_some(sibling)
+}
+
+fn render_run(run: &ImportedRun, opts: &AnalysisOptions, args: &AnalyzeArgs) -> String {
+    let metrics = run.metrics(&opts.metrics);
+    let comparison = import::compare(run, &metrics);
+    let analysis = Analysis::from_metrics(metrics, Some(run.label.clone()), run.model.clone(), opts);
+    render(&analysis, Some((run, &comparison)), args)
+}
+
+fn render(
+    analysis: &Analysis,
+    imported: Option<(&ImportedRun, &[import::FigureComparison])>,
+    args: &AnalyzeArgs,
+) -> String {
+    if args.json {
+        let mut value = serde_json::to_value(analysis).unwrap_or_default();
         if args.per_request {
             value["per_request"] = serde_json::to_value(&analysis.metrics.per_request).unwrap_or_default();
         }
-        serde_json::to_string_pretty(&value).unwrap_or_default()
-    } else {
-        analysis.to_table()
-    })
+        if let Some((run, comparison)) = imported {
+            value["source"] = serde_json::json!({
+                "format": run.format,
+                "tool": run.format.name(),
+                "tool_version": run.tool_version,
+                "notes": run.notes,
+            });
+            value["tool_summary"] = serde_json::to_value(comparison).unwrap_or_default();
+        }
+        return serde_json::to_string_pretty(&value).unwrap_or_default();
+    }
+    let mut out = String::new();
+    if let Some((run, _)) = imported {
+        let version = run.tool_version.as_deref().map(|v| format!(" {v}")).unwrap_or_default();
+        out.push_str(&format!("Source: {}{version}\n", run.format.name()));
+        for n in &run.notes {
+            out.push_str(&format!("  note: {n}\n"));
+        }
+    }
+    out.push_str(&analysis.to_table());
+    if let Some((_, comparison)) = imported {
+        if comparison.is_empty() {
+            out.push_str("\nThe file holds no summary figures of the tool to compare with.\n");
+        } else {
+            out.push_str("\nThe tool's own summary beside the lab's recomputation:\n");
+            out.push_str(&import::comparison_table(comparison));
+        }
+    }
+    out
 }

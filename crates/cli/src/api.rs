@@ -149,7 +149,9 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
         Some(Err(e)) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string()),
         None => None,
     };
-    let fault = header_fault.or(model_fault).or_else(|| api.default_fault.clone()).unwrap_or_default();
+    let n = api.next_id.fetch_add(1, Ordering::Relaxed);
+    let fault =
+        header_fault.or(model_fault).or_else(|| api.default_fault.clone()).unwrap_or_default().for_request(n);
     if let Some(status) = fault.status {
         tokio::time::sleep(Duration::from_secs_f64(fault.headers_delay_ms / 1000.0)).await;
         let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -177,7 +179,6 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
     let stream = req.get("stream").and_then(Value::as_bool).unwrap_or(false);
     let include_usage =
         req.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
-    let n = api.next_id.fetch_add(1, Ordering::Relaxed);
     let id = format!("lab-{n}");
     let created = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let prompt_tokens = text::count_tokens(&prompt) as u64;

@@ -41,8 +41,17 @@ enum Command {
 /// Arguments of `analyze`.
 #[derive(Debug, clap::Args)]
 pub struct AnalyzeArgs {
-    /// A Latency Lab trace file (JSON).
+    /// A Latency Lab trace, or a result file of vLLM `bench serve`,
+    /// guidellm, AIPerf, GenAI-Perf or LLMPerf (recognised by content).
     pub file: PathBuf,
+    /// The tool's aggregate file to compare with (AIPerf
+    /// `profile_export_aiperf.json`, LLMPerf `*_summary.json`); found
+    /// automatically when it sits next to FILE under its usual name.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Analyse only run N (1-based) of a file holding several.
+    #[arg(long)]
+    pub run: Option<usize>,
     /// SLOs for goodput, e.g. `ttft:200,tpot:15,e2el:3000` (ms).
     #[arg(long)]
     pub slo: Option<String>,

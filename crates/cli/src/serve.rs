@@ -115,9 +115,12 @@ pub fn api_router(api: Arc<Api>) -> Router {
         .layer(cors)
 }
 
-/// The whole router: API, health check, app files with SPA fallback.
+/// The whole router: API, health checks (`/healthz`, and `/health` as vLLM
+/// has it, which benchmark tools such as guidellm probe), app files with SPA
+/// fallback.
 pub fn router(api: Arc<Api>, dist: Option<PathBuf>) -> Router {
-    let app = Router::new().route("/healthz", get(|| async { "ok" }));
+    let app =
+        Router::new().route("/healthz", get(|| async { "ok" })).route("/health", get(|| async { "ok" }));
     let app = match dist {
         Some(dist) => {
             let files = ServeDir::new(&dist).fallback(ServeFile::new(dist.join("index.html")));

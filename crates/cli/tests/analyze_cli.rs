@@ -91,9 +91,19 @@ fn table_is_readable() {
 fn bad_input_exits_2_with_a_clear_message() {
     let dir = std::env::temp_dir().join(format!("lab-cli-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cases: [(&str, &[u8], &str); 4] = [
+    let cases: [(&str, &[u8], &str); 6] = [
         ("cut.json", b"{\"schema_version\": 1, \"requests\": [", "not valid JSON (line 1"),
-        ("foreign.json", b"{\"ttfts\": [0.1]}", "not a Latency Lab trace"),
+        ("foreign.json", b"{\"hello\": [0.1]}", "expected a Latency Lab trace, a vLLM"),
+        (
+            "undetailed.json",
+            b"{\"backend\": \"vllm\", \"num_prompts\": 3, \"mean_ttft_ms\": 1}",
+            "--save-detailed",
+        ),
+        (
+            "cut-vllm.json",
+            b"{\"backend\": \"vllm\", \"ttfts\": [0.1, 0.",
+            "vLLM bench serve result but cannot be read: the file ends early",
+        ),
         ("binary.json", b"\xff\xfe\x00garbage", "not UTF-8 text"),
         (
             "backwards.json",
@@ -120,4 +130,71 @@ fn bad_input_exits_2_with_a_clear_message() {
     let bad_scenario = analyze(&[f.to_str().unwrap(), "--scenario", "gaming"]);
     assert_eq!(bad_scenario.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad_scenario.stderr).contains("unknown scenario \"gaming\""));
+}
+
+fn import_fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/import")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn vllm_result_recomputed_equals_its_summary() {
+    let v = json(&[&import_fixture("vllm_bench_serve.json"), "--json", "--slo", "ttft:300,tpot:40"]);
+    assert_eq!(v["requests"], 40);
+    assert_eq!(v["completed"], 37);
+    assert_eq!(v["source"]["format"], "vllm");
+    let rows = v["tool_summary"].as_array().unwrap();
+    assert!(rows.len() >= 28, "{}", rows.len());
+    for r in rows {
+        assert_eq!(r["differs"], false, "{r}");
+        assert!(r["diff"].as_f64().unwrap().abs() <= 0.01, "{r}");
+    }
+    // vLLM's goodput under the same SLOs.
+    let vllm: Value =
+        serde_json::from_str(&std::fs::read_to_string(import_fixture("vllm_bench_serve.json")).unwrap())
+            .unwrap();
+    let duration_s = vllm["duration"].as_f64().unwrap();
+    let lab = v["goodput"]["ratio"].as_f64().unwrap() * 40.0 / duration_s;
+    assert!(
+        (lab - vllm["request_goodput"].as_f64().unwrap()).abs() < 1e-9,
+        "{lab} vs {}",
+        vllm["request_goodput"]
+    );
+}
+
+#[test]
+fn aggregate_files_next_to_the_records_are_compared() {
+    let v = json(&[&import_fixture("aiperf_0.13.0_profile_export.jsonl"), "--json"]);
+    assert_eq!(v["source"]["tool_version"], "0.13.0");
+    let ttft =
+        v["tool_summary"].as_array().unwrap().iter().find(|r| r["key"] == "time_to_first_token.p99").unwrap();
+    assert_eq!(ttft["differs"], false);
+    let table = analyze(&[&import_fixture("llmperf_lab_48_32_individual_responses.json")]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("The tool's own summary beside the lab's recomputation"), "{text}");
+    assert!(text.contains("P99 TTFT"), "{text}");
+    let alone = analyze(&[&import_fixture("llmperf_lab_48_32_summary.json")]);
+    assert_eq!(alone.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("import the *_individual_responses.json"));
+}
+
+#[test]
+fn several_runs_and_run_selection() {
+    let dir = std::env::temp_dir().join(format!("lab-cli-runs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let one: Value =
+        serde_json::from_str(&std::fs::read_to_string(import_fixture("vllm_bench_serve.json")).unwrap())
+            .unwrap();
+    let p = dir.join("appended.json");
+    std::fs::write(&p, format!("{one}\n{one}\n")).unwrap();
+    let v = json(&[p.to_str().unwrap(), "--json"]);
+    assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+    let second = json(&[p.to_str().unwrap(), "--json", "--run", "2"]);
+    assert_eq!(second["requests"], 40);
+    let out = analyze(&[p.to_str().unwrap(), "--run", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds 2 run(s)"));
 }

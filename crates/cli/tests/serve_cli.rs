@@ -65,6 +65,7 @@ fn serves_files_with_isolation_headers() {
     assert!(get(addr, "/app.js").contains("console.log(1)"));
     assert!(get(addr, "/deep/link").contains("<title>Latency Lab</title>"), "SPA fallback");
     assert!(get(addr, "/healthz").ends_with("ok"));
+    assert!(get(addr, "/health").ends_with("ok"), "vLLM-style /health for benchmark tools");
 }
 
 #[test]

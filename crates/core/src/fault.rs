@@ -13,6 +13,7 @@
 //! | `malformed_after=K` | after K text chunks, send an event that is not JSON |
 //! | `garbage_after=K` | after K text chunks, send bytes that are not SSE or UTF-8 |
 //! | `oversized=B` | make the first text chunk B bytes long |
+//! | `every=N` | inject the other faults only into every Nth request (1 in N fails) |
 
 use std::str::FromStr;
 
@@ -40,6 +41,8 @@ pub struct Fault {
     pub garbage_after: Option<usize>,
     /// Size of an oversized first chunk.
     pub oversized: Option<usize>,
+    /// Only every Nth request (by the server's request count) gets the faults.
+    pub every: Option<u64>,
 }
 
 /// Why a fault spec could not be read.
@@ -93,6 +96,10 @@ impl FromStr for Fault {
                 "malformed_after" => f.malformed_after = Some(count()?),
                 "garbage_after" => f.garbage_after = Some(count()?),
                 "oversized" => f.oversized = Some(count()?.min(MAX_OVERSIZED)),
+                "every" => {
+                    f.every =
+                        Some(v.parse().ok().filter(|n| *n >= 1).ok_or_else(|| bad("a whole number ≥ 1"))?)
+                }
                 _ => return Err(bad("unknown fault")),
             }
         }
@@ -124,6 +131,15 @@ impl Fault {
     /// True when nothing is injected.
     pub fn is_none(&self) -> bool {
         *self == Fault::default()
+    }
+
+    /// The faults for request number `seq` (1-based): all of them, or none
+    /// when `every=N` leaves this request alone.
+    pub fn for_request(self, seq: u64) -> Fault {
+        match self.every {
+            Some(n) if !seq.is_multiple_of(n) => Fault::default(),
+            _ => Fault { every: None, ..self },
+        }
     }
 
     /// Applies the stream faults (not `status`, which replaces the stream).
@@ -239,6 +255,17 @@ mod tests {
         assert!("stall_after=3".parse::<Fault>().is_err());
         assert!("explode=1".parse::<Fault>().is_err());
         assert!("".parse::<Fault>().unwrap().is_none());
+        assert!("every=0".parse::<Fault>().is_err());
+    }
+
+    #[test]
+    fn every_nth_request() {
+        let f: Fault = "status=503,every=3".parse().unwrap();
+        let hit: Vec<u64> = (1..=9).filter(|&n| f.clone().for_request(n).status.is_some()).collect();
+        assert_eq!(hit, [3, 6, 9]);
+        assert_eq!(f.clone().for_request(4), Fault::default());
+        let always: Fault = "drop_after=2".parse().unwrap();
+        assert_eq!(always.clone().for_request(5), always);
     }
 
     #[test]

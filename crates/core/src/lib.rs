@@ -14,11 +14,13 @@
 //! - [`slo`]: SLOs and goodput.
 //! - [`score`]: scenario scores with explanations.
 //! - [`analysis`]: all of the above for one run, as JSON or a text table.
+//! - [`import`]: results of vLLM, guidellm, AIPerf, GenAI-Perf and LLMPerf.
 
 pub mod analysis;
 pub mod endpoint;
 pub mod fault;
 pub mod groundtruth;
+pub mod import;
 pub mod live;
 pub mod markdown;
 pub mod metrics;

@@ -13,6 +13,8 @@
 //!   differs from TTFT only for reasoning models.
 //! - **E2EL** (end-to-end latency) = arrival of the last token chunk − sent
 //!   (vLLM's `latency`: the trailing usage chunk and `[DONE]` do not count).
+//!   For an imported run whose tool recorded each request's latency, that
+//!   figure is used as is.
 //! - **Output tokens** = `usage.completion_tokens` when the server sent it,
 //!   else the sum of the chunks' token counts.
 //! - **TPOT** (time per output token) = (E2EL − TTFT) / (output tokens − 1).
@@ -74,8 +76,41 @@ pub struct Gap {
     pub ms: f64,
     /// Tokens carried by the chunk that ended the gap.
     pub tokens: u32,
-    /// When the gap started, relative to `sent_ms`.
-    pub start_ms: f64,
+}
+
+/// The timing of one chunk, however it is stored (a trace, an import).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimedChunk {
+    /// Arrival (ms, the request's clock).
+    pub arrived_ms: f64,
+    /// Tokens it carried (0 = no token).
+    pub tokens: u32,
+    /// Answer text (not reasoning).
+    pub content: bool,
+    /// First paint (ms), when measured.
+    pub painted_ms: Option<f64>,
+}
+
+/// The timing facts of one request, the input of [`RequestMetrics::from_timing`].
+#[derive(Debug, Clone, Copy)]
+pub struct RequestTiming<'a> {
+    /// Request sent (ms).
+    pub sent_ms: f64,
+    /// Headers received (ms).
+    pub headers_ms: Option<f64>,
+    /// Stream ended (ms).
+    pub end_ms: Option<f64>,
+    /// Chunks in arrival order.
+    pub chunks: &'a [TimedChunk],
+    /// `usage.completion_tokens`, when known.
+    pub completion_tokens: Option<u64>,
+    /// Prompt tokens, when known.
+    pub prompt_tokens: Option<u64>,
+    /// The failure, when it failed.
+    pub failure: Option<FailureKind>,
+    /// E2EL as a benchmark tool measured it (imports), used instead of the
+    /// last token chunk's arrival so the lab's figures equal the tool's.
+    pub tool_e2el_ms: Option<f64>,
 }
 
 /// A gap longer than the stall threshold.
@@ -166,15 +201,40 @@ pub struct RequestMetrics {
 }
 
 impl RequestMetrics {
-    /// Computes the metrics of one request.
+    /// Computes the metrics of one request of a trace.
     pub fn of(index: usize, r: &RequestTrace, cfg: &MetricsConfig) -> Self {
+        let chunks: Vec<TimedChunk> = r
+            .chunks
+            .iter()
+            .map(|c| TimedChunk {
+                arrived_ms: c.arrived_ms,
+                tokens: c.tokens,
+                content: c.kind == ChunkKind::Content,
+                painted_ms: c.painted_ms,
+            })
+            .collect();
+        let timing = RequestTiming {
+            sent_ms: r.sent_ms,
+            headers_ms: r.headers_ms,
+            end_ms: r.end_ms,
+            chunks: &chunks,
+            completion_tokens: r.usage.and_then(|u| u.completion_tokens),
+            prompt_tokens: r.prompt_tokens.or(r.usage.and_then(|u| u.prompt_tokens)),
+            failure: r.failure.as_ref().map(|f| f.kind),
+            tool_e2el_ms: None,
+        };
+        Self::from_timing(index, &timing, cfg)
+    }
+
+    /// Computes the metrics of one request from its timing facts.
+    pub fn from_timing(index: usize, r: &RequestTiming<'_>, cfg: &MetricsConfig) -> Self {
         let sent = r.sent_ms;
-        let token_chunks: Vec<_> = r.chunks.iter().filter(|c| c.tokens > 0).collect();
+        let token_chunks: Vec<&TimedChunk> = r.chunks.iter().filter(|c| c.tokens > 0).collect();
         let chunk_tokens: u64 = token_chunks.iter().map(|c| u64::from(c.tokens)).sum();
-        let output_tokens = r.usage.and_then(|u| u.completion_tokens).unwrap_or(chunk_tokens);
+        let output_tokens = r.completion_tokens.unwrap_or(chunk_tokens);
         let first = token_chunks.first();
         let ttft = first.map(|c| c.arrived_ms - sent);
-        let e2el = token_chunks.last().map(|c| c.arrived_ms - sent);
+        let e2el = token_chunks.last().map(|c| r.tool_e2el_ms.unwrap_or(c.arrived_ms - sent));
         let tpot = match (ttft, e2el) {
             (Some(t), Some(e)) if output_tokens > 1 => Some((e - t) / (output_tokens - 1) as f64),
             _ => None,
@@ -183,13 +243,13 @@ impl RequestMetrics {
         let mut stalls = Vec::new();
         let mut shown = first.map_or(0, |c| u64::from(c.tokens));
         for pair in token_chunks.windows(2) {
-            let gap = Gap {
-                ms: pair[1].arrived_ms - pair[0].arrived_ms,
-                tokens: pair[1].tokens,
-                start_ms: pair[0].arrived_ms - sent,
-            };
+            let gap = Gap { ms: pair[1].arrived_ms - pair[0].arrived_ms, tokens: pair[1].tokens };
             if gap.ms > cfg.stall_threshold_ms {
-                stalls.push(Stall { start_ms: gap.start_ms, duration_ms: gap.ms, after_tokens: shown });
+                stalls.push(Stall {
+                    start_ms: pair[0].arrived_ms - sent,
+                    duration_ms: gap.ms,
+                    after_tokens: shown,
+                });
             }
             shown += u64::from(pair[1].tokens);
             itl.push(gap);
@@ -202,8 +262,8 @@ impl RequestMetrics {
             .flatten()
             .fold(sent, f64::max);
         let completed = r.failure.is_none() && first.is_some();
-        let failure = match (&r.failure, first) {
-            (Some(f), _) => Some(f.kind),
+        let failure = match (r.failure, first) {
+            (Some(f), _) => Some(f),
             (None, None) => Some(FailureKind::Empty),
             (None, Some(_)) => None,
         };
@@ -212,13 +272,10 @@ impl RequestMetrics {
             completed,
             failure,
             output_tokens,
-            prompt_tokens: r.prompt_tokens.or(r.usage.and_then(|u| u.prompt_tokens)),
+            prompt_tokens: r.prompt_tokens,
             ttfb_ms: r.headers_ms.map(|h| h - sent),
             ttft_ms: ttft,
-            time_to_first_answer_ms: token_chunks
-                .iter()
-                .find(|c| c.kind == ChunkKind::Content)
-                .map(|c| c.arrived_ms - sent),
+            time_to_first_answer_ms: token_chunks.iter().find(|c| c.content).map(|c| c.arrived_ms - sent),
             ttfp_ms: token_chunks.iter().find_map(|c| c.painted_ms).map(|p| p - sent),
             e2el_ms: e2el,
             tpot_ms: tpot,
@@ -353,12 +410,17 @@ impl RunMetrics {
             ttft_ms: summary_of(done.iter().filter_map(|r| r.ttft_ms)),
             tpot_ms: summary_of(done.iter().filter_map(|r| r.tpot_ms)),
             itl_ms: pooled.summary(),
-            itl_per_token_ms: summary_of(done.iter().flat_map(|r| {
-                r.itl.iter().flat_map(|g| {
-                    let k = g.tokens.max(1);
-                    std::iter::repeat_n(g.ms / f64::from(k), k as usize)
-                })
-            })),
+            // Identical to the ITL summary unless a chunk carried several tokens.
+            itl_per_token_ms: if done.iter().all(|r| r.itl.iter().all(|g| g.tokens <= 1)) {
+                pooled.summary()
+            } else {
+                summary_of(done.iter().flat_map(|r| {
+                    r.itl.iter().flat_map(|g| {
+                        let k = g.tokens.max(1);
+                        std::iter::repeat_n(g.ms / f64::from(k), k as usize)
+                    })
+                }))
+            },
             e2el_ms: summary_of(done.iter().filter_map(|r| r.e2el_ms)),
             ttfb_ms: summary_of(done.iter().filter_map(|r| r.ttfb_ms)),
             ttfp_ms: summary_of(done.iter().filter_map(|r| r.ttfp_ms)),
