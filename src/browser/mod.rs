@@ -4,6 +4,8 @@
 
 pub mod clock;
 pub mod files;
+pub mod import_worker;
+pub mod importer;
 pub mod live;
 pub mod paint;
 pub mod release_clock;

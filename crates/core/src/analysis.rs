@@ -8,7 +8,7 @@
 //! `output_tokens_per_s` (system-wide), `goodput` (when SLOs were given;
 //! `ratio` in 0..1) and `scores` (one per scenario).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::metrics::{MetricsConfig, RunMetrics};
 use crate::score::{Scenario, ScenarioScore};
@@ -28,7 +28,7 @@ pub struct AnalysisOptions {
 }
 
 /// The result of analysing a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {
     /// Run label, when the trace had one.
     pub label: Option<String>,

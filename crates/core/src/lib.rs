@@ -14,9 +14,11 @@
 //! - [`slo`]: SLOs and goodput.
 //! - [`score`]: scenario scores with explanations.
 //! - [`analysis`]: all of the above for one run, as JSON or a text table.
+//! - [`chart`]: chart scales and ticks.
 //! - [`import`]: results of vLLM, guidellm, AIPerf, GenAI-Perf and LLMPerf.
 
 pub mod analysis;
+pub mod chart;
 pub mod endpoint;
 pub mod fault;
 pub mod groundtruth;

@@ -48,7 +48,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::stats::{Samples, Summary};
 use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace};
@@ -70,7 +70,7 @@ impl Default for MetricsConfig {
 }
 
 /// One inter-token gap.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Gap {
     /// Length of the gap (ms).
     pub ms: f64,
@@ -114,7 +114,7 @@ pub struct RequestTiming<'a> {
 }
 
 /// A gap longer than the stall threshold.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Stall {
     /// When the pause started, relative to `sent_ms` (ms).
     pub start_ms: f64,
@@ -125,7 +125,7 @@ pub struct Stall {
 }
 
 /// Cadence irregularity of one stream (or of a pool of gaps).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Jitter {
     /// Standard deviation of the gaps (ms).
     pub std_ms: f64,
@@ -141,7 +141,14 @@ impl Jitter {
         if gaps.len() < 2 {
             return None;
         }
-        let s = gaps.summary()?;
+        Self::from_summary(&gaps.summary()?)
+    }
+
+    /// Jitter from the summary of the gaps (`None` with fewer than two).
+    pub fn from_summary(s: &Summary) -> Option<Self> {
+        if s.count < 2 {
+            return None;
+        }
         Some(Self {
             std_ms: s.std,
             cv: s.cv().unwrap_or(0.0),
@@ -151,7 +158,7 @@ impl Jitter {
 }
 
 /// Metrics of one request.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RequestMetrics {
     /// Position in the trace.
     pub index: usize,
@@ -299,7 +306,7 @@ impl RequestMetrics {
 }
 
 /// Stall figures of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct StallSummary {
     /// Threshold used (ms).
     pub threshold_ms: f64,
@@ -314,7 +321,7 @@ pub struct StallSummary {
 }
 
 /// Metrics of a whole run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunMetrics {
     /// Requests in the trace.
     pub requests: usize,
@@ -384,6 +391,25 @@ impl RunMetrics {
         cfg: &MetricsConfig,
     ) -> Self {
         let done: Vec<&RequestMetrics> = per_request.iter().filter(|r| r.completed).collect();
+        let pooled = Samples::from_finite(done.iter().flat_map(|r| r.itl.iter().map(|g| g.ms)));
+        let single_tokens = done.iter().all(|r| r.itl.iter().all(|g| g.tokens <= 1));
+        drop(done);
+        Self::from_pooled(per_request, pooled, single_tokens, duration_ms, cfg)
+    }
+
+    /// Like [`RunMetrics::from_requests`], with the pooled inter-token gaps
+    /// of the completed requests given (`single_tokens`: every gap ended in
+    /// a one-token chunk), for callers that hold them already and keep
+    /// `per_request[..].itl` empty to save memory (imports of millions of
+    /// gaps).
+    pub fn from_pooled(
+        per_request: Vec<RequestMetrics>,
+        pooled: Samples,
+        single_tokens: bool,
+        duration_ms: Option<f64>,
+        cfg: &MetricsConfig,
+    ) -> Self {
+        let done: Vec<&RequestMetrics> = per_request.iter().filter(|r| r.completed).collect();
         let mut failures = BTreeMap::new();
         for r in per_request.iter().filter(|r| !r.completed) {
             let kind = r.failure.unwrap_or(FailureKind::Empty);
@@ -398,7 +424,8 @@ impl RunMetrics {
         let output_tokens: u64 = done.iter().map(|r| r.output_tokens).sum();
         let per_s = |count: f64| duration_ms.map(|d| count * 1000.0 / d);
         let stalls: Vec<&Stall> = done.iter().flat_map(|r| &r.stalls).collect();
-        let pooled = Samples::from_finite(done.iter().flat_map(|r| r.itl.iter().map(|g| g.ms)));
+        let pooled_summary = pooled.summary();
+        drop(pooled);
         Self {
             requests: per_request.len(),
             completed: done.len(),
@@ -409,10 +436,10 @@ impl RunMetrics {
             input_tokens: done.iter().filter_map(|r| r.prompt_tokens).sum(),
             ttft_ms: summary_of(done.iter().filter_map(|r| r.ttft_ms)),
             tpot_ms: summary_of(done.iter().filter_map(|r| r.tpot_ms)),
-            itl_ms: pooled.summary(),
+            itl_ms: pooled_summary,
             // Identical to the ITL summary unless a chunk carried several tokens.
-            itl_per_token_ms: if done.iter().all(|r| r.itl.iter().all(|g| g.tokens <= 1)) {
-                pooled.summary()
+            itl_per_token_ms: if single_tokens {
+                pooled_summary
             } else {
                 summary_of(done.iter().flat_map(|r| {
                     r.itl.iter().flat_map(|g| {
@@ -428,7 +455,7 @@ impl RunMetrics {
             output_tokens_per_s: per_s(output_tokens as f64),
             request_throughput: per_s(done.len() as f64),
             user_output_tokens_per_s: summary_of(done.iter().filter_map(|r| r.output_tokens_per_s)),
-            jitter: Jitter::of(&pooled),
+            jitter: pooled_summary.as_ref().and_then(Jitter::from_summary),
             itl_cv: summary_of(done.iter().filter_map(|r| r.jitter.map(|j| j.cv))),
             stalls: StallSummary {
                 threshold_ms: cfg.stall_threshold_ms,

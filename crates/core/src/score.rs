@@ -193,7 +193,7 @@ pub enum ScenarioError {
 }
 
 /// The verdict band of a score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// ≥ 90.
@@ -229,7 +229,7 @@ impl Verdict {
 }
 
 /// How one target scored.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TargetScore {
     /// The metric.
     pub metric: ScoreMetric,
@@ -250,7 +250,7 @@ pub struct TargetScore {
 }
 
 /// A scenario's score with its explanation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioScore {
     /// Scenario id.
     pub id: String,

@@ -209,7 +209,7 @@ fn ratio(n: usize, d: usize) -> f64 {
 }
 
 /// How many requests met one SLO.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SloOutcome {
     /// The SLO.
     pub slo: Slo,
@@ -220,7 +220,7 @@ pub struct SloOutcome {
 }
 
 /// Goodput of a run under a set of SLOs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Goodput {
     /// The SLOs, as text (`ttft:200,tpot:15`).
     pub slos: String,

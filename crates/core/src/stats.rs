@@ -50,8 +50,9 @@ pub enum StatsError {
 pub struct Samples {
     /// Samples in input order (numpy sums in this order).
     raw: Vec<f64>,
-    /// The same samples, sorted ascending (for median and percentiles).
-    sorted: Vec<f64>,
+    /// The same samples sorted ascending, made on first use: a summary
+    /// alone selects its few order statistics without sorting.
+    sorted: std::cell::OnceCell<Vec<f64>>,
 }
 
 impl Samples {
@@ -60,18 +61,14 @@ impl Samples {
         if let Some((index, &value)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             return Err(StatsError::NonFinite { index, value });
         }
-        let mut sorted = values.clone();
-        sorted.sort_by(f64::total_cmp);
-        Ok(Self { raw: values, sorted })
+        Ok(Self { raw: values, sorted: std::cell::OnceCell::new() })
     }
 
     /// Builds samples from values already known to be finite (for example
     /// differences of validated timestamps), dropping any that are not.
     pub fn from_finite(values: impl IntoIterator<Item = f64>) -> Self {
         let raw: Vec<f64> = values.into_iter().filter(|v| v.is_finite()).collect();
-        let mut sorted = raw.clone();
-        sorted.sort_by(f64::total_cmp);
-        Self { raw, sorted }
+        Self { raw, sorted: std::cell::OnceCell::new() }
     }
 
     /// Number of samples.
@@ -86,7 +83,7 @@ impl Samples {
 
     /// Samples in ascending order.
     pub fn sorted(&self) -> &[f64] {
-        &self.sorted
+        self.sorted.get_or_init(|| sorted_copy(&self.raw))
     }
 
     /// numpy's mean, or `None` when empty.
@@ -96,7 +93,7 @@ impl Samples {
 
     /// numpy's percentile (linear), or `None` when empty.
     pub fn percentile(&self, p: f64) -> Option<f64> {
-        (!self.is_empty()).then(|| percentile_of_sorted(&self.sorted, p))
+        (!self.is_empty()).then(|| percentile_of_sorted(self.sorted(), p))
     }
 
     /// Everything at once, or `None` when empty.
@@ -115,21 +112,70 @@ impl Samples {
             })
             .collect();
         let std = (pairwise_sum(&squares) / n as f64).sqrt();
-        let s = &self.sorted;
-        let median = if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 };
+        let mut scratch = squares; // reused for the selection below
+        // The ranks every reported figure reads.
+        let mut ranks = vec![0, n - 1, (n - 1) / 2, n / 2];
+        for p in REPORTED_PERCENTILES {
+            let (lo, hi) = percentile_ranks(n, p);
+            ranks.extend([lo, hi]);
+        }
+        ranks.sort_unstable();
+        ranks.dedup();
+        let values: Vec<f64> = match self.sorted.get() {
+            Some(s) => ranks.iter().map(|&r| s[r]).collect(),
+            None => {
+                scratch.copy_from_slice(&self.raw);
+                order_statistics(&mut scratch, &ranks)
+            }
+        };
+        let at = |r: usize| values[ranks.binary_search(&r).unwrap_or(0)];
+        let median = if n % 2 == 1 { at(n / 2) } else { (at(n / 2 - 1) + at(n / 2)) / 2.0 };
+        let pct = |p| lerp_percentile(n, p, at);
         Some(Summary {
             count: n,
             mean,
             median,
             std,
-            min: s[0],
-            max: s[n - 1],
-            p50: percentile_of_sorted(s, 50.0),
-            p90: percentile_of_sorted(s, 90.0),
-            p95: percentile_of_sorted(s, 95.0),
-            p99: percentile_of_sorted(s, 99.0),
+            min: at(0),
+            max: at(n - 1),
+            p50: pct(50.0),
+            p90: pct(90.0),
+            p95: pct(95.0),
+            p99: pct(99.0),
         })
     }
+}
+
+/// The values in ascending `f64::total_cmp` order.
+pub fn sorted_copy(values: &[f64]) -> Vec<f64> {
+    let mut v = values.to_vec();
+    v.sort_unstable_by(f64::total_cmp);
+    v
+}
+
+/// The values at the given ranks (0-based, ascending, in bounds) of the
+/// ascending order of `values`, found by repeated selection (O(n) each)
+/// instead of a full sort. `values` is reordered.
+fn order_statistics(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(ranks.len());
+    let mut rest: &mut [f64] = values;
+    let mut offset = 0;
+    let mut last: Option<(usize, f64)> = None;
+    for &r in ranks {
+        if let Some((lr, lv)) = last
+            && lr == r
+        {
+            out.push(lv);
+            continue;
+        }
+        let (_, nth, right) = rest.select_nth_unstable_by(r - offset, f64::total_cmp);
+        let v = *nth;
+        out.push(v);
+        last = Some((r, v));
+        offset = r + 1;
+        rest = right;
+    }
+    out
 }
 
 /// The figures reported for one metric (all in the metric's own unit).
@@ -201,19 +247,36 @@ pub fn pairwise_sum(a: &[f64]) -> f64 {
 /// `p` is in percent (0–100); values outside are clamped to the extremes.
 pub fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
     debug_assert!(!sorted.is_empty());
-    let n = sorted.len();
-    let q = p / 100.0;
-    let virtual_index = (n as f64 - 1.0) * q;
+    lerp_percentile(sorted.len(), p, |i| sorted[i])
+}
+
+/// The two ranks numpy's linear percentile `p` of `n > 0` values reads.
+fn percentile_ranks(n: usize, p: f64) -> (usize, usize) {
+    let virtual_index = (n as f64 - 1.0) * (p / 100.0);
     if virtual_index >= (n - 1) as f64 {
-        return sorted[n - 1];
+        return (n - 1, n - 1);
     }
     if virtual_index < 0.0 {
-        return sorted[0];
+        return (0, 0);
+    }
+    let lo = virtual_index.floor() as usize;
+    (lo, lo + 1)
+}
+
+/// numpy's linear percentile of `n > 0` values, `at(i)` being the i-th
+/// smallest.
+fn lerp_percentile(n: usize, p: f64, at: impl Fn(usize) -> f64) -> f64 {
+    let virtual_index = (n as f64 - 1.0) * (p / 100.0);
+    if virtual_index >= (n - 1) as f64 {
+        return at(n - 1);
+    }
+    if virtual_index < 0.0 {
+        return at(0);
     }
     let lo = virtual_index.floor();
     let t = virtual_index - lo;
-    let a = sorted[lo as usize];
-    let b = sorted[lo as usize + 1];
+    let a = at(lo as usize);
+    let b = at(lo as usize + 1);
     let diff = b - a;
     if t >= 0.5 { b - diff * (1.0 - t) } else { a + diff * t }
 }
@@ -221,6 +284,18 @@ pub fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn selection_gives_the_same_summary_as_sorting() {
+        let mut rng = crate::rng::Rng::new(42);
+        for n in [1, 2, 3, 7, 100, 1001] {
+            let v: Vec<f64> = (0..n).map(|_| (rng.uniform() * 40.0).round() / 4.0).collect();
+            let lazy = Samples::from_finite(v.iter().copied()).summary();
+            let s = Samples::from_finite(v.iter().copied());
+            let _ = s.sorted();
+            assert_eq!(lazy, s.summary(), "n = {n}");
+        }
+    }
 
     #[test]
     fn empty_has_no_summary() {

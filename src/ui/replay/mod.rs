@@ -117,6 +117,25 @@ pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
         seen.set_value(done.len());
     });
 
+    // Panes handed over by another view (an imported run's requests): take
+    // them, play them.
+    if let Some(inbox) = use_context::<crate::ui::ReplayInbox>() {
+        Effect::new(move |_| {
+            let Some(list) = inbox.0.get() else { return };
+            inbox.0.set(None);
+            if list.is_empty() {
+                return;
+            }
+            story_id.set(String::new());
+            panes.set(list.into_iter().take(MAX_PANES).collect());
+            load(false);
+            spawn_local(async move {
+                engine.ready().await;
+                engine.play();
+            });
+        });
+    }
+
     let choose_story = move |id: String| {
         if let Some(s) = story::story(&id) {
             story_id.set(id);

@@ -6,7 +6,7 @@
 //! [`RATE_TOLERANCE`] relative for rates) is flagged, with the reason when
 //! the tool is known to define the figure differently.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::ImportedRun;
 use crate::metrics::RunMetrics;
@@ -18,7 +18,7 @@ pub const MS_TOLERANCE: f64 = 0.01;
 pub const RATE_TOLERANCE: f64 = 1e-6;
 
 /// Which lab figure a tool figure corresponds to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FigureMetric {
     /// Time to first token (ms).
@@ -49,7 +49,7 @@ impl FigureMetric {
 }
 
 /// Which statistic.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FigureStat {
     /// Mean.
@@ -81,7 +81,7 @@ impl FigureStat {
 }
 
 /// One figure from the tool's own summary.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolFigure {
     /// The tool's field name.
     pub key: String,
@@ -96,7 +96,7 @@ pub struct ToolFigure {
 }
 
 /// A tool figure and the lab's.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FigureComparison {
     /// The tool's field name.
     pub key: String,
@@ -114,32 +114,61 @@ pub struct FigureComparison {
     pub why: Option<String>,
 }
 
-fn samples(m: &RunMetrics, metric: FigureMetric) -> Samples {
+fn samples(run: &ImportedRun, m: &RunMetrics, metric: FigureMetric) -> Samples {
     let done = m.per_request.iter().filter(|r| r.completed);
     match metric {
+        FigureMetric::Itl => run.itl_samples(m),
         FigureMetric::Ttft => Samples::from_finite(done.filter_map(|r| r.ttft_ms)),
         FigureMetric::Tpot => Samples::from_finite(done.filter_map(|r| r.tpot_ms)),
         FigureMetric::E2el => Samples::from_finite(done.filter_map(|r| r.e2el_ms)),
-        FigureMetric::Itl => Samples::from_finite(done.flat_map(|r| r.itl.iter().map(|g| g.ms))),
         FigureMetric::OutputThroughput | FigureMetric::RequestThroughput => Samples::default(),
     }
 }
 
-/// The lab's value of a figure.
-pub fn lab_value(m: &RunMetrics, metric: FigureMetric, stat: FigureStat) -> Option<f64> {
+/// The run's own summary of a metric (same samples as [`samples`]).
+fn run_summary(m: &RunMetrics, metric: FigureMetric) -> Option<Option<crate::stats::Summary>> {
     match metric {
+        FigureMetric::Ttft => Some(m.ttft_ms),
+        FigureMetric::Tpot => Some(m.tpot_ms),
+        FigureMetric::E2el => Some(m.e2el_ms),
+        FigureMetric::Itl => Some(m.itl_ms),
+        FigureMetric::OutputThroughput | FigureMetric::RequestThroughput => None,
+    }
+}
+
+/// The lab's value of a figure: from the run's summary when it holds the
+/// statistic, else from the metric's samples (built once, on demand).
+fn value_of(
+    m: &RunMetrics,
+    metric: FigureMetric,
+    stat: FigureStat,
+    s: impl FnOnce() -> Samples,
+) -> Option<f64> {
+    let summary = match metric {
         FigureMetric::OutputThroughput => return m.output_tokens_per_s,
         FigureMetric::RequestThroughput => return m.request_throughput,
-        _ => {}
-    }
-    let s = samples(m, metric);
-    match stat {
-        FigureStat::Mean => s.mean(),
-        FigureStat::Median => s.summary().map(|x| x.median),
-        FigureStat::Std => s.summary().map(|x| x.std),
-        FigureStat::Percentile(p) => s.percentile(p),
-        FigureStat::Rank(p) => rank_percentile(s.sorted(), p),
-        FigureStat::Value => s.mean(),
+        _ => run_summary(m, metric).flatten(),
+    };
+    let from_summary = |x: crate::stats::Summary| match stat {
+        FigureStat::Mean | FigureStat::Value => Some(x.mean),
+        FigureStat::Median => Some(x.median),
+        FigureStat::Std => Some(x.std),
+        FigureStat::Percentile(50.0) => Some(x.p50),
+        FigureStat::Percentile(90.0) => Some(x.p90),
+        FigureStat::Percentile(95.0) => Some(x.p95),
+        FigureStat::Percentile(99.0) => Some(x.p99),
+        _ => None,
+    };
+    match summary {
+        None => None, // no completed request: no value at all
+        Some(x) => from_summary(x).or_else(|| {
+            let s = s();
+            match stat {
+                FigureStat::Percentile(p) => s.percentile(p),
+                FigureStat::Rank(p) => rank_percentile(s.sorted(), p),
+                _ => s.mean(),
+            }
+        }),
     }
 }
 
@@ -165,10 +194,20 @@ pub fn rank_percentile(sorted: &[f64], p: f64) -> Option<f64> {
 
 /// Compares a run's tool summary with the lab's metrics of it.
 pub fn compare(run: &ImportedRun, m: &RunMetrics) -> Vec<FigureComparison> {
+    // Sample sets are built only for statistics the run's summaries lack,
+    // once per metric (the pooled ITL of a big run is ~10 M values).
+    let mut cache: Vec<(FigureMetric, Samples)> = Vec::new();
     run.summary
         .iter()
         .map(|f| {
-            let lab = lab_value(m, f.metric, f.stat);
+            let lab = value_of(m, f.metric, f.stat, || {
+                if let Some((_, s)) = cache.iter().find(|(k, _)| *k == f.metric) {
+                    return s.clone();
+                }
+                let s = samples(run, m, f.metric);
+                cache.push((f.metric, s.clone()));
+                s
+            });
             let diff = lab.map(|l| l - f.value);
             let tolerance = match f.metric {
                 FigureMetric::OutputThroughput | FigureMetric::RequestThroughput => {

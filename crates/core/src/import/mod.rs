@@ -19,18 +19,21 @@
 
 mod aiperf;
 mod compare;
+pub mod digest;
 mod genai_perf;
 mod guidellm;
 mod llmperf;
 mod reconstruct;
+pub mod service;
 mod vllm;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use compare::{FigureComparison, FigureMetric, FigureStat, ToolFigure, compare, comparison_table};
 pub use reconstruct::ImportedRequest;
 
 use crate::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
+use crate::stats::Samples;
 use crate::trace::{MAX_TRACE_BYTES, RequestTrace, SourceKind, Trace, TraceError, TraceMeta};
 
 /// Largest file the importers accept (1 GiB).
@@ -40,7 +43,7 @@ pub const MAX_IMPORT_BYTES: usize = 1024 * 1024 * 1024;
 const SNIFF_BYTES: usize = 1024 * 1024;
 
 /// The formats the lab reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Format {
     /// A Latency Lab trace.
@@ -161,15 +164,40 @@ pub struct ImportedRun {
 
 impl ImportedRun {
     /// Lab metrics of the run (failed requests excluded, as everywhere).
+    ///
+    /// The per-request entries keep their stalls and jitter but not their
+    /// gaps (`itl` is empty: a 10,000-request run holds ~10 M of them, kept
+    /// once in [`ImportedRun::itl_ms`]); [`ImportedRun::request_trace`] gives
+    /// any request in full.
     pub fn metrics(&self, cfg: &MetricsConfig) -> RunMetrics {
         let mut scratch = Vec::new();
         let per_request: Vec<RequestMetrics> = self
             .requests
             .iter()
             .enumerate()
-            .map(|(i, r)| r.metrics(i, &self.itl_ms, &mut scratch, cfg))
+            .map(|(i, r)| {
+                let mut m = r.metrics(i, &self.itl_ms, &mut scratch, cfg);
+                m.itl = Vec::new();
+                m
+            })
             .collect();
-        RunMetrics::from_requests(per_request, self.duration_ms, cfg)
+        let pooled = Samples::from_finite(self.completed_gaps(&per_request));
+        RunMetrics::from_pooled(per_request, pooled, true, self.duration_ms, cfg)
+    }
+
+    /// The inter-token gaps of the completed requests (per-chunk, as the
+    /// tools record them; spread requests give their even gaps).
+    fn completed_gaps<'a>(&'a self, per_request: &'a [RequestMetrics]) -> impl Iterator<Item = f64> + 'a {
+        self.requests
+            .iter()
+            .zip(per_request)
+            .filter(|(_, m)| m.completed)
+            .flat_map(move |(r, _)| r.gaps(&self.itl_ms))
+    }
+
+    /// The pooled ITL samples of the completed requests.
+    pub fn itl_samples(&self, m: &RunMetrics) -> Samples {
+        Samples::from_finite(self.completed_gaps(&m.per_request))
     }
 
     /// A full trace of request `i` (chunks reconstructed from its timings).

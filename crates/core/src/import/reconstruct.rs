@@ -68,6 +68,18 @@ impl ImportedRequest {
         }
     }
 
+    /// Its gaps between chunks (ms).
+    pub fn gaps<'a>(&self, itl_ms: &'a [f64]) -> Box<dyn Iterator<Item = f64> + 'a> {
+        if self.spread {
+            let mut times = Vec::new();
+            self.offsets(itl_ms, |t, _| times.push(t));
+            let gaps: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
+            return Box::new(gaps.into_iter());
+        }
+        let (start, len) = self.itl;
+        Box::new(itl_ms.get(start..start + len).unwrap_or(&[]).iter().copied())
+    }
+
     fn failure(&self) -> Option<Failure> {
         self.error.as_ref().map(|e| {
             // Tools store Python tracebacks: the last line says what happened.

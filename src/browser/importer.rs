@@ -1,0 +1,318 @@
+//! The page side of imports: a leptos-use-style hook around the import
+//! worker (`import_worker` binary). Files go to the worker by reference; the
+//! page gets back progress, small run digests and single requests, so even a
+//! 216 MB result file never blocks the page.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use lab_core::import::digest::RunDigest;
+use lab_core::import::service::{FromWorker, RunKey, ToWorker};
+use lab_core::trace::RequestTrace;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
+
+use super::files::js_message;
+
+/// Loader script Trunk writes for the worker binary (`data-loader-shim`).
+pub const WORKER_URL: &str = "./import_worker_loader.js";
+
+/// Where a file is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileStatus {
+    /// Queued or being worked on: phase and 0–1 progress.
+    Working(String, f64),
+    /// Imported: runs found and the worker's time (ms).
+    Done(usize, f64),
+    /// A summary waiting for its per-request file.
+    Waiting(String),
+    /// Could not be imported.
+    Failed(String),
+}
+
+/// One file given to the importer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileJob {
+    /// Number of this file in the session.
+    pub job: u32,
+    /// File name.
+    pub name: String,
+    /// Size in bytes.
+    pub size: f64,
+    /// Status.
+    pub status: FileStatus,
+    /// When the page handed it over (ms, page clock).
+    pub started_ms: f64,
+    /// When the digest reached the page (ms, page clock).
+    pub finished_ms: Option<f64>,
+}
+
+/// One run the worker holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedRun {
+    /// The worker's key.
+    pub key: RunKey,
+    /// File it came from.
+    pub file: String,
+    /// What the page shows.
+    pub digest: RunDigest,
+}
+
+type Pending = Rc<RefCell<HashMap<String, Box<dyn FnOnce(Result<RequestTrace, String>)>>>>;
+
+struct Inner {
+    worker: Option<web_sys::Worker>,
+    ready: bool,
+    queue: Vec<js_sys::Object>,
+    next_job: u32,
+    next_purpose: u64,
+    pending: Pending,
+    _handler: Option<Closure<dyn FnMut(web_sys::MessageEvent)>>,
+}
+
+/// The importer handle (copyable; provided as context by the app).
+#[derive(Clone, Copy)]
+pub struct Importer {
+    inner: StoredValue<Rc<RefCell<Inner>>, LocalStorage>,
+    /// Files, newest last.
+    pub files: RwSignal<Vec<FileJob>>,
+    /// Runs, in load order.
+    pub runs: RwSignal<Vec<LoadedRun>>,
+    /// SLOs for goodput (`ttft:200,tpot:15,e2el:3000`).
+    pub slos: RwSignal<String>,
+    /// A problem not tied to one file (worker could not start, bad SLOs).
+    pub notice: RwSignal<Option<String>>,
+}
+
+fn message(msg: &ToWorker, file: Option<&web_sys::File>) -> js_sys::Object {
+    let obj = js_sys::Object::new();
+    let json = serde_json::to_string(msg).unwrap_or_default();
+    let _ = js_sys::Reflect::set(&obj, &"json".into(), &json.into());
+    if let Some(f) = file {
+        let _ = js_sys::Reflect::set(&obj, &"file".into(), f);
+    }
+    obj
+}
+
+/// Starts the import worker and returns its handle.
+pub fn use_importer() -> Importer {
+    let importer = Importer {
+        inner: StoredValue::new_local(Rc::new(RefCell::new(Inner {
+            worker: None,
+            ready: false,
+            queue: Vec::new(),
+            next_job: 0,
+            next_purpose: 0,
+            pending: Rc::new(RefCell::new(HashMap::new())),
+            _handler: None,
+        }))),
+        files: RwSignal::new(Vec::new()),
+        runs: RwSignal::new(Vec::new()),
+        slos: RwSignal::new(lab_core::slo::SloSet::standard().to_string()),
+        notice: RwSignal::new(None),
+    };
+    on_cleanup(move || {
+        if let Some(rc) = importer.inner.try_get_value()
+            && let Some(w) = rc.borrow_mut().worker.take()
+        {
+            w.terminate();
+        }
+    });
+    importer
+}
+
+impl Importer {
+    fn rc(&self) -> Rc<RefCell<Inner>> {
+        self.inner.get_value()
+    }
+
+    /// Starts the worker on first use (its 400 kB of wasm load only when a
+    /// file is imported).
+    fn start(self) {
+        if self.rc().borrow().worker.is_some() {
+            return;
+        }
+        let opts = web_sys::WorkerOptions::new();
+        let worker = match web_sys::Worker::new_with_options(WORKER_URL, &opts) {
+            Ok(w) => w,
+            Err(e) => {
+                let why = format!(
+                    "The import worker could not start ({}); imports are unavailable in this browser.",
+                    js_message(&e)
+                );
+                self.files.update(|f| {
+                    for j in f.iter_mut().filter(|j| matches!(j.status, FileStatus::Working(..))) {
+                        j.status = FileStatus::Failed(why.clone());
+                    }
+                });
+                self.notice.set(Some(why));
+                return;
+            }
+        };
+        let handler = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
+            let json = js_sys::Reflect::get(&ev.data(), &"json".into()).ok().and_then(|j| j.as_string());
+            match json.as_deref().map(serde_json::from_str::<FromWorker>) {
+                Some(Ok(msg)) => self.on_message(msg),
+                _ => self
+                    .notice
+                    .set(Some("The import worker sent a message the page does not understand.".into())),
+            }
+        });
+        worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+        let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
+            self.notice.set(Some(format!("The import worker failed: {}", ev.message())));
+            self.files.update(|f| {
+                for j in f.iter_mut().filter(|j| matches!(j.status, FileStatus::Working(..))) {
+                    j.status = FileStatus::Failed(format!("the import worker stopped: {}", ev.message()));
+                }
+            });
+        });
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        on_error.forget();
+        let rc = self.rc();
+        let mut inner = rc.borrow_mut();
+        inner.worker = Some(worker);
+        inner._handler = Some(handler);
+    }
+
+    fn send(&self, obj: js_sys::Object) {
+        self.start();
+        let rc = self.rc();
+        let mut inner = rc.borrow_mut();
+        match (&inner.worker, inner.ready) {
+            (Some(w), true) => {
+                if let Err(e) = w.post_message(&obj) {
+                    self.notice.set(Some(format!("Could not reach the import worker: {}", js_message(&e))));
+                }
+            }
+            _ => inner.queue.push(obj),
+        }
+    }
+
+    fn slos_now(&self) -> Option<String> {
+        Some(self.slos.get_untracked()).filter(|s| !s.trim().is_empty())
+    }
+
+    /// Hands a file to the worker.
+    pub fn import(&self, file: web_sys::File) {
+        let job = {
+            let rc = self.rc();
+            let mut inner = rc.borrow_mut();
+            inner.next_job += 1;
+            inner.next_job
+        };
+        let name = file.name();
+        self.files.update(|f| {
+            f.push(FileJob {
+                job,
+                name: name.clone(),
+                size: file.size(),
+                status: FileStatus::Working("queued".into(), 0.0),
+                started_ms: super::clock::now_ms(),
+                finished_ms: None,
+            })
+        });
+        let msg = ToWorker::Import { job, name, slos: self.slos_now() };
+        self.send(message(&msg, Some(&file)));
+    }
+
+    /// Recomputes every run's analysis under the current SLOs.
+    pub fn reanalyze(&self) {
+        let slos = self.slos_now();
+        for key in self.runs.with_untracked(|r| r.iter().map(|r| r.key).collect::<Vec<_>>()) {
+            self.send(message(&ToWorker::Analyze { key, slos: slos.clone() }, None));
+        }
+    }
+
+    /// Forgets a run.
+    pub fn remove(&self, key: RunKey) {
+        self.runs.update(|r| r.retain(|x| x.key != key));
+        self.send(message(&ToWorker::Remove { key }, None));
+    }
+
+    /// Fetches one request in full; `done` receives it (or why not).
+    pub fn request(
+        &self,
+        key: RunKey,
+        index: usize,
+        done: impl FnOnce(Result<RequestTrace, String>) + 'static,
+    ) {
+        let purpose = {
+            let rc = self.rc();
+            let mut inner = rc.borrow_mut();
+            inner.next_purpose += 1;
+            let p = format!("r{}", inner.next_purpose);
+            inner.pending.borrow_mut().insert(p.clone(), Box::new(done));
+            p
+        };
+        self.send(message(&ToWorker::Request { key, index, purpose }, None));
+    }
+
+    fn set_status(&self, job: u32, status: FileStatus) {
+        let now = super::clock::now_ms();
+        self.files.update(|f| {
+            if let Some(j) = f.iter_mut().find(|j| j.job == job) {
+                if !matches!(status, FileStatus::Working(..)) {
+                    j.finished_ms = Some(now);
+                }
+                j.status = status;
+            }
+        });
+    }
+
+    fn on_message(&self, msg: FromWorker) {
+        match msg {
+            FromWorker::Ready => {
+                let rc = self.rc();
+                let mut inner = rc.borrow_mut();
+                inner.ready = true;
+                let queue = std::mem::take(&mut inner.queue);
+                if let Some(w) = &inner.worker {
+                    for m in queue {
+                        let _ = w.post_message(&m);
+                    }
+                }
+            }
+            FromWorker::Progress { job, phase, fraction } => {
+                self.set_status(job, FileStatus::Working(phase, fraction))
+            }
+            FromWorker::Imported { job, name, runs, took_ms } => {
+                let n = runs.len();
+                self.runs.update(|all| {
+                    all.extend(runs.into_iter().map(|(key, digest)| LoadedRun {
+                        key,
+                        file: name.clone(),
+                        digest,
+                    }))
+                });
+                self.set_status(job, FileStatus::Done(n, took_ms));
+            }
+            FromWorker::Updated { key, digest } => self.runs.update(|all| {
+                if let Some(r) = all.iter_mut().find(|r| r.key == key) {
+                    r.digest = *digest;
+                }
+            }),
+            FromWorker::Waiting { job, message, .. } => self.set_status(job, FileStatus::Waiting(message)),
+            FromWorker::Request { purpose, trace, .. } => {
+                let done = self.rc().borrow().pending.borrow_mut().remove(&purpose);
+                if let Some(done) = done {
+                    done(Ok(*trace));
+                }
+            }
+            FromWorker::RequestFailed { purpose, message } => {
+                let done = self.rc().borrow().pending.borrow_mut().remove(&purpose);
+                if let Some(done) = done {
+                    done(Err(message));
+                }
+            }
+            FromWorker::Failed { job: Some(job), message, .. } => {
+                self.set_status(job, FileStatus::Failed(message))
+            }
+            FromWorker::Failed { job: None, name, message } => {
+                self.notice.set(Some(if name.is_empty() { message } else { format!("{name}: {message}") }))
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! Compare runs: imported and recorded runs side by side, in one table with
+//! deltas to the first (the baseline) and one chart of their TTFT CDFs.
+
+use lab_core::AnalysisOptions;
+use lab_core::chart::{LinearScale, step_polyline};
+use lab_core::import::digest::{COMPARED, Delta, RunDigest, compare_runs};
+use lab_core::slo::SloSet;
+use leptos::prelude::*;
+
+use crate::browser::importer::Importer;
+use crate::ui::runs::RunLog;
+
+/// Most runs drawn at once (the palette has this many colours).
+pub const MAX_COMPARED: usize = 6;
+
+const W: f64 = 640.0;
+const H: f64 = 300.0;
+const PAD_L: f64 = 48.0;
+const PAD_B: f64 = 36.0;
+const PAD_T: f64 = 10.0;
+const PAD_R: f64 = 16.0;
+
+fn cell(d: &Delta, unit: &str, baseline: bool) -> (String, String, &'static str) {
+    let value = match d.value {
+        Some(v) if unit == "%" => format!("{v:.1}%"),
+        Some(v) if unit.is_empty() => format!("{v:.1}"),
+        Some(v) => format!("{v:.2}"),
+        None => "—".into(),
+    };
+    if baseline {
+        return (value, "baseline".into(), "");
+    }
+    let delta = match (d.diff, d.relative) {
+        (Some(x), Some(r)) => format!("{x:+.1}{unit} ({:+.0}%)", r * 100.0),
+        (Some(x), None) => format!("{x:+.1}{unit}"),
+        _ => String::new(),
+    };
+    let class = match d.improved {
+        Some(true) => "better",
+        Some(false) => "worse",
+        None => "",
+    };
+    (value, delta, class)
+}
+
+/// A run that can be compared: where it came from and its digest.
+#[derive(Clone, PartialEq)]
+struct Candidate {
+    id: String,
+    digest: RunDigest,
+}
+
+/// The comparison section.
+#[component]
+pub fn CompareRuns() -> impl IntoView {
+    let importer = expect_context::<Importer>();
+    let log = expect_context::<RunLog>();
+    // Unchecked runs (by id); everything else is compared, up to MAX_COMPARED.
+    let unchecked = RwSignal::new(Vec::<String>::new());
+    let candidates = Memo::new(move |_| {
+        let slos = importer.slos.with(|s| s.parse::<SloSet>().ok());
+        let opts = AnalysisOptions { slos, ..AnalysisOptions::default() };
+        let mut all: Vec<Candidate> = importer
+            .runs
+            .get()
+            .into_iter()
+            .map(|r| Candidate { id: format!("import-{}", r.key), digest: r.digest })
+            .collect();
+        all.extend(log.runs.get().into_iter().map(|r| Candidate {
+            id: format!("run-{}", r.id),
+            digest: RunDigest::of_trace(&r.output.trace, &format!("session run {}", r.id), &opts),
+        }));
+        all
+    });
+    let chosen = Memo::new(move |_| {
+        let off = unchecked.get();
+        candidates.get().into_iter().filter(|c| !off.contains(&c.id)).take(MAX_COMPARED).collect::<Vec<_>>()
+    });
+    let table = move || {
+        let runs = chosen.get();
+        let analyses: Vec<&lab_core::Analysis> = runs.iter().map(|c| &c.digest.analysis).collect();
+        let rows = compare_runs(&analyses);
+        runs.iter()
+            .zip(rows)
+            .enumerate()
+            .map(|(i, (c, deltas))| {
+                view! {
+                    <tr data-testid="compare-row">
+                        <th scope="row"><span class=format!("swatch series-{i}")></span>{c.digest.label.clone()}</th>
+                        <td>{c.digest.analysis.metrics.completed}" / "{c.digest.analysis.metrics.requests}</td>
+                        {deltas.iter().zip(COMPARED.iter()).map(|(d, f)| {
+                            let (value, delta, class) = cell(d, f.unit, i == 0);
+                            view! { <td class=class><span class="value">{value}</span><span class="delta">{delta}</span></td> }
+                        }).collect_view()}
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
+    let chart = move || {
+        let runs = chosen.get();
+        let max = runs.iter().filter_map(|c| c.digest.ttft_cdf.last().map(|p| p.0)).fold(0.0, f64::max);
+        // The axis starts at 0 ms: how far from instant each run is shows.
+        let (x, xticks) = LinearScale::new((0.0, max.max(1.0)), (PAD_L, W - PAD_R)).nice(6);
+        let y = LinearScale::new((0.0, 1.0), (H - PAD_B, PAD_T));
+        let describe: Vec<String> = runs
+            .iter()
+            .map(|c| {
+                let t = c.digest.analysis.metrics.ttft_ms;
+                format!(
+                    "{}: median {}, P99 {}",
+                    c.digest.label,
+                    t.map_or("—".into(), |s| format!("{:.0} ms", s.p50)),
+                    t.map_or("—".into(), |s| format!("{:.0} ms", s.p99))
+                )
+            })
+            .collect();
+        view! {
+            <svg viewBox=format!("0 0 {W} {H}") class="chart cdf" role="img"
+                aria-label=format!("TTFT distribution (CDF) of the compared runs. {}", describe.join("; "))
+                data-testid="ttft-cdf">
+                {xticks.iter().map(|t| {
+                    let px = x.map(*t);
+                    view! {
+                        <line class="grid" x1=px x2=px y1=PAD_T y2=H - PAD_B/>
+                        <text class="tick" x=px y=H - PAD_B + 16.0 text-anchor="middle">{format!("{t}")}</text>
+                    }
+                }).collect_view()}
+                {[0.0, 0.25, 0.5, 0.75, 0.9, 1.0].iter().map(|t| {
+                    let py = y.map(*t);
+                    view! {
+                        <line class="grid" x1=PAD_L x2=W - PAD_R y1=py y2=py/>
+                        <text class="tick" x=PAD_L - 6.0 y=py + 4.0 text-anchor="end">{format!("{:.0}%", t * 100.0)}</text>
+                    }
+                }).collect_view()}
+                <text class="axis-label" x=(PAD_L + W - PAD_R) / 2.0 y=H - 4.0 text-anchor="middle">"time to first token (ms)"</text>
+                {runs.iter().enumerate().map(|(i, c)| view! {
+                    <polyline class=format!("series series-{i}") fill="none" points=step_polyline(&c.digest.ttft_cdf, &x, &y)>
+                        <title>{c.digest.label.clone()}</title>
+                    </polyline>
+                }).collect_view()}
+            </svg>
+        }
+    };
+    view! {
+        <section class="compare-runs" data-testid="compare-runs">
+            <h3>"Compare runs"</h3>
+            <p class="hint">
+                "Every loaded run and every run of this session, side by side; the first is the baseline, "
+                "the others show their difference to it (green better, red worse). Untick a run to leave it out; "
+                {format!("at most {MAX_COMPARED} are drawn.")}
+            </p>
+            <fieldset class="compare-pick">
+                <legend>"Runs"</legend>
+                {move || candidates.get().into_iter().map(|c| {
+                    let id = c.id.clone();
+                    let id2 = c.id.clone();
+                    view! {
+                        <label class="inline">
+                            <input type="checkbox" data-testid="compare-toggle"
+                                prop:checked=move || !unchecked.with(|u| u.contains(&id))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    unchecked.update(|u| { u.retain(|x| x != &id2); if !on { u.push(id2.clone()); } });
+                                }/>
+                            " "{c.digest.label.clone()}
+                        </label>
+                    }
+                }).collect_view()}
+            </fieldset>
+            <div class="table-scroll">
+                <table class="metrics compare" data-testid="compare-table">
+                    <thead><tr>
+                        <th scope="col">"run"</th><th scope="col">"completed"</th>
+                        {COMPARED.iter().map(|c| view! { <th scope="col">{c.label}{(!c.unit.is_empty() && c.unit != "%").then(|| format!(" ({})", c.unit))}</th> }).collect_view()}
+                    </tr></thead>
+                    <tbody>{table}</tbody>
+                </table>
+            </div>
+            <figure class="chart-figure">
+                {chart}
+                <figcaption>
+                    "Share of requests whose first token came within x ms (TTFT CDF). A curve further left is faster; "
+                    "where the curves part at the top is the tail users feel."
+                </figcaption>
+            </figure>
+        </section>
+    }
+}

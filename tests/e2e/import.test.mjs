@@ -1,0 +1,130 @@
+// Imports: a vLLM result dropped on the lab shows its summary (equal to the
+// CLI's and to vLLM's own figures), its P99 request replays in the replay
+// lab; an AIPerf pair compares the tool's figures; broken files say what was
+// expected and leave the loaded runs alone; two runs compare with deltas.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT, analyzeJson, launchBrowser, openPage, startServer, waitForText } from './lib/lab.mjs';
+
+const FIXTURES = path.join(ROOT, 'tests/fixtures/import');
+const fixture = (name) => path.join(FIXTURES, name);
+
+/** Drops files on the import dropzone the way a person does (DataTransfer). */
+async function dropFiles(page, files) {
+  const payload = files.map((f) => ({ name: path.basename(f), text: readFileSync(f, 'utf8') }));
+  const dataTransfer = await page.evaluateHandle((items) => {
+    const dt = new DataTransfer();
+    for (const { name, text } of items) dt.items.add(new File([text], name, { type: 'application/json' }));
+    return dt;
+  }, payload);
+  await page.locator('[data-testid=import-view] .dropzone').dispatchEvent('drop', { dataTransfer });
+}
+
+describe('import results', () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    server?.stop();
+  });
+
+  test('drop a vLLM result: summary, tool figures equal, replay its P99 request', async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}#import`);
+    await dropFiles(page, [fixture('vllm_bench_serve.json')]);
+    const card = page.getByTestId('import-run');
+    await card.waitFor({ timeout: 15_000 });
+    assert.match(await card.getByTestId('import-run-tool').innerText(), /vLLM bench serve result/);
+    assert.match(await card.getByTestId('import-run-requests').innerText(), /40 requests, 37 completed, 3 failed/);
+
+    // The page's figures are the CLI's (and vLLM's own, see the native tests).
+    const cli = analyzeJson(fixture('vllm_bench_serve.json'));
+    for (const [metric, key] of [['ttft', 'ttft_ms'], ['tpot', 'tpot_ms'], ['itl', 'itl_ms'], ['e2el', 'e2el_ms']]) {
+      for (const p of ['p50', 'p99']) {
+        const shown = Number(await card.getByTestId(`import-${metric}-${p}`).innerText());
+        assert.ok(Math.abs(shown - cli[key][p]) <= 0.005 + 1e-9, `${metric} ${p}: page ${shown} vs cli ${cli[key][p]}`);
+      }
+    }
+    const summary = await card.getByTestId('tool-comparison-summary').innerText();
+    const m = summary.match(/(\d+) of (\d+) figures equal/);
+    assert.ok(m && m[1] === m[2] && Number(m[2]) >= 28, summary);
+    assert.equal(await card.locator('tr.differs').count(), 0);
+    assert.match(await card.getByTestId('import-goodput').innerText(), /Goodput under ttft:200,tpot:15,e2el:3000/);
+
+    // Replay the P99 (by TTFT) request: it lands in the replay lab and plays.
+    await card.getByTestId('replay-worst').click();
+    await page.getByTestId('replay-view').waitFor({ state: 'visible' });
+    assert.match(page.url(), /#replay$/);
+    await waitForText(page.getByTestId('play'), /^Pause$/, 10_000);
+    const title = await page.locator('.pane-slot').first().innerText();
+    assert.match(title, /worst \(P99 TTFT\) · request #\d+/);
+    // The replayed request's TTFT equals the P99-rank request's TTFT from the file.
+    const vllm = JSON.parse(readFileSync(fixture('vllm_bench_serve.json'), 'utf8'));
+    const idx = Number(title.match(/request #(\d+)/)[1]) - 1;
+    const ttfts = vllm.ttfts.filter((_, i) => !vllm.errors[i]).map((t) => t * 1000).sort((a, b) => a - b);
+    const rank = Math.ceil(0.99 * ttfts.length) - 1;
+    assert.ok(Math.abs(vllm.ttfts[idx] * 1000 - ttfts[rank]) < 1e-6, `request ${idx} is the P99 one`);
+    await page.getByTestId('pane-0-result').waitFor({ timeout: 30_000 });
+    const shownTtft = Number((await page.getByTestId('pane-0-result-ttft').innerText()).replace(' ms', ''));
+    assert.ok(Math.abs(shownTtft - ttfts[rank]) < 8, `replayed TTFT ${shownTtft} vs ${ttfts[rank]}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('AIPerf records with their aggregate, any order; broken files keep the others', async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}#import`);
+    await dropFiles(page, [fixture('aiperf_0.13.0_profile_export_aiperf.json'), fixture('aiperf_0.13.0_profile_export.jsonl')]);
+    const card = page.getByTestId('import-run');
+    await card.waitFor({ timeout: 15_000 });
+    await waitForText(card.getByTestId('tool-comparison-summary'), /figures equal/);
+    assert.match(await card.getByTestId('import-run-tool').innerText(), /AIPerf profile_export.jsonl 0\.13\.0/);
+    const ttftP99 = card.locator('[data-testid=tool-figure][data-key="time_to_first_token.p99"]');
+    assert.match(await ttftP99.innerText(), /equal/);
+
+    // Broken, truncated, unknown: each says what was expected; the run stays.
+    const text = readFileSync(fixture('vllm_bench_serve.json'), 'utf8');
+    const dataTransfer = await page.evaluateHandle((cut) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([cut], 'cut.json'));
+      dt.items.add(new File(['{"hello": "world"}'], 'other.json'));
+      dt.items.add(new File([new Uint8Array([0xff, 0xfe, 0x00, 0x41])], 'binary.json'));
+      return dt;
+    }, text.slice(0, text.length / 2));
+    await page.locator('[data-testid=import-view] .dropzone').dispatchEvent('drop', { dataTransfer });
+    const errors = page.getByTestId('import-error');
+    await waitForText(errors.nth(2), /./);
+    const all = (await errors.allInnerTexts()).join('\n');
+    assert.match(all, /vLLM bench serve result but cannot be read: the file ends early \(truncated\?\) at line/);
+    assert.match(all, /not a format the lab reads .* expected a Latency Lab trace, a vLLM/);
+    assert.match(all, /not UTF-8 text/);
+    assert.equal(await page.getByTestId('import-run').count(), 1, 'the loaded run stays');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('compare two runs: table with deltas and a TTFT CDF per run', async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}#import`);
+    await dropFiles(page, [fixture('vllm_bench_serve.json'), fixture('guidellm_0.8.1_benchmarks.json')]);
+    await waitForText(page.getByTestId('import-run').nth(1).getByTestId('import-run-label'), /./, 15_000);
+    const rows = page.getByTestId('compare-row');
+    assert.equal(await rows.count(), 2);
+    assert.match(await rows.nth(0).innerText(), /baseline/);
+    assert.match(await rows.nth(1).innerText(), /[+-]\d+(\.\d)?ms \([+-]\d+%\)/);
+    assert.equal(await page.locator('[data-testid=ttft-cdf] polyline.series').count(), 2);
+    // Untick one: one row, one curve.
+    await page.getByTestId('compare-toggle').nth(1).uncheck();
+    assert.equal(await rows.count(), 1);
+    assert.equal(await page.locator('[data-testid=ttft-cdf] polyline.series').count(), 1);
+    // New SLOs recompute goodput in the worker.
+    await page.getByTestId('import-slos').fill('ttft:1000');
+    await page.getByTestId('import-slos-apply').click();
+    await waitForText(page.getByTestId('import-goodput').first(), /Goodput under ttft:1000/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
