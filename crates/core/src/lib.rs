@@ -15,6 +15,7 @@
 //! - [`score`]: scenario scores with explanations.
 //! - [`analysis`]: all of the above for one run, as JSON or a text table.
 //! - [`chart`]: chart scales and ticks.
+//! - [`study`], [`inference`]: blind perception studies and their statistics.
 //! - [`import`]: results of vLLM, guidellm, AIPerf, GenAI-Perf and LLMPerf.
 
 pub mod analysis;
@@ -23,6 +24,7 @@ pub mod endpoint;
 pub mod fault;
 pub mod groundtruth;
 pub mod import;
+pub mod inference;
 pub mod live;
 pub mod markdown;
 pub mod metrics;
@@ -37,6 +39,7 @@ pub mod slo;
 pub mod sse;
 pub mod stats;
 pub mod story;
+pub mod study;
 pub mod sweep;
 pub mod text;
 pub mod trace;
