@@ -1,0 +1,257 @@
+//! The run library's records and its export bundle.
+//!
+//! - An [`Entry`] describes one saved item (a live run, a replay, an
+//!   imported result file, a study's answers) with a name, tags and a short
+//!   summary for the list; the trace or file itself is stored beside it under
+//!   the same id.
+//! - An entry with `complete: false` is a live run saved while it was still
+//!   streaming (checkpoints); if the tab closed, it stays as "interrupted".
+//! - A [`Bundle`] (`format: "latency-lab/bundle"`) carries entries with their
+//!   traces or file texts, to move a library between browsers.
+
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::{MetricsConfig, RunMetrics};
+use crate::trace::{Trace, TraceError};
+
+/// The `format` of bundles.
+pub const BUNDLE_FORMAT: &str = "latency-lab/bundle";
+/// Current bundle version.
+pub const BUNDLE_VERSION: u32 = 1;
+/// Most tags on an entry.
+pub const MAX_TAGS: usize = 12;
+
+/// What an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// A live run.
+    Live,
+    /// A replay.
+    Replay,
+    /// An imported result file.
+    Import,
+    /// A study's collected answers.
+    Study,
+}
+
+impl EntryKind {
+    /// Word for people.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Live => "live run",
+            Self::Replay => "replay",
+            Self::Import => "imported file",
+            Self::Study => "study results",
+        }
+    }
+}
+
+/// One saved item.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Id (the key of its data too).
+    pub id: String,
+    /// Kind.
+    pub kind: EntryKind,
+    /// Name (editable).
+    pub name: String,
+    /// Tags (editable).
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Saved at (ms since the Unix epoch).
+    pub saved_ms: f64,
+    /// False while (or if) a live run was cut before it finished.
+    #[serde(default = "yes")]
+    pub complete: bool,
+    /// Requests in it.
+    #[serde(default)]
+    pub requests: usize,
+    /// Failed requests.
+    #[serde(default)]
+    pub failed: usize,
+    /// Median TTFT (ms).
+    #[serde(default)]
+    pub ttft_p50_ms: Option<f64>,
+    /// Median E2EL (ms).
+    #[serde(default)]
+    pub e2el_p50_ms: Option<f64>,
+    /// Original file name (imports).
+    #[serde(default)]
+    pub file_name: Option<String>,
+    /// File size (imports).
+    #[serde(default)]
+    pub file_bytes: Option<u64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Entry {
+    /// An entry for a trace.
+    pub fn for_trace(id: String, kind: EntryKind, trace: &Trace, complete: bool, saved_ms: f64) -> Self {
+        let m = RunMetrics::of(trace, &MetricsConfig::default());
+        Self {
+            id,
+            kind,
+            name: trace.meta.label.clone().unwrap_or_else(|| kind.word().to_string()),
+            tags: Vec::new(),
+            saved_ms,
+            complete,
+            requests: m.requests,
+            failed: m.failed,
+            ttft_p50_ms: m.ttft_ms.map(|s| s.p50),
+            e2el_p50_ms: m.e2el_ms.map(|s| s.p50),
+            file_name: None,
+            file_bytes: None,
+        }
+    }
+
+    /// An entry for an imported file.
+    pub fn for_file(id: String, name: &str, bytes: u64, saved_ms: f64) -> Self {
+        Self {
+            id,
+            kind: EntryKind::Import,
+            name: name.to_string(),
+            tags: Vec::new(),
+            saved_ms,
+            complete: true,
+            requests: 0,
+            failed: 0,
+            ttft_p50_ms: None,
+            e2el_p50_ms: None,
+            file_name: Some(name.to_string()),
+            file_bytes: Some(bytes),
+        }
+    }
+}
+
+/// Tags from what a person typed: split at commas, trimmed, lower-cased,
+/// without duplicates or empties, at most [`MAX_TAGS`] of 40 characters.
+pub fn parse_tags(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in text.split(',') {
+        let t: String = t.trim().to_lowercase().chars().take(40).collect();
+        if !t.is_empty() && !out.contains(&t) && out.len() < MAX_TAGS {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// One entry with its data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BundleItem {
+    /// The entry.
+    pub entry: Entry,
+    /// Its trace (live runs, replays).
+    #[serde(default)]
+    pub trace: Option<Trace>,
+    /// Its file text (imports, study results).
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+/// Entries moved between browsers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bundle {
+    /// Always [`BUNDLE_FORMAT`].
+    pub format: String,
+    /// [`BUNDLE_VERSION`].
+    pub version: u32,
+    /// The items.
+    pub items: Vec<BundleItem>,
+}
+
+/// Why a bundle could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BundleError {
+    /// Not JSON, or not a bundle.
+    #[error("not a Latency Lab bundle: {0}")]
+    Parse(String),
+    /// From a newer lab.
+    #[error("bundle version {0} is newer than this lab reads ({BUNDLE_VERSION})")]
+    Version(u32),
+    /// A trace inside is invalid.
+    #[error("entry \"{name}\": {source}")]
+    Trace {
+        /// The entry.
+        name: String,
+        /// What is wrong.
+        source: TraceError,
+    },
+}
+
+impl Bundle {
+    /// A bundle of items.
+    pub fn new(items: Vec<BundleItem>) -> Self {
+        Self { format: BUNDLE_FORMAT.into(), version: BUNDLE_VERSION, items }
+    }
+
+    /// JSON text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Reads and checks a bundle (every trace is validated).
+    pub fn from_json(text: &str) -> Result<Self, BundleError> {
+        let b: Bundle = serde_json::from_str(text).map_err(|e| BundleError::Parse(e.to_string()))?;
+        if b.format != BUNDLE_FORMAT {
+            return Err(BundleError::Parse(format!(
+                "format is \"{}\", expected \"{BUNDLE_FORMAT}\"",
+                b.format
+            )));
+        }
+        if b.version > BUNDLE_VERSION {
+            return Err(BundleError::Version(b.version));
+        }
+        for item in &b.items {
+            if let Some(t) = &item.trace {
+                t.validate()
+                    .map_err(|source| BundleError::Trace { name: item.entry.name.clone(), source })?;
+            }
+        }
+        Ok(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+
+    #[test]
+    fn entries_summarize_traces() {
+        let t = Profile::simple("p", 100.0, 10.0, 5).to_trace(3, 10);
+        let e = Entry::for_trace("a".into(), EntryKind::Replay, &t, true, 1.0);
+        assert_eq!((e.requests, e.failed), (3, 0));
+        assert!((e.ttft_p50_ms.unwrap() - 100.0).abs() < 1e-9);
+        assert_eq!(parse_tags(" Fast, fast,  demo ,,GPU-A "), ["fast", "demo", "gpu-a"]);
+    }
+
+    #[test]
+    fn bundles_round_trip_and_refuse_bad_input() {
+        let t = Profile::simple("p", 100.0, 10.0, 5).to_trace(1, 10);
+        let b = Bundle::new(vec![
+            BundleItem {
+                entry: Entry::for_trace("a".into(), EntryKind::Live, &t, false, 5.0),
+                trace: Some(t),
+                text: None,
+            },
+            BundleItem {
+                entry: Entry::for_file("b".into(), "x.json", 3, 6.0),
+                trace: None,
+                text: Some("{}".into()),
+            },
+        ]);
+        assert_eq!(Bundle::from_json(&b.to_json()).unwrap(), b);
+        assert!(matches!(Bundle::from_json("[]"), Err(BundleError::Parse(_))));
+        let mut newer = b.clone();
+        newer.version = 99;
+        assert_eq!(Bundle::from_json(&newer.to_json()), Err(BundleError::Version(99)));
+        let mut broken = b;
+        broken.items[0].trace.as_mut().unwrap().requests[0].sent_ms = 1e9;
+        assert!(matches!(Bundle::from_json(&broken.to_json()), Err(BundleError::Trace { .. })));
+    }
+}
