@@ -97,3 +97,26 @@ async fn files_round_trip_and_size_limit() {
     assert_eq!(body.as_string().unwrap(), "héllo");
     web_sys::Url::revoke_object_url(&url).unwrap();
 }
+
+#[wasm_bindgen_test]
+async fn indexeddb_writes_commit_and_read_back() {
+    use latency_lab_app::browser::idb::{self, SESSIONS, STUDIES};
+    let db = idb::open().await.expect("IndexedDB opens in Chromium");
+    let value = JsValue::from_str("{\"a\":1}");
+    db.write(vec![
+        (STUDIES, "k1".into(), Some(value)),
+        (SESSIONS, "k2".into(), Some(JsValue::from_str("x"))),
+    ])
+    .await
+    .expect("committed");
+    assert_eq!(
+        db.get(STUDIES, "k1").await.unwrap().and_then(|v| v.as_string()).as_deref(),
+        Some("{\"a\":1}")
+    );
+    assert!(db.all(SESSIONS).await.unwrap().iter().any(|v| v.as_string().as_deref() == Some("x")));
+    db.write(vec![(STUDIES, "k1".into(), None)]).await.unwrap();
+    assert!(db.get(STUDIES, "k1").await.unwrap().is_none(), "deleted");
+    // A write to a store that does not exist fails with a reason, not a panic.
+    let err = db.write(vec![("no-such-store", "k".into(), Some(JsValue::TRUE))]).await.unwrap_err();
+    assert!(err.to_string().contains("storage"), "{err}");
+}

@@ -58,12 +58,21 @@ pub fn blob_url(text: &str, mime: &str) -> Result<String, JsValue> {
 
 /// Offers `text` as a file download named `name`.
 pub fn download_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
-    let url = blob_url(text, mime)?;
+    download_url(&blob_url(text, mime)?, name)
+}
+
+/// Offers a Blob (or File) as a download named `name`.
+pub fn download_blob(blob: &web_sys::Blob, name: &str) -> Result<(), JsValue> {
+    download_url(&web_sys::Url::create_object_url_with_blob(blob)?, name)
+}
+
+/// Clicks a download link to a `blob:` URL, then revokes it.
+fn download_url(url: &str, name: &str) -> Result<(), JsValue> {
     let document =
         web_sys::window().and_then(|w| w.document()).ok_or_else(|| JsValue::from_str("no document"))?;
     let a: web_sys::HtmlAnchorElement = document.create_element("a")?.unchecked_into();
-    a.set_href(&url);
+    a.set_href(url);
     a.set_download(name);
     a.click();
-    web_sys::Url::revoke_object_url(&url)
+    web_sys::Url::revoke_object_url(url)
 }

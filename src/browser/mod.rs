@@ -4,8 +4,10 @@
 
 pub mod clock;
 pub mod files;
+pub mod idb;
 pub mod import_worker;
 pub mod importer;
+pub mod library;
 pub mod live;
 pub mod paint;
 pub mod release_clock;
@@ -13,6 +15,8 @@ pub mod render;
 pub mod resource;
 pub mod runner;
 pub mod scheduler;
+pub mod share;
 pub mod sink;
 pub mod storage;
 pub mod stream;
+pub mod study_store;

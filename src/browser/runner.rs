@@ -29,6 +29,14 @@ use super::resource;
 /// Shortest interval between two refreshes of the live figures (ms).
 pub const STATS_INTERVAL_MS: f64 = 100.0;
 
+/// Publishes a checkpoint with the focused request's partial stream.
+type Snapshot = Rc<dyn Fn(Option<&RequestTrace>)>;
+
+/// How often the partial trace of a running run is published
+/// ([`LiveRunner::checkpoint`]) so it can be saved: a tab closed mid-run loses
+/// at most this much.
+pub const CHECKPOINT_MS: f64 = 1000.0;
+
 /// How many requests, and how many at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -129,6 +137,10 @@ pub struct LiveRunner {
     pub result: RwSignal<Option<RunOutput>>,
     /// A problem that prevented the run (bad config).
     pub error: RwSignal<Option<String>>,
+    /// The running run so far (finished requests and the focused one's
+    /// partial stream), refreshed every [`CHECKPOINT_MS`] and after every
+    /// request, for incremental saving. Its `meta.created_at` names the run.
+    pub checkpoint: RwSignal<Option<Trace>>,
     abort: StoredValue<Option<Abort>, LocalStorage>,
     refresh_hz: StoredValue<Option<f64>>,
 }
@@ -141,6 +153,7 @@ pub fn use_live_runner() -> LiveRunner {
         stats: RwSignal::new(LiveStats::default()),
         result: RwSignal::new(None),
         error: RwSignal::new(None),
+        checkpoint: RwSignal::new(None),
         abort: StoredValue::new_local(None),
         refresh_hz: StoredValue::new(None),
     };
@@ -209,6 +222,18 @@ impl LiveRunner {
         let mut all = Vec::new();
         let mut level_traces = Vec::new();
         let started = js_sys::Date::new_0().to_iso_string().as_string();
+        let max_planned = levels.iter().map(|(c, _)| *c).max().unwrap_or(1);
+        // Finished requests so far, for checkpoints.
+        let so_far: Rc<RefCell<Vec<RequestTrace>>> = Rc::default();
+        let snapshot: Snapshot = {
+            let (so_far, spec, started, runner) = (so_far.clone(), spec.clone(), started.clone(), self);
+            Rc::new(move |partial: Option<&RequestTrace>| {
+                let mut reqs = so_far.borrow().clone();
+                reqs.extend(partial.cloned());
+                runner.checkpoint.set(Some(runner.trace_of(&spec, reqs, max_planned, started.clone())));
+            })
+        };
+        snapshot(None);
         for (concurrency, rounds) in levels {
             let mut level_reqs = Vec::new();
             for _ in 0..rounds {
@@ -216,10 +241,18 @@ impl LiveRunner {
                     break;
                 }
                 self.phase.set(RunPhase::Running { done, total, concurrency });
-                let batch =
-                    (0..concurrency).map(|i| self.run_one(&req, &abort, (i == 0).then_some(&targets)));
+                let batch = (0..concurrency).map(|i| {
+                    self.run_one(
+                        &req,
+                        &abort,
+                        (i == 0).then_some(&targets),
+                        (i == 0).then(|| snapshot.clone()),
+                    )
+                });
                 let traces = join_all(batch).await;
                 done += traces.len();
+                so_far.borrow_mut().extend(traces.iter().cloned());
+                snapshot(None);
                 level_reqs.extend(traces);
             }
             all.extend(level_reqs.iter().cloned());
@@ -258,7 +291,13 @@ impl LiveRunner {
         }
     }
 
-    async fn run_one(&self, req: &LiveRequest, abort: &Abort, focus: Option<&Targets>) -> RequestTrace {
+    async fn run_one(
+        &self,
+        req: &LiveRequest,
+        abort: &Abort,
+        focus: Option<&Targets>,
+        snapshot: Option<Snapshot>,
+    ) -> RequestTrace {
         let rec = Rc::new(RefCell::new(Recorder::new(now_ms())));
         let committed = Rc::new(Cell::new(0usize));
         let finished = Rc::new(Cell::new(false));
@@ -267,8 +306,14 @@ impl LiveRunner {
             clear(&t.content);
             clear(&t.reasoning);
             self.stats.set(LiveStats::default());
-            let (rec, committed, finished, paints, stats) =
-                (rec.clone(), committed.clone(), finished.clone(), paints.clone(), self.stats);
+            let (rec, committed, finished, paints, stats, snapshot) = (
+                rec.clone(),
+                committed.clone(),
+                finished.clone(),
+                paints.clone(),
+                self.stats,
+                snapshot.clone(),
+            );
             let follow = t.content.clone();
             spawn_local(async move {
                 // One pass per animation frame while the request streams:
@@ -276,6 +321,7 @@ impl LiveRunner {
                 // STATS_INTERVAL_MS (people cannot read faster, and less
                 // main-thread work means more accurate arrival stamps).
                 let mut last_stats = f64::NEG_INFINITY;
+                let mut last_checkpoint = now_ms();
                 while !finished.get() {
                     let frame = next_frame(1000).await;
                     let upto = committed.get();
@@ -290,6 +336,13 @@ impl LiveRunner {
                     if !finished.get() && now - last_stats >= STATS_INTERVAL_MS {
                         last_stats = now;
                         stats.set(LiveStats::of(rec.borrow().request(), now));
+                    }
+                    if let Some(snap) = &snapshot
+                        && !finished.get()
+                        && now - last_checkpoint >= CHECKPOINT_MS
+                    {
+                        last_checkpoint = now;
+                        snap(Some(rec.borrow().request()));
                     }
                 }
             });

@@ -1,0 +1,331 @@
+//! The run library hook: every live run, replay and imported file saved in
+//! IndexedDB ([`super::idb`]), listed as `lab_core::library::Entry`s.
+//! Writes are queued in order and each waits for its commit; failures (a
+//! full disk included) land in [`Library::error`] with the reason.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use lab_core::library::{Bundle, BundleItem, Entry, EntryKind};
+use lab_core::trace::Trace;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::idb::{self, DATA, Db, ENTRIES, StoreError};
+
+/// The library (provided as context by the app).
+#[derive(Clone, Copy)]
+pub struct Library {
+    db: StoredValue<Rc<RefCell<Option<Db>>>, LocalStorage>,
+    /// Saved entries, newest first.
+    pub entries: RwSignal<Vec<Entry>>,
+    /// The last storage problem, for people.
+    pub error: RwSignal<Option<String>>,
+    /// True once the saved entries are listed.
+    pub ready: RwSignal<bool>,
+}
+
+/// Resolves after `ms` milliseconds.
+pub async fn sleep_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// A library id for a trace: stable for a live run across its checkpoints
+/// (its start time), fresh otherwise.
+pub fn trace_id(trace: &Trace) -> String {
+    let kind = kind_of(trace);
+    match &trace.meta.created_at {
+        Some(at) if kind == EntryKind::Live => format!("live-{at}"),
+        _ => format!(
+            "{}-{}-{:06}",
+            kind.word().replace(' ', "-"),
+            now_ms() as u64,
+            (js_sys::Math::random() * 1e6) as u64
+        ),
+    }
+}
+
+/// The entry kind of a trace.
+pub fn kind_of(trace: &Trace) -> EntryKind {
+    match trace.meta.source {
+        lab_core::trace::SourceKind::Live => EntryKind::Live,
+        _ => EntryKind::Replay,
+    }
+}
+
+/// Opens the library and lists what is saved.
+pub fn use_library() -> Library {
+    let lib = Library {
+        db: StoredValue::new_local(Rc::new(RefCell::new(None))),
+        entries: RwSignal::new(Vec::new()),
+        error: RwSignal::new(None),
+        ready: RwSignal::new(false),
+    };
+    spawn_local(async move {
+        match idb::open().await {
+            Ok(db) => {
+                lib.db.get_value().replace(Some(db.clone()));
+                match db.all(ENTRIES).await {
+                    Ok(values) => {
+                        let mut entries: Vec<Entry> = values
+                            .iter()
+                            .filter_map(|v| v.as_string())
+                            .filter_map(|s| serde_json::from_str(&s).ok())
+                            .collect();
+                        entries.sort_by(|a, b| b.saved_ms.total_cmp(&a.saved_ms));
+                        lib.entries.set(entries);
+                    }
+                    Err(e) => lib.error.set(Some(e.to_string())),
+                }
+            }
+            Err(e) => lib.error.set(Some(e.to_string())),
+        }
+        lib.ready.set(true);
+    });
+    lib
+}
+
+impl Library {
+    fn db(&self) -> Option<Db> {
+        self.db.try_get_value().and_then(|c| c.borrow().clone())
+    }
+
+    /// Waits until the database is open (or failed to open), at most 10 s.
+    pub async fn opened(&self) -> Result<Db, String> {
+        for _ in 0..500 {
+            if self.ready.get_untracked() {
+                break;
+            }
+            sleep_ms(20).await;
+        }
+        self.db().ok_or_else(|| {
+            self.error.get_untracked().unwrap_or_else(|| "browser storage did not open in time".into())
+        })
+    }
+
+    /// Stores a JSON document in a side store ([`idb::SESSIONS`],
+    /// [`idb::STUDIES`]); resolves once committed.
+    pub async fn put_doc(&self, store: &'static str, key: &str, json: String) -> Result<(), String> {
+        self.opened().await?;
+        self.write(vec![(store, key.to_string(), Some(JsValue::from_str(&json)))])
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Deletes a document of a side store.
+    pub async fn delete_doc(&self, store: &'static str, key: &str) -> Result<(), String> {
+        self.opened().await?;
+        self.write(vec![(store, key.to_string(), None)]).await.map_err(|e| e.to_string())
+    }
+
+    /// A document of a side store.
+    pub async fn get_doc(&self, store: &'static str, key: &str) -> Result<Option<String>, String> {
+        let db = self.opened().await?;
+        Ok(db.get(store, key).await.map_err(|e| e.to_string())?.and_then(|v| v.as_string()))
+    }
+
+    /// Every document of a side store, in key order.
+    pub async fn all_docs(&self, store: &'static str) -> Result<Vec<String>, String> {
+        let db = self.opened().await?;
+        Ok(db.all(store).await.map_err(|e| e.to_string())?.iter().filter_map(JsValue::as_string).collect())
+    }
+
+    fn upsert(&self, entry: Entry) {
+        self.entries.update(|list| match list.iter_mut().find(|e| e.id == entry.id) {
+            Some(e) => *e = entry,
+            None => list.insert(0, entry),
+        });
+    }
+
+    async fn write(&self, writes: Vec<idb::Write>) -> Result<(), StoreError> {
+        let db = self.opened().await.map_err(StoreError::Unavailable)?;
+        let r = db.write(writes).await;
+        if let Err(e) = &r {
+            self.error.set(Some(e.to_string()));
+        }
+        r
+    }
+
+    fn entry_value(e: &Entry) -> JsValue {
+        JsValue::from_str(&serde_json::to_string(e).unwrap_or_default())
+    }
+
+    /// Saves (or updates) a trace; keeps the name and tags already given.
+    pub fn save_trace(&self, id: String, trace: &Trace, complete: bool) {
+        let mut entry = Entry::for_trace(id.clone(), kind_of(trace), trace, complete, now_ms());
+        if let Some(old) = self.entries.with_untracked(|l| l.iter().find(|e| e.id == id).cloned()) {
+            entry.name = old.name;
+            entry.tags = old.tags;
+        }
+        self.upsert(entry.clone());
+        let json = JsValue::from_str(&trace.to_json());
+        let lib = *self;
+        spawn_local(async move {
+            let _ = lib
+                .write(vec![(ENTRIES, id.clone(), Some(Self::entry_value(&entry))), (DATA, id, Some(json))])
+                .await;
+        });
+    }
+
+    /// Saves an imported file (the file itself, as a Blob).
+    pub fn save_file(&self, file: &web_sys::File) {
+        let id = format!("import-{}-{:06}", now_ms() as u64, (js_sys::Math::random() * 1e6) as u64);
+        let entry = Entry::for_file(id.clone(), &file.name(), file.size() as u64, now_ms());
+        self.upsert(entry.clone());
+        let blob: JsValue = file.clone().into();
+        let lib = *self;
+        spawn_local(async move {
+            let _ = lib
+                .write(vec![(ENTRIES, id.clone(), Some(Self::entry_value(&entry))), (DATA, id, Some(blob))])
+                .await;
+        });
+    }
+
+    /// Saves a text document (a study's answers) as an entry of `kind`;
+    /// `count` is what its list row shows (answers).
+    pub fn save_text(&self, kind: EntryKind, name: &str, text: &str, count: usize) {
+        let id = format!(
+            "{}-{}-{:06}",
+            kind.word().replace(' ', "-"),
+            now_ms() as u64,
+            (js_sys::Math::random() * 1e6) as u64
+        );
+        let mut entry = Entry::for_file(id.clone(), name, text.len() as u64, now_ms());
+        entry.kind = kind;
+        entry.file_name = None;
+        entry.requests = count;
+        self.upsert(entry.clone());
+        let value = JsValue::from_str(text);
+        let lib = *self;
+        spawn_local(async move {
+            let _ = lib
+                .write(vec![(ENTRIES, id.clone(), Some(Self::entry_value(&entry))), (DATA, id, Some(value))])
+                .await;
+        });
+    }
+
+    /// The text of a text entry (study answers).
+    pub async fn text(&self, id: &str) -> Result<String, String> {
+        let db = self.opened().await?;
+        let v = db.get(DATA, id).await.map_err(|e| e.to_string())?.ok_or("its data is missing")?;
+        v.as_string().ok_or_else(|| "it holds a file, not text".to_string())
+    }
+
+    /// Renames and retags an entry.
+    pub fn edit(&self, id: &str, name: String, tags: Vec<String>) {
+        let Some(mut entry) = self.entries.with_untracked(|l| l.iter().find(|e| e.id == id).cloned()) else {
+            return;
+        };
+        entry.name = name;
+        entry.tags = tags;
+        self.upsert(entry.clone());
+        let lib = *self;
+        spawn_local(async move {
+            let _ = lib.write(vec![(ENTRIES, entry.id.clone(), Some(Self::entry_value(&entry)))]).await;
+        });
+    }
+
+    /// Deletes entries and their data.
+    pub fn delete(&self, ids: Vec<String>) {
+        self.entries.update(|l| l.retain(|e| !ids.contains(&e.id)));
+        let lib = *self;
+        spawn_local(async move {
+            let writes =
+                ids.into_iter().flat_map(|id| [(ENTRIES, id.clone(), None), (DATA, id, None)]).collect();
+            let _ = lib.write(writes).await;
+        });
+    }
+
+    /// The saved trace of an entry.
+    pub async fn trace(&self, id: &str) -> Result<Trace, String> {
+        let db = self.db().ok_or("the library is not open")?;
+        let v = db.get(DATA, id).await.map_err(|e| e.to_string())?.ok_or("its data is missing")?;
+        let text = v.as_string().ok_or("it holds a file, not a trace")?;
+        Trace::from_json(&text).map_err(|e| e.to_string())
+    }
+
+    /// The saved file of an import entry.
+    pub async fn file(&self, id: &str) -> Result<web_sys::File, String> {
+        let db = self.db().ok_or("the library is not open")?;
+        let v = db.get(DATA, id).await.map_err(|e| e.to_string())?.ok_or("its file is missing")?;
+        v.dyn_into::<web_sys::File>().map_err(|_| "it holds no file".to_string())
+    }
+
+    /// A bundle of the given entries (all when empty).
+    pub async fn bundle(&self, ids: &[String]) -> Result<Bundle, String> {
+        let db = self.db().ok_or("the library is not open")?;
+        let entries: Vec<Entry> = self
+            .entries
+            .get_untracked()
+            .into_iter()
+            .filter(|e| ids.is_empty() || ids.contains(&e.id))
+            .collect();
+        let mut items = Vec::new();
+        for entry in entries {
+            let v = db.get(DATA, &entry.id).await.map_err(|e| e.to_string())?;
+            let (trace, text) = match v {
+                Some(v) if v.is_string() => {
+                    let text = v.as_string().unwrap_or_default();
+                    match entry.kind {
+                        EntryKind::Live | EntryKind::Replay => (Trace::from_json(&text).ok(), None),
+                        _ => (None, Some(text)),
+                    }
+                }
+                Some(v) => match v.dyn_into::<web_sys::Blob>() {
+                    Ok(b) => {
+                        let t = wasm_bindgen_futures::JsFuture::from(b.text())
+                            .await
+                            .map_err(|e| super::files::js_message(&e))?;
+                        (None, t.as_string())
+                    }
+                    Err(_) => (None, None),
+                },
+                None => (None, None),
+            };
+            items.push(BundleItem { entry, trace, text });
+        }
+        Ok(Bundle::new(items))
+    }
+
+    /// Adds a bundle's items (new ids where they clash); returns how many.
+    pub async fn add_bundle(&self, bundle: Bundle) -> Result<usize, String> {
+        let mut writes = Vec::new();
+        let mut added = Vec::new();
+        for mut item in bundle.items {
+            if self.entries.with_untracked(|l| l.iter().any(|e| e.id == item.entry.id)) {
+                item.entry.id = format!("{}-copy-{}", item.entry.id, now_ms() as u64);
+            }
+            let data = match (&item.trace, &item.text) {
+                (Some(t), _) => JsValue::from_str(&t.to_json()),
+                (None, Some(text)) if item.entry.kind != EntryKind::Import => JsValue::from_str(text),
+                (None, Some(text)) => {
+                    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+                    let name = item.entry.file_name.clone().unwrap_or_else(|| item.entry.name.clone());
+                    web_sys::File::new_with_str_sequence(&parts, &name)
+                        .map_err(|e| super::files::js_message(&e))?
+                        .into()
+                }
+                (None, None) => continue,
+            };
+            writes.push((ENTRIES, item.entry.id.clone(), Some(Self::entry_value(&item.entry))));
+            writes.push((DATA, item.entry.id.clone(), Some(data)));
+            added.push(item.entry);
+        }
+        let n = added.len();
+        self.write(writes).await.map_err(|e| e.to_string())?;
+        for e in added {
+            self.upsert(e);
+        }
+        Ok(n)
+    }
+}
