@@ -6,10 +6,12 @@ mod analyze;
 mod environment;
 mod format;
 pub mod import;
+pub mod library;
 pub mod live;
 pub mod replay;
 pub mod runs;
 mod scenario_card;
+pub mod study;
 
 use leptos::prelude::*;
 
@@ -17,17 +19,25 @@ pub use analysis_panel::AnalysisPanel;
 pub use analyze::AnalyzeView;
 pub use environment::EnvironmentBadge;
 pub use import::ImportView;
+pub use library::LibraryView;
 pub use live::LiveView;
 pub use replay::ReplayView;
-pub use runs::{RunList, RunLog};
+pub use runs::RunLog;
+pub use study::{ParticipantFlow, ParticipantMode, StudyView};
+
+use lab_core::share::Shared;
+use leptos::task::spawn_local;
+
+use crate::browser::library::{Library, use_library};
 
 /// The app's views, as named in the URL fragment.
-const TABS: [(&str, &str); 5] = [
+const TABS: [(&str, &str); 6] = [
     ("replay", "Replay"),
     ("live", "Live"),
     ("import", "Import results"),
     ("analyze", "Analyze a trace"),
-    ("runs", "Runs"),
+    ("study", "UX study"),
+    ("library", "Library"),
 ];
 
 /// Switching views from anywhere (provided as context by the app).
@@ -53,6 +63,65 @@ impl Nav {
 #[derive(Clone, Copy)]
 pub struct ReplayInbox(pub RwSignal<Option<Vec<replay::PaneConfig>>>);
 
+/// Panes of a shared link, ready for the replay lab.
+fn shared_panes(panes: &[lab_core::share::SharedPane]) -> Result<Vec<replay::PaneConfig>, String> {
+    panes
+        .iter()
+        .take(crate::browser::scheduler::MAX_PANES)
+        .map(|p| {
+            let profile = lab_core::profile::preset(&p.profile)
+                .map_or_else(|| p.profile.parse::<lab_core::profile::Profile>(), Ok)
+                .map_err(|e| format!("pane \"{}\": {e}", p.title))?;
+            Ok(replay::PaneConfig {
+                title: p.title.clone(),
+                source: replay::PaneSource::Profile(replay::ProfileDraft {
+                    profile,
+                    prompt_tokens: p.prompt_tokens,
+                }),
+            })
+        })
+        .collect()
+}
+
+/// Opens what the page's link asks for: a shared preset or study, or the
+/// participant session in progress (`#participate`, after a reload).
+fn open_link(
+    nav: Nav,
+    inbox: ReplayInbox,
+    flow: ParticipantFlow,
+    lib: Library,
+    notice: RwSignal<Option<String>>,
+) {
+    match crate::browser::share::opened_with() {
+        Some(Ok(Shared::Panes { title, panes })) => match shared_panes(&panes) {
+            Ok(list) if !list.is_empty() => {
+                notice.set(Some(format!("Opened the shared replay “{title}”.")));
+                inbox.0.set(Some(list));
+                nav.go("replay");
+            }
+            Ok(_) => notice.set(Some("The shared link holds no pane.".into())),
+            Err(e) => notice.set(Some(format!("The shared link cannot play: {e}"))),
+        },
+        Some(Ok(Shared::Study(study))) => {
+            nav.tab.set("study".into());
+            flow.begin(lib, *study);
+        }
+        Some(Err(e)) => notice.set(Some(format!("The shared link is damaged: {e}"))),
+        None => {
+            let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+            if hash == "#participate" {
+                nav.tab.set("study".into());
+                spawn_local(async move {
+                    match crate::browser::study_store::active(&lib).await {
+                        Some((study, session)) => flow.resume(study, session),
+                        None => nav.go("study"),
+                    }
+                });
+            }
+        }
+    }
+}
+
 /// The tab named in the URL fragment, if any.
 fn tab_from_hash() -> Option<&'static str> {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
@@ -65,13 +134,22 @@ fn tab_from_hash() -> Option<&'static str> {
 #[component]
 pub fn App() -> impl IntoView {
     provide_context(RunLog::new());
+    let lib = use_library();
+    provide_context(lib);
     provide_context(crate::browser::importer::use_importer());
-    provide_context(ReplayInbox(RwSignal::new(None)));
-    let linked = tab_from_hash();
+    let inbox = ReplayInbox(RwSignal::new(None));
+    provide_context(inbox);
+    let flow = ParticipantFlow::new();
+    provide_context(flow);
+    let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
+    let linked =
+        tab_from_hash().or((hash.starts_with("#share=") || hash == "#participate").then_some("study"));
     // A first visit (no fragment) lands on the replay story, playing.
     let tab = RwSignal::new(linked.unwrap_or("replay").to_string());
     let nav = Nav { tab };
     provide_context(nav);
+    let notice = RwSignal::new(None::<String>);
+    open_link(nav, inbox, flow, lib, notice);
     let replay_active = Signal::derive(move || tab.get() == "replay");
     let select = move |id: &'static str| nav.go(id);
     view! {
@@ -97,13 +175,20 @@ pub fn App() -> impl IntoView {
                 </button>
             }).collect_view()}
         </nav>
-        <main class="app-main">
+        {move || notice.get().map(|m| view! {
+            <p class="notice app-notice" role="status" data-testid="app-notice">
+                {m}" "<button type="button" class="link" on:click=move |_| notice.set(None)>"Dismiss"</button>
+            </p>
+        })}
+        <main class="app-main" inert=move || flow.is_open()>
             <div hidden=move || tab.get() != "replay"><ReplayView active=replay_active autoplay=linked.is_none()/></div>
             <div hidden=move || tab.get() != "live"><LiveView/></div>
             <div hidden=move || tab.get() != "import"><ImportView/></div>
             <div hidden=move || tab.get() != "analyze"><AnalyzeView/></div>
-            <div hidden=move || tab.get() != "runs"><RunList/></div>
+            <div hidden=move || tab.get() != "study"><StudyView/></div>
+            <div hidden=move || tab.get() != "library"><LibraryView/></div>
         </main>
+        <ParticipantMode/>
         <footer class="app-footer">
             "Metrics follow vLLM's benchmark definitions; percentiles are computed like numpy's."
         </footer>

@@ -145,8 +145,12 @@ describe('live mode on the replay endpoint', () => {
     assert.deepEqual(levels, ['1', '2', '4']);
     // The replay endpoint has no contention: no saturation.
     assert.match(await page.getByTestId('saturation').innerText(), /No saturation point/);
-    await page.getByTestId('tab-runs').click();
-    assert.equal(await page.getByTestId('run-row').count(), 2);
+    // Both runs are in the library (saved while streaming, then complete: one row each).
+    await page.getByTestId('tab-library').click();
+    const live = page.locator('[data-testid=library-row][data-kind=live]');
+    await live.nth(1).waitFor();
+    assert.equal(await live.count(), 2);
+    assert.deepEqual(await live.evaluateAll((rows) => rows.map((r) => r.dataset.status)), ['complete', 'complete']);
     await context.close();
   });
 });

@@ -71,9 +71,10 @@ describe('replay lab', () => {
     }
     writeFileSync(path.join(ARTIFACTS, 'replay-fidelity.json'), JSON.stringify(rows, null, 2));
     assert.match(await page.getByTestId('pane-0-fidelity').innerText(), /^Scheduler \(precise\): released/);
-    // Both replays joined the session's runs.
-    await page.getByTestId('tab-runs').click();
-    assert.equal(await page.getByTestId('run-row').count(), 2);
+    // Both replays are in the library.
+    await page.getByTestId('tab-library').click();
+    await page.locator('[data-testid=library-row][data-kind=replay]').nth(1).waitFor();
+    assert.equal(await page.locator('[data-testid=library-row][data-kind=replay]').count(), 2);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -25,10 +25,13 @@ fn size(bytes: f64) -> String {
 #[component]
 pub fn ImportView() -> impl IntoView {
     let importer = expect_context::<Importer>();
+    let lib = expect_context::<crate::browser::library::Library>();
     let take = move |files: Option<web_sys::FileList>| {
         let Some(list) = files else { return };
         for i in 0..list.length() {
             if let Some(f) = list.get(i) {
+                // Kept in the library, as imported, to open again later.
+                lib.save_file(&f);
                 importer.import(f);
             }
         }

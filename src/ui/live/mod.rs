@@ -11,6 +11,7 @@ pub use form::{EndpointForm, FormState};
 pub use results::{RunResults, trace_file_name};
 pub use stats::{LiveStatsPanel, Sparkline};
 
+use crate::browser::library::{Library, trace_id};
 use crate::browser::runner::{RunMode, RunPhase, RunSpec, Targets, use_live_runner};
 use crate::ui::runs::RunLog;
 
@@ -38,8 +39,17 @@ pub fn LiveView() -> impl IntoView {
     let running = Signal::derive(move || matches!(runner.phase.get(), RunPhase::Running { .. }));
     form.fetch_models();
 
+    let lib = expect_context::<Library>();
+    // Saved while it streams (every checkpoint), then once finished, under
+    // one id: a tab closed mid-run leaves an "interrupted" entry.
+    Effect::new(move |_| {
+        if let Some(t) = runner.checkpoint.get() {
+            lib.save_trace(trace_id(&t), &t, false);
+        }
+    });
     Effect::new(move |_| {
         if let Some(out) = runner.result.get() {
+            lib.save_trace(trace_id(&out.trace), &out.trace, true);
             log.add(out);
         }
     });
@@ -68,7 +78,7 @@ pub fn LiveView() -> impl IntoView {
         RunPhase::Running { done, total, concurrency } => {
             format!("Streaming… {done} of {total} request(s) done, {concurrency} at once.")
         }
-        RunPhase::Finished => "Finished. The run is saved in this session's run list.".to_string(),
+        RunPhase::Finished => "Finished. The run is saved in the library.".to_string(),
         RunPhase::Stopped => "Stopped. What arrived before the stop is kept, marked as aborted.".to_string(),
     };
     view! {

@@ -6,6 +6,7 @@ mod editor;
 mod pane;
 
 use lab_core::profile::{self, Profile};
+use lab_core::share::{Shared, SharedPane};
 use lab_core::story::{self, Story};
 use lab_core::trace::{MAX_TRACE_BYTES, Trace};
 use leptos::prelude::*;
@@ -15,6 +16,7 @@ pub use editor::{ProfileDraft, ProfileEditor};
 pub use pane::{PaneCard, PaneConfig, PaneSource};
 
 use crate::browser::files;
+use crate::browser::library::{Library, trace_id};
 use crate::browser::paint::measure_refresh_hz;
 use crate::browser::runner::RunOutput;
 use crate::browser::scheduler::{MAX_PANES, PaneInput, SchedulerKind, use_replay_engine};
@@ -49,6 +51,7 @@ const SPEEDS: [f64; 6] = [0.5, 1.0, 1.5, 2.0, 3.0, 4.0];
 pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
     let engine = use_replay_engine(None);
     let log = expect_context::<RunLog>();
+    let lib = expect_context::<Library>();
     let stories = story::stories();
     let story_id = RwSignal::new(stories[0].id.clone());
     let panes = RwSignal::new(panes_of(&stories[0]));
@@ -112,6 +115,7 @@ pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
     Effect::new(move |_| {
         let done = engine.finished.get();
         for t in done.iter().skip(seen.get_value()) {
+            lib.save_trace(trace_id(t), t, true);
             log.add(RunOutput { trace: t.clone(), levels: vec![(1, t.clone())] });
         }
         seen.set_value(done.len());
@@ -213,6 +217,33 @@ pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
         });
     };
 
+    // Share links: profiles only (recorded requests go as trace files).
+    let share_link = RwSignal::new(None::<Result<String, String>>);
+    let share = move |only: Option<usize>| {
+        let cfgs = panes.get_untracked();
+        let chosen: Vec<&PaneConfig> =
+            cfgs.iter().enumerate().filter(|(i, _)| only.is_none_or(|o| o == *i)).map(|(_, c)| c).collect();
+        let shared: Result<Vec<SharedPane>, String> = chosen
+            .iter()
+            .map(|c| match &c.source {
+                PaneSource::Profile(d) => Ok(SharedPane { title: c.title.clone(), profile: d.profile.to_string(), prompt_tokens: d.prompt_tokens }),
+                PaneSource::Recorded { .. } => Err(format!(
+                    "“{}” replays a recorded request, which does not fit in a link: download its trace and send the file instead.",
+                    c.title
+                )),
+            })
+            .collect();
+        let title = match only {
+            Some(i) => cfgs.get(i).map(|c| c.title.clone()).unwrap_or_default(),
+            None => story::story(&story_id.get_untracked())
+                .map_or_else(|| "Side by side".to_string(), |s| s.title),
+        };
+        share_link.set(Some(shared.map(|panes| {
+            let url = crate::browser::share::link_for(&Shared::Panes { title, panes });
+            crate::browser::share::copy(&url);
+            url
+        })));
+    };
     let story_info = move || story::story(&story_id.get());
     let n = move || panes.with(Vec::len);
     view! {
@@ -282,7 +313,17 @@ pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
                     }>"Add pane"</button>
                 <button type="button" class="secondary" data-testid="remove-pane" prop:disabled=move || { n() <= 2 }
                     on:click=move |_| { panes.update(|p| if p.len() > 2 { p.pop(); }); load(false); }>"Remove pane"</button>
+                <button type="button" class="secondary" data-testid="replay-share" on:click=move |_| share(None)>"Share link"</button>
             </div>
+            {move || share_link.get().map(|r| match r {
+                Ok(url) => view! {
+                    <p class="share-link">
+                        <label>"Link to these panes (copied): "<input type="text" readonly data-testid="replay-link" prop:value=url/></label>
+                        " "<button type="button" class="link" on:click=move |_| share_link.set(None)>"Hide"</button>
+                    </p>
+                }.into_any(),
+                Err(m) => view! { <p class="error" role="alert" data-testid="replay-link-error">{m}</p> }.into_any(),
+            })}
             {move || engine.notice.get().map(|m| view! { <p class="warn" role="status" data-testid="replay-notice">{m}</p> })}
             {move || file_error.get().map(|m| view! { <p class="error" role="alert" data-testid="replay-file-error">{m}</p> })}
             <div class="panes" style=move || format!("--panes: {}", n())>
@@ -311,6 +352,7 @@ pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
                                         </optgroup>
                                     </select>
                                 </label>
+                                <button type="button" class="link" data-testid=format!("pane-{i}-share") on:click=move |_| share(Some(i))>"Link to this profile"</button>
                                 <label class="file">
                                     "or a trace file "
                                     <input type="file" accept=".json,application/json" data-testid=format!("pane-{i}-file")

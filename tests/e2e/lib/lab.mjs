@@ -102,10 +102,8 @@ export async function runLive(page, { model, mode = 'single', n, rounds, baseUrl
   await page.getByTestId('run-mode').selectOption(mode);
   if (n) await setField(page, 'run-n', n);
   if (rounds) await setField(page, 'run-rounds', rounds);
-  const before = await page.getByTestId('run-row').count().catch(() => 0);
   await page.getByTestId('start').click();
   await waitForText(page.getByTestId('run-status'), /^(Finished|Stopped)/, timeout);
-  return before;
 }
 
 /** Downloads the last run's trace and parses it. */

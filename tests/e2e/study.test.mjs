@@ -1,0 +1,257 @@
+// UX studies: a researcher designs a study of 3 conditions, a participant
+// runs it end to end (blind), reloads mid-study and continues, and the
+// exported CSV's rows and the summary statistics shown are checked against
+// values computed here from the answers the test gave. Also: share links
+// open a study and a replay preset; the library keeps runs across reloads.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
+
+const CONDITIONS = [
+  { name: 'snappy', spec: 'ttft=80,tpot=8,tokens=12' },
+  { name: 'slow start', spec: 'ttft=500,tpot=8,tokens=12' },
+  { name: 'stutter', spec: 'ttft=80,tpot=30,jitter=gamma:1.0,tokens=12,seed=3' },
+];
+
+/** t quantile 0.975 for small degrees of freedom (tables). */
+const T975 = { 1: 12.706204736, 2: 4.30265273, 3: 3.182446305, 4: 2.776445105, 5: 2.570581836 };
+
+function binomTwoSided(k, n) {
+  const pmf = (i) => {
+    let c = 1;
+    for (let j = 1; j <= i; j++) c = (c * (n - j + 1)) / j;
+    return c / 2 ** n;
+  };
+  const pk = pmf(k);
+  let p = 0;
+  for (let i = 0; i <= n; i++) if (pmf(i) <= pk * (1 + 1e-7)) p += pmf(i);
+  return Math.min(1, p);
+}
+
+function parseCsv(text) {
+  const [header, ...rows] = text.trim().split('\n');
+  const keys = header.split(',');
+  return rows.map((line) => Object.fromEntries(line.split(',').map((v, i) => [keys[i], v])));
+}
+
+async function download(page, testId) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testId).click()]);
+  return { text: readFileSync(await d.path(), 'utf8'), name: d.suggestedFilename() };
+}
+
+/** Plays the current trial and answers it; returns what was answered. */
+async function answerTrial(page, k) {
+  if (process.env.DEBUG_STUDY) console.log(k, JSON.stringify(await page.getByTestId('participant').innerText()));
+  await page.getByTestId('trial-play').click();
+  const q = page.getByTestId('participant').locator('fieldset[data-testid^=question-]');
+  await q.first().waitFor({ timeout: 15_000 });
+  const kind = await q.first().getAttribute('data-testid');
+  await page.waitForTimeout(30);
+  if (kind === 'question-rating') {
+    const v = 1 + ((k * 5 + 3) % 7);
+    await page.getByTestId(`rate-${v}`).click();
+    return { block: 'rating', answer: String(v) };
+  }
+  const side = k % 3 === 0 ? 'B' : 'A';
+  await page.getByTestId(side === 'A' ? 'choose-a' : 'choose-b').click();
+  return { block: 'choice', answer: side };
+}
+
+describe('UX study', () => {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    server?.stop();
+  });
+
+  test('design 3 conditions, run as a participant with a reload, export CSV, check statistics', async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}#study`);
+    await page.getByTestId('study-view').waitFor();
+    await page.getByTestId('study-saved').selectOption('~new');
+    await setField(page, 'study-title', 'E2E perception study');
+    await setField(page, 'study-id', 'e2e-study');
+    await setField(page, 'study-reps', 2);
+    // Start from one condition more than needed, then remove it.
+    await page.getByTestId('condition-add').click();
+    assert.equal(await page.getByTestId('condition-row').count(), 4);
+    await page.getByTestId('condition-remove').last().click();
+    for (const [i, c] of CONDITIONS.entries()) {
+      await page.getByTestId('condition-name').nth(i).fill(c.name);
+      await page.getByTestId('condition-name').nth(i).blur();
+      await page.getByTestId('condition-spec').nth(i).fill(c.spec);
+      await page.getByTestId('condition-spec').nth(i).blur();
+    }
+    assert.equal(await page.getByTestId('condition-row').count(), 3);
+    // An invalid spec is explained, then fixed.
+    await page.getByTestId('condition-spec').nth(0).fill('ttft=fast');
+    await page.getByTestId('condition-spec').nth(0).blur();
+    await waitForText(page.getByTestId('study-invalid'), /snappy/);
+    await page.getByTestId('condition-spec').nth(0).fill(CONDITIONS[0].spec);
+    await page.getByTestId('condition-spec').nth(0).blur();
+    const plan = await waitForText(page.getByTestId('study-plan'), /18 trial/);
+    assert.match(plan, /6 single sample\(s\) to rate and 12 A\/B pair/);
+    // The study file has what was designed.
+    const studyFile = JSON.parse((await download(page, 'study-download')).text);
+    assert.equal(studyFile.id, 'e2e-study');
+    assert.deepEqual(studyFile.conditions.map((c) => c.source.profile), CONDITIONS.map((c) => c.spec));
+
+    // Participant: consent, instructions, trials.
+    await page.getByTestId('study-run').click();
+    await page.getByTestId('consent-accept').click();
+    await page.getByTestId('participant-begin').click();
+    const given = [];
+    const blindText = async () => page.getByTestId('participant').innerText();
+    for (let k = 0; k < 7; k++) {
+      given.push(await answerTrial(page, k));
+      const text = await blindText();
+      for (const c of CONDITIONS) {
+        assert.ok(!text.includes(c.name) && !text.includes(c.spec), `participant saw "${c.name}"`);
+      }
+    }
+    await waitForText(page.getByTestId('participant-progress'), /^7 of 18 done/);
+    // Reload mid-study: back at trial 8 with 7 answers kept.
+    await page.reload();
+    await page.getByTestId('participant-resume').waitFor();
+    assert.match(await page.getByTestId('participant-resume').innerText(), /7 of 18 done/);
+    await page.getByTestId('participant-continue').click();
+    for (let k = 7; k < 18; k++) given.push(await answerTrial(page, k));
+    await page.getByTestId('participant-done').waitFor();
+    const mine = JSON.parse((await download(page, 'participant-download')).text);
+    assert.equal(mine.format, 'latency-lab/study-results');
+    assert.equal(mine.responses.length, 18);
+    await page.getByTestId('participant-close').click();
+
+    // Results: CSV rows are the answers given, in trial order.
+    await page.getByTestId('results-refresh').click();
+    await waitForText(page.getByTestId('results-participants'), /^1 participant\(s\), 18 answer/);
+    const csv = parseCsv((await download(page, 'results-csv')).text);
+    assert.equal(csv.length, 18);
+    const byTrial = [...csv].sort((a, b) => a.trial - b.trial);
+    byTrial.forEach((row, k) => {
+      assert.equal(row.study, 'e2e-study');
+      assert.equal(row.block, given[k].block, `trial ${k}`);
+      assert.equal(row.answer, given[k].answer, `trial ${k}`);
+      assert.ok(Number(row.rt_ms) > 0 && Number(row.rt_ms) < 60_000, `rt ${row.rt_ms}`);
+    });
+    // Every condition rated twice; every ordered pair once per repetition.
+    const ids = ['c1', 'c2', 'c3'];
+    for (const id of ids) {
+      const ratings = csv.filter((r) => r.block === 'rating' && r.condition === id).map((r) => Number(r.answer));
+      assert.equal(ratings.length, 2, id);
+      const n = ratings.length;
+      const mean = ratings.reduce((a, b) => a + b, 0) / n;
+      const sd = Math.sqrt(ratings.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+      const half = T975[n - 1] * (sd / Math.sqrt(n));
+      const row = page.locator(`[data-testid=rating-row][data-condition=${id}]`);
+      assert.equal(await row.getByTestId('rating-n').innerText(), String(n));
+      assert.ok(Math.abs(Number(await row.getByTestId('rating-mean').innerText()) - mean) <= 0.005 + 1e-9);
+      const ci = (await row.getByTestId('rating-ci').innerText()).split('–').map((s) => Number(s.trim()));
+      if (sd === 0) {
+        assert.ok(Math.abs(ci[0] - mean) <= 0.005 && Math.abs(ci[1] - mean) <= 0.005, `zero-width CI ${ci}`);
+      } else {
+        assert.ok(Math.abs(ci[0] - (mean - half)) <= 0.005 + 1e-9, `${id} CI low ${ci[0]} vs ${mean - half}`);
+        assert.ok(Math.abs(ci[1] - (mean + half)) <= 0.005 + 1e-9, `${id} CI high ${ci[1]} vs ${mean + half}`);
+      }
+    }
+    for (let a = 0; a < 3; a++) {
+      for (let b = a + 1; b < 3; b++) {
+        const [ia, ib] = [ids[a], ids[b]];
+        const rows = csv.filter((r) => r.block === 'choice' && [r.condition, r.condition_b].sort().join() === [ia, ib].join());
+        assert.equal(rows.length, 4, `${ia}/${ib}`);
+        const aChosen = rows.filter((r) => r.chosen_condition === ia).length;
+        const row = page.locator(`[data-testid=choice-row][data-pair=${ia}-${ib}]`);
+        assert.equal(await row.getByTestId('choice-n').innerText(), '4');
+        assert.equal(await row.getByTestId('choice-a').innerText(), String(aChosen));
+        const shown = await row.getByTestId('choice-p').innerText();
+        assert.ok(Math.abs(Number(shown) - binomTwoSided(aChosen, 4)) <= 0.0005 + 1e-9, `p ${shown}`);
+      }
+    }
+    const left = csv.filter((r) => r.block === 'choice' && r.answer === 'A').length;
+    assert.match(await page.getByTestId('results-left').innerText(), new RegExp(`chosen ${((left / 12) * 100).toFixed(1)}%`));
+    // Merging the participant's own file adds nobody twice.
+    await page.getByTestId('results-merge').setInputFiles({
+      name: 'p1.results.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(mine)),
+    });
+    await waitForText(page.getByTestId('results-message'), /18 answer\(s\) of 1 participant\(s\) merged/);
+    await waitForText(page.getByTestId('results-participants'), /^1 participant\(s\), 18 answer/);
+    // A second participant's file (same answers, another id) doubles n.
+    const other = { ...mine, responses: mine.responses.map((r) => ({ ...r, participant: 'p-other' })) };
+    await page.getByTestId('results-merge').setInputFiles({
+      name: 'p2.results.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify(other)),
+    });
+    await waitForText(page.getByTestId('results-participants'), /^2 participant\(s\), 36 answer/);
+    assert.equal(await page.getByTestId('participant-row').count(), 2);
+    const report = await download(page, 'results-report');
+    assert.match(report.text, /^<!doctype html>/);
+    assert.match(report.text, /2 participant\(s\)/);
+    // The answers are in the library too.
+    await page.getByTestId('tab-library').click();
+    await page.locator('[data-testid=library-row][data-kind=study]').first().waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a study link opens straight into the participant flow', async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}#study`);
+    await page.getByTestId('study-saved').selectOption('~new');
+    await setField(page, 'study-title', 'Linked study');
+    await page.getByTestId('study-share').click();
+    const link = await page.getByTestId('study-link').inputValue();
+    assert.match(link, /#share=v1\.[A-Za-z0-9_-]+$/);
+    assert.ok(!/key|bearer/i.test(link));
+    await context.close();
+    const fresh = await openPage(browser, link);
+    await fresh.page.getByTestId('participant-consent').waitFor();
+    assert.match(await fresh.page.getByTestId('participant-consent').innerText(), /Linked study/);
+    // A damaged link says so instead of failing silently.
+    const broken = await openPage(browser, `${server.url}#share=v1.AAAA`);
+    await waitForText(broken.page.getByTestId('app-notice'), /damaged/);
+    assert.deepEqual([...problems, ...fresh.problems, ...broken.problems], []);
+    await fresh.context.close();
+    await broken.context.close();
+  });
+
+  test('a replay link opens the same panes; the library keeps runs across a reload', async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}#replay`);
+    await page.getByTestId('story-jitter').click();
+    await page.getByTestId('replay-share').click();
+    const link = await page.getByTestId('replay-link').inputValue();
+    const titles = await page.locator('[data-testid^=pane-][data-testid$=-title]').allInnerTexts().catch(() => []);
+    const fresh = await openPage(browser, link);
+    await waitForText(fresh.page.getByTestId('app-notice'), /Opened the shared replay/);
+    const freshTitles = await fresh.page.locator('[data-testid^=pane-][data-testid$=-title]').allInnerTexts().catch(() => []);
+    assert.deepEqual(freshTitles, titles);
+    // Finished replays are in the library and stay after a reload.
+    await fresh.page.getByTestId('pane-1-result').waitFor({ timeout: 30_000 });
+    await fresh.page.getByTestId('tab-library').click();
+    await fresh.page.locator('[data-testid=library-row][data-kind=replay]').first().waitFor({ timeout: 20_000 });
+    const n = await fresh.page.locator('[data-testid=library-row]').count();
+    const name = fresh.page.getByTestId('library-name').first();
+    await name.fill('renamed run');
+    await name.blur();
+    const tagsBox = fresh.page.getByTestId('library-tags').first();
+    await tagsBox.fill('Demo, GPU-A');
+    await tagsBox.blur();
+    await fresh.page.waitForTimeout(300);
+    await fresh.page.goto(`${server.url}#library`);
+    await fresh.page.locator('[data-testid=library-row]').first().waitFor();
+    assert.ok((await fresh.page.locator('[data-testid=library-row]').count()) >= n);
+    const names = await fresh.page.getByTestId('library-name').evaluateAll((els) => els.map((e) => e.value));
+    assert.ok(names.includes('renamed run'), JSON.stringify(names));
+    const tags = await fresh.page.getByTestId('library-tags').evaluateAll((els) => els.map((e) => e.value));
+    assert.ok(tags.includes('demo, gpu-a'), JSON.stringify(tags));
+    assert.deepEqual([...problems, ...fresh.problems], []);
+    await context.close();
+    await fresh.context.close();
+  });
+});
