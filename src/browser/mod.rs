@@ -2,6 +2,7 @@
 //! Everything here is a thin adapter from browser APIs to plain Rust values,
 //! so the UI renders and `lab_core` computes.
 
+pub mod chart_export;
 pub mod clock;
 pub mod files;
 pub mod idb;
@@ -20,3 +21,4 @@ pub mod sink;
 pub mod storage;
 pub mod stream;
 pub mod study_store;
+pub mod theme;

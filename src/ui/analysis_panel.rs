@@ -9,7 +9,15 @@ use lab_core::trace::Trace;
 use lab_core::{Analysis, AnalysisOptions};
 use leptos::prelude::*;
 
+use lab_core::plot::{self, cdf, histogram, itl_values, percentile_bars};
+
+use super::charts::{
+    CdfChart, GoodputChart, HistogramChart, PercentileBarsChart, ScoreBreakdownChart, TimelineChart,
+};
 use super::format::{ms, opt, percent};
+
+/// Requests overlaid in the token timeline.
+pub const TIMELINE_REQUESTS: usize = 8;
 use super::scenario_card::ScenarioCard;
 
 /// Metrics table rows: test id, label, accessor.
@@ -57,6 +65,13 @@ pub fn AnalysisPanel(name: String, trace: Trace) -> impl IntoView {
         Analysis::from_metrics(metrics.clone(), label.clone(), model.clone(), &opts)
     });
     let m = move || analysis.with(|a| a.metrics.clone());
+    let itl = itl_values(&trace, &MetricsConfig::default());
+    let timelines = plot::timelines(&trace, &MetricsConfig::default(), TIMELINE_REQUESTS);
+    let timeline_title = if trace.requests.len() > TIMELINE_REQUESTS {
+        format!("Tokens over time (first {TIMELINE_REQUESTS} of {} requests)", trace.requests.len())
+    } else {
+        "Tokens over time".to_string()
+    };
     view! {
         <div class="analysis" data-testid="analysis">
             <h3 data-testid="analysis-title">
@@ -78,7 +93,7 @@ pub fn AnalysisPanel(name: String, trace: Trace) -> impl IntoView {
                     <b data-testid="stalls">{move || m().stalls.count}</b>
                 </li>
             </ul>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="metrics" data-testid="metrics-table">
                     <caption>"Latency per request, in milliseconds"</caption>
                     <thead>
@@ -111,6 +126,16 @@ pub fn AnalysisPanel(name: String, trace: Trace) -> impl IntoView {
                     </tbody>
                 </table>
             </div>
+            <section class="charts" data-testid="charts">
+                <TimelineChart id="chart-timeline".to_string() title=timeline_title series=timelines/>
+                <div class="chart-row">
+                    <HistogramChart id="chart-itl-histogram".to_string() title="Inter-token latency".to_string() unit="ITL (ms)".to_string() bins=histogram(&itl, 24)/>
+                    <CdfChart id="chart-itl-cdf".to_string() title="Inter-token latency, cumulative".to_string() unit="ITL (ms)".to_string() series=vec![("ITL".to_string(), cdf(&itl))]/>
+                </div>
+                {move || view! { <PercentileBarsChart metrics=percentile_bars(&m(), slos.get().ok().as_ref())/> }}
+                {move || analysis.with(|a| a.goodput.clone()).map(|g| view! { <GoodputChart goodput=g/> })}
+                {move || view! { <ScoreBreakdownChart scores=analysis.with(|a| a.scores.clone())/> }}
+            </section>
             <section class="goodput">
                 <h4>"Goodput"</h4>
                 <label>

@@ -211,7 +211,7 @@ pub fn LibraryView() -> impl IntoView {
                     </p>
                 }
             >
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0">
                     <table class="metrics library" data-testid="library-table">
                         <thead><tr>
                             <th scope="col"><span class="sr-only">"select"</span></th>

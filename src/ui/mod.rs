@@ -3,6 +3,7 @@
 
 mod analysis_panel;
 mod analyze;
+pub mod charts;
 mod environment;
 mod format;
 pub mod import;
@@ -122,6 +123,52 @@ fn open_link(
     }
 }
 
+/// Light, dark or the system's theme.
+#[component]
+fn ThemeToggle() -> impl IntoView {
+    use crate::browser::theme;
+    let current = RwSignal::new(theme::saved());
+    theme::apply(&current.get_untracked());
+    let next = move |_| {
+        let i = theme::THEMES.iter().position(|t| *t == current.get_untracked()).unwrap_or(0);
+        let t = theme::THEMES[(i + 1) % theme::THEMES.len()].to_string();
+        theme::apply(&t);
+        current.set(t);
+    };
+    view! {
+        <button type="button" class="secondary theme-toggle" data-testid="theme-toggle" on:click=next
+            aria-label=move || format!("Colour theme: {} (change)", current.get())>
+            {move || format!("Theme: {}", current.get())}
+        </button>
+    }
+}
+
+/// First visit: what the lab shows, in two sentences, and where to go.
+#[component]
+fn Landing() -> impl IntoView {
+    let nav = expect_context::<Nav>();
+    let shown = RwSignal::new(true);
+    let go = move |id: &'static str| {
+        shown.set(false);
+        nav.go(id);
+    };
+    view! {
+        <section class="landing" data-testid="landing" hidden=move || !shown.get()>
+            <p class="landing-lead">
+                <strong>"These answers stream at the same tokens per second, yet they do not feel the same."</strong>
+                " One makes you wait before the first word, another stutters; users feel the wait and the rhythm, not the average rate, "
+                "and Latency Lab measures and scores exactly that."
+            </p>
+            <div class="landing-paths" role="group" aria-label="Start here">
+                <button type="button" data-testid="go-live" on:click=move |_| go("live")>"Measure your endpoint"</button>
+                <button type="button" class="secondary" data-testid="go-replay" on:click=move |_| go("replay")>"Compare profiles side by side"</button>
+                <button type="button" class="secondary" data-testid="go-import" on:click=move |_| go("import")>"Import benchmark results"</button>
+                <button type="button" class="secondary" data-testid="go-study" on:click=move |_| go("study")>"Run a UX study"</button>
+            </div>
+        </section>
+    }
+}
+
 /// The tab named in the URL fragment, if any.
 fn tab_from_hash() -> Option<&'static str> {
     let hash = web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default();
@@ -161,7 +208,10 @@ pub fn App() -> impl IntoView {
                     "the cadence of the stream and the total wait, and score them per use case."
                 </p>
             </div>
-            <EnvironmentBadge/>
+            <div class="header-tools">
+                <EnvironmentBadge/>
+                <ThemeToggle/>
+            </div>
         </header>
         <nav class="tabs" aria-label="Views">
             {TABS.iter().map(|&(id, name)| view! {
@@ -180,6 +230,7 @@ pub fn App() -> impl IntoView {
                 {m}" "<button type="button" class="link" on:click=move |_| notice.set(None)>"Dismiss"</button>
             </p>
         })}
+        {linked.is_none().then(|| view! { <Landing/> })}
         <main class="app-main" inert=move || flow.is_open()>
             <div hidden=move || tab.get() != "replay"><ReplayView active=replay_active autoplay=linked.is_none()/></div>
             <div hidden=move || tab.get() != "live"><LiveView/></div>

@@ -31,6 +31,7 @@ pub mod markdown;
 pub mod metrics;
 pub mod openai;
 pub mod plan;
+pub mod plot;
 pub mod profile;
 pub mod record;
 pub mod replay;

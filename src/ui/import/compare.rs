@@ -168,7 +168,7 @@ pub fn CompareRuns() -> impl IntoView {
                     }
                 }).collect_view()}
             </fieldset>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="metrics compare" data-testid="compare-table">
                     <thead><tr>
                         <th scope="col">"run"</th><th scope="col">"completed"</th>

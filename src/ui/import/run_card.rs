@@ -98,7 +98,7 @@ pub fn ImportedRunCard(run: LoadedRun) -> impl IntoView {
                 </p>
                 <button type="button" class="secondary" data-testid="import-run-remove" on:click=move |_| importer.remove(key)>"Remove"</button>
             </header>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="metrics" data-testid="import-figures">
                     <thead><tr>
                         <th scope="col">"ms"</th><th scope="col">"mean"</th><th scope="col">"P50"</th>
@@ -194,7 +194,7 @@ pub fn ImportedRunCard(run: LoadedRun) -> impl IntoView {
                         <summary data-testid="tool-comparison-summary">
                             {format!("The tool's own summary beside the lab's recomputation: {} of {} figures equal within rounding", rows.len() - differs, rows.len())}
                         </summary>
-                        <div class="table-scroll">
+                        <div class="table-scroll" tabindex="0">
                             <table class="metrics" data-testid="tool-comparison">
                                 <thead><tr>
                                     <th scope="col">"figure"</th><th scope="col">"tool"</th><th scope="col">"lab"</th>

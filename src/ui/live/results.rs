@@ -141,7 +141,7 @@ fn Comparisons(rows: Vec<(usize, TimingComparison)>) -> impl IntoView {
                 "Median TTFT difference: " <b data-testid="ttft-delta">{opt(ttft_delta, ms)}</b> " ms; "
                 "median ITL difference: " <b data-testid="itl-delta">{opt(itl_delta, ms)}</b> " ms."
             </p>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="metrics">
                     <thead>
                         <tr>
@@ -174,10 +174,11 @@ fn Comparisons(rows: Vec<(usize, TimingComparison)>) -> impl IntoView {
 #[component]
 fn SweepTable(levels: Vec<Level>, knee: Option<lab_core::sweep::Saturation>) -> impl IntoView {
     let knee_c = knee.as_ref().map(|k| k.concurrency);
+    let chart_levels = levels.clone();
     view! {
         <section class="sweep" data-testid="sweep">
             <h4>"Latency under load"</h4>
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0">
                 <table class="metrics">
                     <thead>
                         <tr>
@@ -205,6 +206,7 @@ fn SweepTable(levels: Vec<Level>, knee: Option<lab_core::sweep::Saturation>) -> 
                     </tbody>
                 </table>
             </div>
+            <crate::ui::charts::ConcurrencyChart levels=chart_levels knee=knee_c/>
             <p data-testid="saturation">
                 {match knee {
                     Some(k) => k.explanation,

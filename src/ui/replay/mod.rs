@@ -368,6 +368,21 @@ pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
                     }
                 }).collect_view()}
             </div>
+            {move || {
+                let cfg = lab_core::metrics::MetricsConfig::default();
+                let series: Vec<(String, lab_core::plot::Timeline)> = (0..n())
+                    .filter_map(|i| {
+                        let r = engine.panes[i].result.get()?;
+                        let req = r.trace.requests.first()?;
+                        let title = panes.with(|p| p.get(i).map(|c| c.title.clone())).unwrap_or_default();
+                        Some((title, lab_core::plot::token_timeline(req, &cfg)))
+                    })
+                    .collect();
+                (series.len() >= 2).then(|| view! {
+                    <crate::ui::charts::TimelineChart id="chart-replay-timeline".to_string()
+                        title="The panes overlaid: tokens over time".to_string() series=series/>
+                })
+            }}
         </section>
     }
 }

@@ -123,6 +123,7 @@ pub fn StudyDesigner(draft: RwSignal<Study>) -> impl IntoView {
 
             <h3>"Conditions"</h3>
             <p class="hint">"Participants never see these names: samples are labelled only “Sample n”, “A” and “B”. A condition is a profile spec (e.g. "<code>"ttft=300,tpot=20,jitter=gamma:0.5"</code>") or a request recorded in a trace."</p>
+            <div class="table-scroll" tabindex="0">
             <table class="metrics conditions" data-testid="study-conditions">
                 <thead><tr><th scope="col">"id"</th><th scope="col">"name (researcher only)"</th><th scope="col">"profile"</th><th scope="col">""</th></tr></thead>
                 <tbody>
@@ -161,6 +162,7 @@ pub fn StudyDesigner(draft: RwSignal<Study>) -> impl IntoView {
                     }).collect_view()}
                 </tbody>
             </table>
+            </div>
             <div class="row-actions">
                 <button type="button" class="secondary" data-testid="condition-add" prop:disabled=move || draft.with(|s| s.conditions.len() >= MAX_CONDITIONS)
                     on:click=move |_| edit(Box::new(|s| {

@@ -131,7 +131,8 @@ pub fn StudyResultsView(study: Signal<Study>, refresh: RwSignal<u32>) -> impl In
                 <Show when={let n = s.ratings.len(); move || n > 0}>
                     <h4>"Ratings (mean and 95% confidence interval)"</h4>
                 </Show>
-                <table class="metrics" data-testid="results-ratings" hidden=s.ratings.is_empty()>
+                <div class="table-scroll" tabindex="0" hidden=s.ratings.is_empty()>
+                <table class="metrics" data-testid="results-ratings">
                     <thead><tr><th scope="col">"question"</th><th scope="col">"condition"</th><th scope="col">"n"</th><th scope="col">"mean"</th><th scope="col">"95% CI"</th><th scope="col">"SD"</th></tr></thead>
                     <tbody>
                         {s.ratings.iter().map(|r| {
@@ -148,7 +149,9 @@ pub fn StudyResultsView(study: Signal<Study>, refresh: RwSignal<u32>) -> impl In
                         }).collect_view()}
                     </tbody>
                 </table>
-                <table class="metrics" data-testid="results-choices" hidden=s.choices.is_empty()>
+                </div>
+                <div class="table-scroll" tabindex="0" hidden=s.choices.is_empty()>
+                <table class="metrics" data-testid="results-choices">
                     <thead><tr><th scope="col">"question"</th><th scope="col">"pair"</th><th scope="col">"n"</th><th scope="col">"first chosen"</th><th scope="col">"share"</th><th scope="col">"binomial p"</th></tr></thead>
                     <tbody>
                         {s.choices.iter().map(|r| view! {
@@ -162,11 +165,12 @@ pub fn StudyResultsView(study: Signal<Study>, refresh: RwSignal<u32>) -> impl In
                         }).collect_view()}
                     </tbody>
                 </table>
+                </div>
                 {s.left_share.map(|(share, p)| view! {
                     <p class="hint" data-testid="results-left">{format!("Placement check: A (left) was chosen {:.1}% of the time (binomial p = {}). A p below 0.05 means people favour a side, whatever plays there.", share * 100.0, p_text(p))}</p>
                 })}
                 <h4>"Per participant"</h4>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0">
                     <table class="metrics" data-testid="results-participant-table">
                         <thead><tr>
                             <th scope="col">"participant"</th><th scope="col">"answers"</th>
