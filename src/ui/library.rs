@@ -226,7 +226,7 @@ pub fn LibraryView() -> impl IntoView {
                             <th scope="col">""</th>
                         </tr></thead>
                         <tbody>
-                            <For each=move || visible.get() key=|e| (e.id.clone(), e.saved_ms.to_bits(), e.complete, e.name.clone(), e.tags.clone()) let:e>
+                            <For each=move || visible.get() key=|e| (e.id.clone(), e.complete, e.name.clone(), e.tags.clone()) let:e>
                                 {
                                     let id = e.id.clone();
                                     let (id2, id3, id4) = (id.clone(), id.clone(), id.clone());

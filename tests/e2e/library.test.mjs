@@ -61,11 +61,13 @@ describe('run library', () => {
     await page.getByTestId('import-run').first().waitFor({ timeout: 30_000 });
     await page.getByTestId('tab-library').click();
     await page.locator('[data-testid=library-row][data-kind=import]').waitFor();
+    await page.locator('[data-testid=library-row][data-kind=live][data-status=complete]').waitFor();
     const n = await rows(page).count();
     assert.equal(n, 2);
     const name = page.getByTestId('library-name').first();
     await name.fill('keep me');
     await name.blur();
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=library-name]')].some((e) => e.value === 'keep me'));
     await page.waitForTimeout(200);
     const [d] = await Promise.all([page.waitForEvent('download'), page.getByTestId('library-export').click()]);
     const bundlePath = await d.path();

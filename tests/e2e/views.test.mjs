@@ -158,7 +158,8 @@ describe('charts, accessibility, first run', () => {
   test('every view: axe-core clean, fits 360 px, screenshots at 1280×800 and 390×844', async () => {
     const report = [];
     for (const [w, h] of [[1280, 800], [390, 844]]) {
-      const { page, context, problems } = await openPage(browser, `${server.url}#replay`, { width: w, height: h });
+      // axe-core is injected as a script: the page's CSP would (rightly) block it.
+      const { page, context, problems } = await openPage(browser, `${server.url}#replay`, { width: w, height: h }, { bypassCSP: true });
       for (const [name, prepare] of Object.entries(VIEWS)) {
         await page.getByTestId(`tab-${name}`).click();
         await prepare(page);

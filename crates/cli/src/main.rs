@@ -6,6 +6,8 @@
 //!   recorded traces with exact timing.
 //! - `latency-lab analyze FILE`: metrics, goodput and scenario scores of a
 //!   trace file, as a table or as JSON (`--json`).
+//! - `latency-lab csp`: prints the app's Content-Security-Policy;
+//!   `--inject` writes it into the built `index.html` for static hosting.
 //!
 //! Exit codes: 0 success, 1 runtime failure (e.g. the port is taken),
 //! 2 bad input (unreadable or invalid file, bad option).
@@ -13,6 +15,7 @@
 mod analyze;
 mod api;
 mod catalog;
+mod csp;
 mod pacer;
 mod serve;
 mod truth;
@@ -36,6 +39,28 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Metrics, goodput and scenario scores of a trace file.
     Analyze(AnalyzeArgs),
+    /// Print the app's Content-Security-Policy (or inject it as a meta tag).
+    Csp(CspArgs),
+}
+
+/// Arguments of `csp`.
+#[derive(Debug, clap::Args)]
+pub struct CspArgs {
+    /// Directory of the built app.
+    #[arg(long, default_value = "dist")]
+    pub dist: PathBuf,
+    /// Write the policy into `index.html` as `<meta http-equiv>`.
+    #[arg(long)]
+    pub inject: bool,
+}
+
+fn run_csp(args: &CspArgs) -> Result<String, String> {
+    let path = args.dist.join("index.html");
+    let html = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if args.inject {
+        std::fs::write(&path, csp::inject_meta(&html)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(csp::policy(&html, true))
 }
 
 /// Arguments of `analyze`.
@@ -82,6 +107,16 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("latency-lab analyze: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Csp(args) => match run_csp(&args) {
+            Ok(p) => {
+                println!("{p}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("latency-lab csp: {e}");
                 ExitCode::from(2)
             }
         },

@@ -4,7 +4,9 @@
 //! - `/` …: the app. Responses carry `Cross-Origin-Opener-Policy:
 //!   same-origin` and `Cross-Origin-Embedder-Policy: require-corp`, which make
 //!   the page cross-origin isolated: browsers then give `performance.now()`
-//!   its fine resolution (5 µs instead of 100 µs).
+//!   its fine resolution (5 µs instead of 100 µs). They also carry a strict
+//!   Content-Security-Policy ([`crate::csp`]), `X-Content-Type-Options:
+//!   nosniff` and `Referrer-Policy: no-referrer`.
 //! - `/v1/…`: the replay API ([`crate::api`]), with CORS open to any origin
 //!   (so chat UIs and the lab served elsewhere can use it), the ground-truth
 //!   id exposed to scripts, and `Timing-Allow-Origin: *` so browsers expose
@@ -124,7 +126,17 @@ pub fn router(api: Arc<Api>, dist: Option<PathBuf>) -> Router {
     let app = match dist {
         Some(dist) => {
             let files = ServeDir::new(&dist).fallback(ServeFile::new(dist.join("index.html")));
-            app.fallback_service(files).layer(header("cross-origin-resource-policy", "same-origin"))
+            let html = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
+            let policy = HeaderValue::from_str(&crate::csp::policy(&html, true))
+                .unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'"));
+            app.fallback_service(files)
+                .layer(header("cross-origin-resource-policy", "same-origin"))
+                .layer(SetResponseHeaderLayer::overriding(
+                    HeaderName::from_static("content-security-policy"),
+                    policy,
+                ))
+                .layer(header("x-content-type-options", "nosniff"))
+                .layer(header("referrer-policy", "no-referrer"))
         }
         None => app,
     };

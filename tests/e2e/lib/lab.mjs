@@ -54,8 +54,8 @@ export function launchBrowser() {
 }
 
 /** Opens a page that records console errors and uncaught exceptions. */
-export async function openPage(browser, url, viewport = { width: 1280, height: 800 }) {
-  const context = await browser.newContext({ viewport });
+export async function openPage(browser, url, viewport = { width: 1280, height: 800 }, options = {}) {
+  const context = await browser.newContext({ viewport, ...options });
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => {
