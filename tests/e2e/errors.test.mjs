@@ -72,6 +72,33 @@ describe('live-mode errors', () => {
     assert.match(await page.getByTestId('run-results').innerText(), /12 chunk\(s\) received before it are kept in the trace/);
   });
 
+  test('injected stalls, garbage bytes, slow headers and an oversized chunk: named, kept, usable', async () => {
+    // A 1.5 s stall after 5 chunks: the run finishes and lists the stall.
+    await runLive(page, { model: 'profile:ttft=20,tpot=5,tokens=20|stall_after=5,stall_ms=1500' });
+    let { trace } = await downloadTrace(page);
+    let chunks = trace.requests[0].chunks;
+    const gaps = chunks.slice(1).map((c, i) => c.arrived_ms - chunks[i].arrived_ms);
+    assert.ok(Math.max(...gaps) >= 1490 && Math.max(...gaps) < 1700, `longest gap ${Math.max(...gaps)}`);
+    assert.match(await page.getByTestId('run-results').innerText(), /stall/i);
+    // Garbage bytes mid-stream: a clear message, what came before is kept.
+    const g = await failureOf('profile:ttft=20,tpot=5,tokens=20|garbage_after=6');
+    assert.match(g.message, /not valid OpenAI-style SSE|not an SSE field/);
+    assert.ok(g.request.chunks.length >= 6, `${g.request.chunks.length} chunks kept`);
+    // Slow-loris headers: TTFB shows the wait; the run completes.
+    await runLive(page, { model: 'profile:ttft=20,tpot=5,tokens=10|headers_delay_ms=1200' });
+    ({ trace } = await downloadTrace(page));
+    const r = trace.requests[0];
+    assert.ok(r.headers_ms - r.sent_ms >= 1190, `TTFB ${r.headers_ms - r.sent_ms}`);
+    assert.equal(r.failure ?? null, null);
+    // A 4 MB first chunk arrives whole and is counted once.
+    await runLive(page, { model: 'profile:ttft=20,tpot=5,tokens=10|oversized=4000000' });
+    ({ trace } = await downloadTrace(page));
+    chunks = trace.requests[0].chunks;
+    assert.ok(chunks.some((c) => c.text.length >= 4_000_000), 'the oversized chunk is kept');
+    assert.equal(trace.requests[0].failure ?? null, null);
+    assert.match(await page.getByTestId('run-status').innerText(), /^Finished/);
+  });
+
   test('unreachable server and CORS refusal say what to do', async () => {
     let f = await failureOf('any', { baseUrl: 'http://127.0.0.1:9/v1' });
     assert.match(f.message, /^Could not reach http:\/\/127\.0\.0\.1:9\/v1\/chat\/completions \(the browser says: Failed to fetch\)\./);

@@ -22,6 +22,7 @@ pub mod analysis;
 pub mod chart;
 pub mod endpoint;
 pub mod fault;
+pub mod fuzz;
 pub mod groundtruth;
 pub mod import;
 pub mod inference;

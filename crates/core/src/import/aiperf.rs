@@ -141,7 +141,7 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
 
 /// Is this text AIPerf's aggregate `profile_export_aiperf.json`?
 pub fn is_summary(text: &str) -> bool {
-    let head = &text[..text.len().min(4096)];
+    let head = super::head(text, 4096);
     head.contains("\"aiperf_version\"")
         || (head.contains("\"input_config\"") && head.contains("\"time_to_first_token\""))
 }

@@ -94,7 +94,7 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
 
 /// Is this text an LLMPerf `*_summary.json`?
 pub fn is_summary(text: &str) -> bool {
-    let head = &text[..text.len().min(8192)];
+    let head = super::head(text, 8192);
     head.contains("\"results_ttft_s_mean\"") || head.contains("\"results_ttft_s_quantiles_p50\"")
 }
 

@@ -239,8 +239,7 @@ pub fn detect(text: &str) -> Result<Format, ImportError> {
     if t.is_empty() {
         return Err(ImportError::Empty);
     }
-    let head = &t[..t.len().min(SNIFF_BYTES)];
-    let head = &head[..(0..=head.len()).rev().find(|&i| head.is_char_boundary(i)).unwrap_or(0)];
+    let head = head(t, SNIFF_BYTES);
     let has = |k: &str| head.contains(k);
     if has("\"latency-lab/trace\"") {
         return Ok(Format::LabTrace);
@@ -294,6 +293,16 @@ pub enum Imported {
     Runs(Vec<ImportedRun>),
 }
 
+/// The first `max` bytes of a text, cut back to a character boundary (a
+/// cut inside a multi-byte character would panic; the fuzzer found it).
+pub(crate) fn head(text: &str, max: usize) -> &str {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// Imports a file's text.
 pub fn import(text: &str) -> Result<Imported, ImportError> {
     if text.len() > MAX_IMPORT_BYTES {
@@ -319,6 +328,23 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
     Ok(Imported::Runs(runs))
 }
 
+/// Imports a file as the given tool's result, without detection (the
+/// fuzzer drives every importer this way; a lab trace is not a run list and
+/// gives none).
+pub fn import_as(format: Format, text: &str) -> Result<Vec<ImportedRun>, ImportError> {
+    if text.len() > MAX_IMPORT_BYTES {
+        return Err(ImportError::TooLarge { size: text.len(), limit: MAX_IMPORT_BYTES });
+    }
+    match format {
+        Format::LabTrace => Ok(Vec::new()),
+        Format::Vllm => vllm::import(text),
+        Format::GuideLlm => guidellm::import(text),
+        Format::AiPerf => aiperf::import(text),
+        Format::GenAiPerf => genai_perf::import(text),
+        Format::LlmPerf => llmperf::import(text),
+    }
+}
+
 /// The tool whose aggregate-only file this is (AIPerf's
 /// `profile_export_aiperf.json`, LLMPerf's `*_summary.json`), so it can be
 /// paired with the per-request file of the same benchmark
@@ -327,8 +353,7 @@ pub fn summary_format(text: &str) -> Option<Format> {
     let t = text.trim_start_matches('\u{feff}').trim_start();
     if llmperf::is_summary(t) {
         Some(Format::LlmPerf)
-    } else if t.starts_with('{') && aiperf::is_summary(t) && !t[..t.len().min(4096)].contains("\"metadata\"")
-    {
+    } else if t.starts_with('{') && aiperf::is_summary(t) && !head(t, 4096).contains("\"metadata\"") {
         Some(Format::AiPerf)
     } else {
         None

@@ -215,7 +215,13 @@ impl ImportService {
             message: e.to_string(),
         };
         // Aggregate-only files attach to a run, or wait for one.
-        if let Ok(text) = std::str::from_utf8(&bytes[..bytes.len().min(1 << 20)])
+        let sniff = &bytes[..bytes.len().min(1 << 20)];
+        // A cut inside a multi-byte character is not an error: sniff up to it.
+        let sniffed = std::str::from_utf8(sniff).or_else(|e| match e.error_len() {
+            None => std::str::from_utf8(&sniff[..e.valid_up_to()]),
+            Some(_) => Err(e),
+        });
+        if let Ok(text) = sniffed
             && let Some(format) = summary_format(text)
         {
             let Ok(text) = std::str::from_utf8(bytes) else {
