@@ -6,6 +6,10 @@ use leptos::prelude::*;
 
 use crate::browser::runner::RunOutput;
 
+/// Runs kept in memory for the session (replay sources, comparisons): a
+/// long load test must not grow the page without bound.
+pub const MAX_SESSION_RUNS: usize = 12;
+
 /// A run kept in the session.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SavedRun {
@@ -28,11 +32,15 @@ impl RunLog {
         Self { runs: RwSignal::new(Vec::new()) }
     }
 
-    /// Keeps a finished run.
+    /// Keeps a finished run (the oldest goes beyond [`MAX_SESSION_RUNS`];
+    /// the library still has it).
     pub fn add(&self, output: RunOutput) {
         self.runs.update(|r| {
-            let id = r.len() + 1;
+            let id = r.last().map_or(1, |l| l.id + 1);
             r.push(SavedRun { id, output });
+            if r.len() > MAX_SESSION_RUNS {
+                r.remove(0);
+            }
         });
     }
 }

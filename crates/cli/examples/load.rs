@@ -1,0 +1,327 @@
+//! Load test of `latency-lab serve`: N concurrent streams on loopback, each a
+//! constant-pace profile, and how far the tokens' arrival times stray from
+//! the schedule.
+//!
+//! ```sh
+//! cargo build --release -p latency-lab
+//! cargo run --release -p latency-lab --example load -- --streams 1000
+//! ```
+//!
+//! It starts `target/release/latency-lab serve --api-only` (or `$LAB_BIN`),
+//! opens all connections first, then sends every request at once over raw
+//! HTTP/1.1 (tokio, own chunked-transfer decoder, `lab_core::sse` parser)
+//! and stamps each content event on arrival.
+//!
+//! - **Pacing error** of token k (k ≥ 1) of a stream: (arrival k − arrival 0)
+//!   − k · TPOT, i.e. the server's deviation from its own schedule as seen by
+//!   the client, without the connection set-up that TTFT includes.
+//! - **TTFT excess**: arrival 0 − sent − TTFT (queueing and set-up).
+//!
+//! Streams start spread over one TPOT (`--stagger-ms`, 0 for all at once).
+//! The run is bounded: every stream gets `--timeout-s` seconds (default 60).
+//! The file-descriptor limit must allow 2 × streams (`ulimit -n`).
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use lab_core::openai::{StreamItem, decode};
+use lab_core::sse::SseParser;
+use lab_core::stats::Samples;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+struct Opts {
+    streams: usize,
+    tokens: u32,
+    tpot: f64,
+    ttft: f64,
+    timeout_s: u64,
+    stagger_ms: f64,
+}
+
+fn opts() -> Opts {
+    let mut o =
+        Opts { streams: 1000, tokens: 100, tpot: 20.0, ttft: 200.0, timeout_s: 60, stagger_ms: f64::NAN };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    for w in args.chunks(2) {
+        let v = w.get(1).map(String::as_str).unwrap_or("");
+        match w[0].as_str() {
+            "--streams" => o.streams = v.parse().unwrap_or(o.streams),
+            "--tokens" => o.tokens = v.parse().unwrap_or(o.tokens),
+            "--tpot" => o.tpot = v.parse().unwrap_or(o.tpot),
+            "--ttft" => o.ttft = v.parse().unwrap_or(o.ttft),
+            "--timeout-s" => o.timeout_s = v.parse().unwrap_or(o.timeout_s),
+            "--stagger-ms" => o.stagger_ms = v.parse().unwrap_or(o.stagger_ms),
+            other => eprintln!("unknown option {other}"),
+        }
+    }
+    if o.stagger_ms.is_nan() {
+        o.stagger_ms = o.tpot;
+    }
+    o
+}
+
+/// Where the chunked decoder is.
+#[derive(Default, PartialEq)]
+enum State {
+    /// Reading a chunk-size line.
+    #[default]
+    Size,
+    /// Inside a chunk, this many bytes left.
+    Data(usize),
+    /// The CRLF after a chunk.
+    Crlf,
+    /// The last (zero) chunk was read.
+    Done,
+}
+
+/// Decodes HTTP/1.1 chunked transfer encoding incrementally.
+#[derive(Default)]
+struct Dechunker {
+    buf: Vec<u8>,
+    state: State,
+}
+
+impl Dechunker {
+    fn done(&self) -> bool {
+        self.state == State::Done
+    }
+
+    fn feed(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
+        self.buf.extend_from_slice(bytes);
+        loop {
+            match self.state {
+                State::Done => return,
+                State::Size => {
+                    let Some(eol) = self.buf.windows(2).position(|w| w == b"\r\n") else { return };
+                    let line = String::from_utf8_lossy(&self.buf[..eol]).to_string();
+                    let size =
+                        usize::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16).unwrap_or(0);
+                    self.buf.drain(..eol + 2);
+                    self.state = if size == 0 { State::Done } else { State::Data(size) };
+                }
+                State::Data(left) => {
+                    let n = left.min(self.buf.len());
+                    out.extend(self.buf.drain(..n));
+                    if n < left {
+                        self.state = State::Data(left - n);
+                        return;
+                    }
+                    self.state = State::Crlf;
+                }
+                State::Crlf => {
+                    if self.buf.len() < 2 {
+                        return;
+                    }
+                    self.buf.drain(..2);
+                    self.state = State::Size;
+                }
+            }
+        }
+    }
+}
+
+/// One stream: arrival times (ms since the request was written) of content
+/// events.
+async fn stream(
+    mut sock: TcpStream,
+    port: u16,
+    body: String,
+    go: Instant,
+) -> Result<(Vec<f64>, String), String> {
+    let req = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let sent = go.elapsed().as_secs_f64() * 1000.0;
+    sock.write_all(req.as_bytes()).await.map_err(|e| e.to_string())?;
+    let mut head = Vec::new();
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut parser = SseParser::new();
+    let mut dechunk = Dechunker::default();
+    let mut arrivals = Vec::new();
+    let mut payload = Vec::new();
+    let mut in_body = false;
+    let mut id = String::new();
+    loop {
+        let n = sock.read(&mut buf).await.map_err(|e| e.to_string())?;
+        if n == 0 {
+            break;
+        }
+        let now = go.elapsed().as_secs_f64() * 1000.0 - sent;
+        let mut bytes = &buf[..n];
+        if !in_body {
+            head.extend_from_slice(bytes);
+            let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+            if !head.starts_with(b"HTTP/1.1 200") {
+                return Err(String::from_utf8_lossy(&head[..head.len().min(200)]).into_owned());
+            }
+            in_body = true;
+            let rest = head.split_off(end + 4);
+            let text = String::from_utf8_lossy(&head).to_lowercase();
+            id = text
+                .lines()
+                .find_map(|l| l.strip_prefix("x-latency-lab-request-id:"))
+                .map(|v| v.trim().to_string())
+                .unwrap_or_default();
+            payload.clear();
+            dechunk.feed(&rest, &mut payload);
+            bytes = &[];
+        }
+        dechunk.feed(bytes, &mut payload);
+        for ev in parser.feed(&payload) {
+            if let Ok(StreamItem::Chunk(c)) = decode(&ev.data)
+                && !c.content.is_empty()
+            {
+                arrivals.push(now);
+            }
+        }
+        payload.clear();
+        if dechunk.done() {
+            break;
+        }
+    }
+    let _ = sent;
+    Ok((arrivals, id))
+}
+
+/// The server's own record of a request: `|sent − due|` of each chunk (ms).
+async fn server_errors(port: u16, id: &str) -> Vec<f64> {
+    let Ok(mut sock) = TcpStream::connect(("127.0.0.1", port)).await else { return Vec::new() };
+    let req = format!("GET /v1/lab/requests/{id} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    if sock.write_all(req.as_bytes()).await.is_err() {
+        return Vec::new();
+    }
+    let mut all = Vec::new();
+    let _ = sock.read_to_end(&mut all).await;
+    let Some(at) = all.windows(4).position(|w| w == b"\r\n\r\n") else { return Vec::new() };
+    let v: serde_json::Value = serde_json::from_slice(&all[at + 4..]).unwrap_or_default();
+    v["chunks"]
+        .as_array()
+        .map(|cs| {
+            cs.iter().filter_map(|c| Some((c["sent_ms"].as_f64()? - c["due_ms"].as_f64()?).abs())).collect()
+        })
+        .unwrap_or_default()
+}
+
+fn main() {
+    let o = opts();
+    let bin = std::env::var("LAB_BIN").unwrap_or_else(|_| "target/release/latency-lab".into());
+    let dir = std::env::temp_dir().join(format!("lab-load-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let url_file = dir.join("url");
+    let mut server = Command::new(&bin)
+        .args(["serve", "--api-only", "--port", "0", "--url-file"])
+        .arg(&url_file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot start {bin}: {e} (build it: cargo build --release -p latency-lab)")
+        });
+    let started = Instant::now();
+    let url = loop {
+        if let Ok(u) = std::fs::read_to_string(&url_file)
+            && !u.trim().is_empty()
+        {
+            break u.trim().to_string();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "serve did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let port: u16 =
+        url.rsplit(':').next().and_then(|p| p.trim_end_matches('/').parse().ok()).expect("port in the URL");
+    let spec = format!("ttft={},tpot={},tokens={},jitter=constant", o.ttft, o.tpot, o.tokens);
+    let body = format!(
+        "{{\"model\":\"profile:{spec}\",\"stream\":true,\"messages\":[{{\"role\":\"user\",\"content\":\"hi\"}}]}}"
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let results = rt.block_on(async {
+        let mut socks = Vec::with_capacity(o.streams);
+        for _ in 0..o.streams {
+            socks.push(TcpStream::connect(("127.0.0.1", port)).await.expect("connect (check ulimit -n)"));
+        }
+        let go = Instant::now();
+        let tasks: Vec<_> = socks
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let body = body.clone();
+                // Streams start spread over one TPOT, as independent users
+                // would; all at the same instant, every token of every
+                // stream would be due at once.
+                let offset = Duration::from_secs_f64(o.stagger_ms * i as f64 / o.streams as f64 / 1000.0);
+                tokio::spawn(tokio::time::timeout(Duration::from_secs(o.timeout_s), async move {
+                    tokio::time::sleep(offset).await;
+                    stream(s, port, body, go).await
+                }))
+            })
+            .collect();
+        let mut out = Vec::new();
+        for t in tasks {
+            out.push(
+                t.await.map_err(|e| e.to_string()).and_then(|r| r.map_err(|_| "timed out".to_string())?),
+            );
+        }
+        let mut server = Vec::new();
+        for (_, id) in out.iter().flatten() {
+            server.extend(server_errors(port, id).await);
+        }
+        (out, server)
+    });
+    let (results, server_err) = results;
+    let _ = server.kill();
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut pacing = Vec::new();
+    let mut ttft_excess = Vec::new();
+    let mut failed = 0;
+    let mut short = 0;
+    for r in &results {
+        match r {
+            Ok((arr, _sent)) if arr.len() == o.tokens as usize => {
+                ttft_excess.push(arr[0] - o.ttft);
+                for (k, a) in arr.iter().enumerate().skip(1) {
+                    pacing.push(((a - arr[0]) - k as f64 * o.tpot).abs());
+                }
+            }
+            Ok(_) => short += 1,
+            Err(_) => failed += 1,
+        }
+    }
+    let p = Samples::from_finite(pacing.iter().copied());
+    let t = Samples::from_finite(ttft_excess.iter().copied());
+    let sv = Samples::from_finite(server_err.iter().copied());
+    let max = |v: &[f64]| v.iter().copied().reduce(f64::max).map_or("–".into(), |m| format!("{m:.3}"));
+    let fmt = |s: &Samples, q: f64| s.percentile(q).map_or("–".into(), |v| format!("{v:.3}"));
+    println!(
+        "\nlatency-lab serve under load: {} streams × {} tokens at {} ms/token (TTFT {} ms), started over {} ms, loopback",
+        o.streams, o.tokens, o.tpot, o.ttft, o.stagger_ms
+    );
+    println!("\n| measure | P50 (ms) | P99 (ms) | max (ms) | values |");
+    println!("|---|---:|---:|---:|---:|");
+    println!(
+        "| pacing error \\|arrival − schedule\\| | {} | {} | {} | {} |",
+        fmt(&p, 50.0),
+        fmt(&p, 99.0),
+        max(&pacing),
+        pacing.len()
+    );
+    println!(
+        "| server's own \\|sent − due\\| (ground truth) | {} | {} | {} | {} |",
+        fmt(&sv, 50.0),
+        fmt(&sv, 99.0),
+        max(&server_err),
+        server_err.len()
+    );
+    println!(
+        "| TTFT excess (queueing + set-up) | {} | {} | {} | {} |",
+        fmt(&t, 50.0),
+        fmt(&t, 99.0),
+        max(&ttft_excess),
+        ttft_excess.len()
+    );
+    println!("\nstreams complete: {}, short: {short}, failed: {failed}", results.len() - short - failed);
+    if failed + short > 0 || sv.percentile(99.0).is_none_or(|v| v >= 1.0) {
+        std::process::exit(1);
+    }
+}

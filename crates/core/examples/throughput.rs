@@ -1,0 +1,140 @@
+//! Core throughput, measured side by side in one run:
+//!
+//! 1. **SSE parsing** of 64 MiB of OpenAI-style chat chunks, fed in 16 KiB
+//!    pieces: `lab_core::sse::SseParser` against the `eventsource-stream`
+//!    crate (0.2, the parser `reqwest-eventsource` uses), both counting the
+//!    same events.
+//! 2. **Run statistics over 10 M ITL values** (mean, std, P50/P90/P95/P99):
+//!    `lab_core::stats::Samples::summary` against numpy (`np.mean`, `np.std`,
+//!    `np.percentile`) on the very same values, when a `python3` with numpy
+//!    is available (`$PYTHON` picks one); the results must agree.
+//!
+//! ```sh
+//! cargo run --release -p lab-core --example throughput
+//! ```
+//! Prints a Markdown table; best of 3 runs each.
+
+use std::time::Instant;
+
+use futures::StreamExt;
+use lab_core::rng::Rng;
+use lab_core::sse::SseParser;
+use lab_core::stats::Samples;
+
+/// SSE input size.
+pub const SSE_BYTES: usize = 64 << 20;
+/// Piece size fed to the parsers.
+pub const PIECE: usize = 16 << 10;
+/// ITL values for the statistics.
+pub const VALUES: usize = 10_000_000;
+
+fn sse_input() -> Vec<u8> {
+    let mut out = Vec::with_capacity(SSE_BYTES + 512);
+    let mut i = 0u64;
+    while out.len() < SSE_BYTES {
+        let ev = format!(
+            "data: {{\"id\":\"chatcmpl-{i}\",\"object\":\"chat.completion.chunk\",\"created\":1733140000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\" tok{i}\"}},\"finish_reason\":null}}]}}\n\n"
+        );
+        out.extend_from_slice(ev.as_bytes());
+        i += 1;
+    }
+    out
+}
+
+fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::INFINITY;
+    let mut last = None;
+    for _ in 0..n {
+        let t = Instant::now();
+        let v = f();
+        best = best.min(t.elapsed().as_secs_f64());
+        last = Some(v);
+    }
+    (best, last.expect("n ≥ 1"))
+}
+
+fn main() {
+    let input = sse_input();
+    let mb = input.len() as f64 / (1 << 20) as f64;
+    let (lab_s, lab_events) = best_of(3, || {
+        let mut p = SseParser::new();
+        let mut out = Vec::new();
+        let mut n = 0usize;
+        for piece in input.chunks(PIECE) {
+            out.clear();
+            p.feed_into(piece, &mut out);
+            n += out.len();
+        }
+        n
+    });
+    let (es_s, es_events) = best_of(3, || {
+        let pieces = futures::stream::iter(input.chunks(PIECE).map(Ok::<&[u8], std::convert::Infallible>));
+        futures::executor::block_on(async {
+            let mut s = eventsource_stream::Eventsource::eventsource(pieces);
+            let mut n = 0usize;
+            while let Some(ev) = s.next().await {
+                if ev.is_ok() {
+                    n += 1;
+                }
+            }
+            n
+        })
+    });
+    assert_eq!(lab_events, es_events, "both parsers must see the same events");
+
+    let mut rng = Rng::new(7);
+    let values: Vec<f64> = (0..VALUES).map(|_| rng.lognormal(20.0, 0.6)).collect();
+    let (stats_s, summary) =
+        best_of(3, || Samples::from_finite(values.iter().copied()).summary().expect("values"));
+    let numpy = numpy_stats(&values);
+
+    println!("\n| benchmark | Latency Lab | baseline | ratio |");
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| SSE parse, {mb:.0} MiB, {lab_events} events, {} KiB pieces | {:.0} MB/s | eventsource-stream 0.2: {:.0} MB/s | {:.1}× |",
+        PIECE >> 10,
+        mb / lab_s,
+        mb / es_s,
+        es_s / lab_s
+    );
+    match numpy {
+        Some((np_s, np_vals)) => {
+            let ours = [summary.mean, summary.std, summary.p50, summary.p90, summary.p95, summary.p99];
+            let max_diff = ours.iter().zip(&np_vals).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            println!(
+                "| mean, std, P50/P90/P95/P99 of 10 M ITL values | {:.0} ms | numpy: {:.0} ms | {:.1}× |",
+                stats_s * 1000.0,
+                np_s * 1000.0,
+                np_s / stats_s
+            );
+            println!("\nLargest difference from numpy over the six figures: {max_diff:.3e} ms.");
+            assert!(max_diff < 1e-9, "figures differ from numpy by {max_diff}");
+        }
+        None => println!(
+            "| mean, std, P50/P90/P95/P99 of 10 M ITL values | {:.0} ms | numpy: not available | – |",
+            stats_s * 1000.0
+        ),
+    }
+}
+
+/// numpy's time (best of 3, computing only) and figures for the same values.
+fn numpy_stats(values: &[f64]) -> Option<(f64, Vec<f64>)> {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let path = std::env::temp_dir().join(format!("lab-values-{}.f64", std::process::id()));
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).ok()?;
+    let script = "import sys,time,numpy as np\n\
+v=np.fromfile(sys.argv[1],dtype='<f8')\n\
+best=1e9\n\
+for _ in range(3): t=time.perf_counter(); r=[np.mean(v),np.std(v)]+list(np.percentile(v,[50,90,95,99])); best=min(best,time.perf_counter()-t)\n\
+print(best, *[repr(float(x)) for x in r])\n";
+    let out = std::process::Command::new(python).args(["-c", script]).arg(&path).output().ok();
+    let _ = std::fs::remove_file(&path);
+    let out = out?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8(out.stdout).ok()?;
+    let nums: Vec<f64> = text.split_whitespace().filter_map(|t| t.parse().ok()).collect();
+    (nums.len() == 7).then(|| (nums[0], nums[1..].to_vec()))
+}
