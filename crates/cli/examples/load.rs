@@ -271,6 +271,7 @@ fn main() {
     });
     let (results, server_err) = results;
     let _ = server.kill();
+    let _ = server.wait();
     let _ = std::fs::remove_dir_all(&dir);
     let mut pacing = Vec::new();
     let mut ttft_excess = Vec::new();
