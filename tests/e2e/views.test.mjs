@@ -207,7 +207,10 @@ describe('charts, accessibility, first run', () => {
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     assert.notEqual(await bg(), light);
     await page.reload();
+    // Applied before the app starts (an inline script the CSP allows by hash).
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'the choice is kept');
+    await page.getByTestId('app-header').waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     // Reduced motion: no animation runs, and a profile still plays on time.
     await page.getByTestId('pane-0-source').selectOption({ index: 1 });
     await page.getByTestId('play').click();
