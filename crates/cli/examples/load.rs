@@ -128,7 +128,7 @@ async fn stream(
     port: u16,
     body: String,
     go: Instant,
-) -> Result<(Vec<f64>, String), String> {
+) -> Result<(Vec<f64>, String, f64), String> {
     let req = format!(
         "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -181,8 +181,7 @@ async fn stream(
             break;
         }
     }
-    let _ = sent;
-    Ok((arrivals, id))
+    Ok((arrivals, id, sent))
 }
 
 /// The server's own record of a request: `|sent − due|` of each chunk (ms).
@@ -264,12 +263,28 @@ fn main() {
             );
         }
         let mut server = Vec::new();
-        for (_, id) in out.iter().flatten() {
-            server.extend(server_errors(port, id).await);
+        for r in &out {
+            server.push(match r {
+                Ok((_, id, _)) => server_errors(port, id).await,
+                Err(_) => Vec::new(),
+            });
         }
         (out, server)
     });
-    let (results, server_err) = results;
+    let (results, server_per_stream) = results;
+    // Steady state: from the moment the last stream got its first token
+    // (before it, the server is still accepting and planning requests).
+    let steady_from =
+        results.iter().flatten().filter_map(|(arr, _, sent)| Some(sent + arr.first()?)).fold(0.0, f64::max);
+    let server_err: Vec<f64> = server_per_stream.iter().flatten().copied().collect();
+    let steady: Vec<f64> = results
+        .iter()
+        .zip(&server_per_stream)
+        .filter_map(|(r, errs)| r.as_ref().ok().map(|(arr, _, sent)| (arr, *sent, errs)))
+        .flat_map(|(arr, sent, errs)| {
+            arr.iter().zip(errs).filter(move |(a, _)| sent + **a > steady_from).map(|(_, e)| *e)
+        })
+        .collect();
     let _ = server.kill();
     let _ = server.wait();
     let _ = std::fs::remove_dir_all(&dir);
@@ -279,7 +294,7 @@ fn main() {
     let mut short = 0;
     for r in &results {
         match r {
-            Ok((arr, _sent)) if arr.len() == o.tokens as usize => {
+            Ok((arr, _, _)) if arr.len() == o.tokens as usize => {
                 ttft_excess.push(arr[0] - o.ttft);
                 for (k, a) in arr.iter().enumerate().skip(1) {
                     pacing.push(((a - arr[0]) - k as f64 * o.tpot).abs());
@@ -292,6 +307,7 @@ fn main() {
     let p = Samples::from_finite(pacing.iter().copied());
     let t = Samples::from_finite(ttft_excess.iter().copied());
     let sv = Samples::from_finite(server_err.iter().copied());
+    let st = Samples::from_finite(steady.iter().copied());
     let max = |v: &[f64]| v.iter().copied().reduce(f64::max).map_or("–".into(), |m| format!("{m:.3}"));
     let fmt = |s: &Samples, q: f64| s.percentile(q).map_or("–".into(), |v| format!("{v:.3}"));
     println!(
@@ -313,6 +329,13 @@ fn main() {
         fmt(&sv, 99.0),
         max(&server_err),
         server_err.len()
+    );
+    println!(
+        "| server's own, once every stream streams (from {steady_from:.0} ms) | {} | {} | {} | {} |",
+        fmt(&st, 50.0),
+        fmt(&st, 99.0),
+        max(&steady),
+        steady.len()
     );
     println!(
         "| TTFT excess (queueing + set-up) | {} | {} | {} | {} |",

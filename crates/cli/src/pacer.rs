@@ -75,13 +75,20 @@ impl Pacer {
             return Instant::now();
         }
         let (tx, rx) = oneshot::channel();
-        {
+        let earliest = {
             let mut q = self.shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
             q.seq += 1;
             let seq = q.seq;
+            // Only a new earliest deadline needs the pacer to re-plan its
+            // sleep; at thousands of deadlines per second, waking it for
+            // every one would cost more than the waits.
+            let earliest = q.heap.peek().is_none_or(|e| due < e.due);
             q.heap.push(Entry { due, seq, tx });
+            earliest
+        };
+        if earliest {
+            self.shared.wake.notify_one();
         }
-        self.shared.wake.notify_one();
         // The pacer never drops a sender without firing it; fall back to now.
         rx.await.unwrap_or_else(|_| Instant::now())
     }
