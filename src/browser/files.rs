@@ -47,6 +47,17 @@ pub async fn read_text(file: &web_sys::File, limit: u64) -> Result<String, FileE
     text.as_string().ok_or(FileError::Read { name, message: "not text".into() })
 }
 
+/// The files chosen in a file input (from its `change` event). The input is
+/// cleared, so choosing the same file again fires again.
+pub fn take_chosen(ev: &web_sys::Event) -> Vec<web_sys::File> {
+    let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+        return Vec::new();
+    };
+    let files = input.files().map(|l| (0..l.length()).filter_map(|i| l.get(i)).collect()).unwrap_or_default();
+    input.set_value("");
+    files
+}
+
 /// Makes a `blob:` URL holding `text` (the caller revokes it).
 pub fn blob_url(text: &str, mime: &str) -> Result<String, JsValue> {
     let parts = js_sys::Array::of1(&JsValue::from_str(text));

@@ -40,11 +40,9 @@ pub fn AnalyzeView() -> impl IntoView {
         });
     };
     let on_change = move |ev: web_sys::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+        if let Some(file) = crate::browser::files::take_chosen(&ev).into_iter().next() {
             load(file);
         }
-        input.set_value("");
     };
     let on_drop = move |ev: web_sys::DragEvent| {
         ev.prevent_default();

@@ -195,9 +195,7 @@ pub fn LibraryView() -> impl IntoView {
                 <label class="file">"Import a bundle "
                     <input type="file" accept=".json,application/json" data-testid="library-import"
                         on:change=move |ev| {
-                            let input: web_sys::HtmlInputElement = event_target(&ev);
-                            if let Some(f) = input.files().and_then(|f| f.get(0)) { import_bundle(f); }
-                            input.set_value("");
+                            if let Some(f) = files::take_chosen(&ev).into_iter().next() { import_bundle(f); }
                         }/>
                 </label>
                 <button type="button" class="danger" data-testid="library-delete" prop:disabled=move || selected.with(Vec::is_empty)

@@ -205,7 +205,8 @@ describe('charts, accessibility, first run', () => {
     await page.getByTestId('theme-toggle').click(); // auto → light
     await page.getByTestId('theme-toggle').click(); // light → dark
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark');
-    assert.notEqual(await bg(), light);
+    assert.equal(light, 'rgb(246, 247, 251)');
+    assert.equal(await bg(), 'rgb(16, 20, 29)');
     await page.reload();
     // Applied before the app starts (an inline script the CSP allows by hash).
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark', 'the choice is kept');
@@ -221,5 +222,12 @@ describe('charts, accessibility, first run', () => {
     const p99 = Number(/([\d.]+) ms at P99/.exec(fidelity)?.[1]);
     assert.ok(p99 <= 4, `release P99 ${p99} ms after due (${fidelity})`);
     await context.close();
+    // The system's dark setting alone gives the dark palette.
+    const dark = await browser.newContext({ colorScheme: 'dark' });
+    const dp = await dark.newPage();
+    await dp.goto(`${server.url}#library`);
+    await dp.getByTestId('app-header').waitFor();
+    assert.equal(await dp.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(16, 20, 29)');
+    await dark.close();
   });
 });

@@ -357,10 +357,8 @@ pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
                                     "or a trace file "
                                     <input type="file" accept=".json,application/json" data-testid=format!("pane-{i}-file")
                                         on:change=move |ev| {
-                                            let input: web_sys::HtmlInputElement = event_target(&ev);
-                                            if let Some(f) = input.files().and_then(|f| f.get(0)) { load_file(i, f); }
-                                            input.set_value("");
-                                        }/>
+                            if let Some(f) = files::take_chosen(&ev).into_iter().next() { load_file(i, f); }
+                        }/>
                                 </label>
                             </div>
                             <PaneCard index=i config=cfg signals=engine.panes[i] output=outputs[i] on_edit=on_edit/>

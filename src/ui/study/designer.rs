@@ -172,9 +172,7 @@ pub fn StudyDesigner(draft: RwSignal<Study>) -> impl IntoView {
                 <label class="file">"or a recorded request from a trace file "
                     <input type="file" accept=".json,application/json" data-testid="condition-file"
                         on:change=move |ev| {
-                            let input: web_sys::HtmlInputElement = event_target(&ev);
-                            if let Some(f) = input.files().and_then(|f| f.get(0)) { add_recorded(f); }
-                            input.set_value("");
+                            if let Some(f) = files::take_chosen(&ev).into_iter().next() { add_recorded(f); }
                         }/>
                 </label>
             </div>

@@ -126,9 +126,7 @@ pub fn StudyView() -> impl IntoView {
                 <label class="file">"Open a study file "
                     <input type="file" accept=".json,application/json" data-testid="study-file"
                         on:change=move |ev| {
-                            let input: web_sys::HtmlInputElement = event_target(&ev);
-                            if let Some(f) = input.files().and_then(|f| f.get(0)) { open_file(f); }
-                            input.set_value("");
+                            if let Some(f) = files::take_chosen(&ev).into_iter().next() { open_file(f); }
                         }/>
                 </label>
                 <label>"Saved studies "

@@ -59,12 +59,11 @@ pub fn StudyResultsView(study: Signal<Study>, refresh: RwSignal<u32>) -> impl In
     });
     let summary = Memo::new(move |_| combined.get().map(|r| summarize(&study.get(), &r)));
 
-    let merge_files = move |list: web_sys::FileList| {
-        let files: Vec<web_sys::File> = (0..list.length()).filter_map(|i| list.get(i)).collect();
+    let merge_files = move |chosen: Vec<web_sys::File>| {
         spawn_local(async move {
             let mut notes = Vec::new();
             let id = study.get_untracked().id;
-            for f in files {
+            for f in chosen {
                 let name = f.name();
                 let r = files::read_text(&f, MAX_RESULTS_BYTES)
                     .await
@@ -115,11 +114,7 @@ pub fn StudyResultsView(study: Signal<Study>, refresh: RwSignal<u32>) -> impl In
                 <button type="button" class="secondary" data-testid="results-refresh" on:click=move |_| refresh.update(|n| *n += 1)>"Refresh"</button>
                 <label class="file">"Merge results files "
                     <input type="file" multiple accept=".json,application/json" data-testid="results-merge"
-                        on:change=move |ev| {
-                            let input: web_sys::HtmlInputElement = event_target(&ev);
-                            if let Some(l) = input.files() { merge_files(l); }
-                            input.set_value("");
-                        }/>
+                        on:change=move |ev| merge_files(files::take_chosen(&ev))/>
                 </label>
                 <button type="button" data-testid="results-csv" on:click=move |_| export("csv")>"Export CSV"</button>
                 <button type="button" class="secondary" data-testid="results-json" on:click=move |_| export("json")>"Export JSON"</button>
