@@ -46,13 +46,18 @@ pub fn trace_id(trace: &Trace) -> String {
     let kind = kind_of(trace);
     match &trace.meta.created_at {
         Some(at) if kind == EntryKind::Live => format!("live-{at}"),
-        _ => format!(
-            "{}-{}-{:06}",
-            kind.word().replace(' ', "-"),
-            now_ms() as u64,
-            (js_sys::Math::random() * 1e6) as u64
-        ),
+        _ => fresh_id(kind),
     }
+}
+
+/// A new unique library id: the kind, the time and a random suffix.
+fn fresh_id(kind: EntryKind) -> String {
+    format!(
+        "{}-{}-{:06}",
+        kind.word().replace(' ', "-"),
+        now_ms() as u64,
+        (js_sys::Math::random() * 1e6) as u64
+    )
 }
 
 /// The entry kind of a trace.
@@ -179,7 +184,7 @@ impl Library {
 
     /// Saves an imported file (the file itself, as a Blob).
     pub fn save_file(&self, file: &web_sys::File) {
-        let id = format!("import-{}-{:06}", now_ms() as u64, (js_sys::Math::random() * 1e6) as u64);
+        let id = fresh_id(EntryKind::Import);
         let entry = Entry::for_file(id.clone(), &file.name(), file.size() as u64, now_ms());
         self.upsert(entry.clone());
         let blob: JsValue = file.clone().into();
@@ -194,12 +199,7 @@ impl Library {
     /// Saves a text document (a study's answers) as an entry of `kind`;
     /// `count` is what its list row shows (answers).
     pub fn save_text(&self, kind: EntryKind, name: &str, text: &str, count: usize) {
-        let id = format!(
-            "{}-{}-{:06}",
-            kind.word().replace(' ', "-"),
-            now_ms() as u64,
-            (js_sys::Math::random() * 1e6) as u64
-        );
+        let id = fresh_id(kind);
         let mut entry = Entry::for_file(id.clone(), name, text.len() as u64, now_ms());
         entry.kind = kind;
         entry.file_name = None;
