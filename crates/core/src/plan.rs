@@ -74,6 +74,8 @@ fn assemble(
     if let Some(role) = w.role() {
         events.push(PlannedEvent { at_ms: headers_at_ms, data: role, tokens: 0 });
     }
+    let content = w.text_template(ChunkKind::Content);
+    let reasoning = w.text_template(ChunkKind::Reasoning);
     let mut text = String::new();
     let mut completion_tokens = 0u64;
     let mut last = headers_at_ms;
@@ -84,7 +86,8 @@ fn assemble(
         if kind == ChunkKind::Content {
             text.push_str(&piece);
         }
-        events.push(PlannedEvent { at_ms, data: w.text(&piece, kind), tokens });
+        let template = if kind == ChunkKind::Content { &content } else { &reasoning };
+        events.push(PlannedEvent { at_ms, data: template.render(&piece), tokens });
     }
     let finish_reason = if capped { "length" } else { "stop" };
     events.push(PlannedEvent { at_ms: last, data: w.finish(finish_reason), tokens: 0 });

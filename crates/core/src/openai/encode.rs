@@ -15,6 +15,34 @@ use crate::trace::{ApiFlavor, ChunkKind};
 /// The terminating event.
 pub const DONE: &str = "data: [DONE]\n\n";
 
+/// Stands in for the text while a [`TextTemplate`] is made (no model text
+/// can collide: the template is cut at its quoted form, found once).
+const PLACEHOLDER: &str = "\u{0}latency-lab-text\u{0}";
+
+/// A text chunk around its text: `before` + the text as a JSON string + `after`.
+#[derive(Debug, Clone)]
+pub struct TextTemplate {
+    before: String,
+    after: String,
+    /// Set when the template could not be cut: every chunk is built whole.
+    slow: Option<(StreamWriter, ChunkKind)>,
+}
+
+impl TextTemplate {
+    /// The event carrying `text`.
+    pub fn render(&self, text: &str) -> String {
+        if let Some((w, kind)) = &self.slow {
+            return w.text_value(text, *kind);
+        }
+        let quoted = Value::from(text).to_string();
+        let mut out = String::with_capacity(self.before.len() + quoted.len() + self.after.len());
+        out.push_str(&self.before);
+        out.push_str(&quoted);
+        out.push_str(&self.after);
+        out
+    }
+}
+
 /// Writes the events of one streamed response.
 #[derive(Debug, Clone)]
 pub struct StreamWriter {
@@ -61,6 +89,28 @@ impl StreamWriter {
 
     /// A chunk of generated text.
     pub fn text(&self, text: &str, kind: ChunkKind) -> String {
+        self.text_template(kind).render(text)
+    }
+
+    /// The text chunk with its text left out, to render many chunks of one
+    /// stream without building a JSON tree for each (a 300-token plan went
+    /// from 670 µs to a fraction of it; output byte for byte the same).
+    pub fn text_template(&self, kind: ChunkKind) -> TextTemplate {
+        let whole = self.text_value(PLACEHOLDER, kind);
+        let quoted = Value::from(PLACEHOLDER).to_string();
+        if let Some((before, after)) = whole.split_once(&quoted) {
+            let t = TextTemplate { before: before.into(), after: after.into(), slow: None };
+            // A model name or id containing the placeholder would cut in the
+            // wrong place: check with another text, else build each chunk.
+            let probe = "probe \"\u{1}\"";
+            if t.render(probe) == self.text_value(probe, kind) {
+                return t;
+            }
+        }
+        TextTemplate { before: String::new(), after: String::new(), slow: Some((self.clone(), kind)) }
+    }
+
+    fn text_value(&self, text: &str, kind: ChunkKind) -> String {
         let choice = match (self.api, kind) {
             (ApiFlavor::Chat, ChunkKind::Content) => {
                 json!({"index": 0, "delta": {"content": text}, "logprobs": null, "finish_reason": null})
@@ -155,6 +205,26 @@ mod tests {
             assert_eq!(t.text(), "He said \"hi\"\n— 你好 🙂");
             assert_eq!(t.chunks.len(), 3);
             assert_eq!(t.usage.unwrap().completion_tokens, Some(3));
+        }
+    }
+
+    #[test]
+    fn text_templates_write_what_the_json_tree_writes() {
+        let texts =
+            ["", "plain", "quote \" backslash \\ nl \n tab \t", "\u{0}\u{1f} ctl", "— 你好 🙂", PLACEHOLDER];
+        for api in [ApiFlavor::Chat, ApiFlavor::Completions] {
+            for kind in [ChunkKind::Content, ChunkKind::Reasoning] {
+                for w in [
+                    writer(api),
+                    // A hostile model name holding the placeholder.
+                    StreamWriter { model: PLACEHOLDER.into(), ..writer(api) },
+                ] {
+                    let t = w.text_template(kind);
+                    for text in texts {
+                        assert_eq!(t.render(text), w.text_value(text, kind), "{api:?} {kind:?} {text:?}");
+                    }
+                }
+            }
         }
     }
 
