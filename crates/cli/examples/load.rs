@@ -9,13 +9,14 @@
 //!
 //! It starts `target/release/latency-lab serve --api-only` (or `$LAB_BIN`),
 //! opens all connections first, then sends every request at once over raw
-//! HTTP/1.1 (tokio, own chunked-transfer decoder, `lab_core::sse` parser)
-//! and stamps each content event on arrival.
+//! HTTP/1.1 (single-threaded tokio, own chunked-transfer decoder,
+//! `lab_core::sse` parser) and stamps each content event on arrival.
 //!
 //! - **Pacing error** of token k (k ≥ 1) of a stream: (arrival k − arrival 0)
 //!   − k · TPOT, i.e. the server's deviation from its own schedule as seen by
 //!   the client, without the connection set-up that TTFT includes.
 //! - **TTFT excess**: arrival 0 − sent − TTFT (queueing and set-up).
+//! - **Response headers**: request written → response headers read.
 //!
 //! Streams start spread over one TPOT (`--stagger-ms`, 0 for all at once).
 //! The run is bounded: every stream gets `--timeout-s` seconds (default 60).
@@ -128,7 +129,7 @@ async fn stream(
     port: u16,
     body: String,
     go: Instant,
-) -> Result<(Vec<f64>, String, f64), String> {
+) -> Result<(Vec<f64>, String, f64, f64), String> {
     let req = format!(
         "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -143,6 +144,7 @@ async fn stream(
     let mut payload = Vec::new();
     let mut in_body = false;
     let mut id = String::new();
+    let mut headers_at = f64::NAN;
     loop {
         let n = sock.read(&mut buf).await.map_err(|e| e.to_string())?;
         if n == 0 {
@@ -157,6 +159,7 @@ async fn stream(
                 return Err(String::from_utf8_lossy(&head[..head.len().min(200)]).into_owned());
             }
             in_body = true;
+            headers_at = now;
             let rest = head.split_off(end + 4);
             let text = String::from_utf8_lossy(&head).to_lowercase();
             id = text
@@ -181,7 +184,7 @@ async fn stream(
             break;
         }
     }
-    Ok((arrivals, id, sent))
+    Ok((arrivals, id, sent, headers_at))
 }
 
 /// The server's own record of a request: `|sent − due|` of each chunk (ms).
@@ -234,7 +237,10 @@ fn main() {
     let body = format!(
         "{{\"model\":\"profile:{spec}\",\"stream\":true,\"messages\":[{{\"role\":\"user\",\"content\":\"hi\"}}]}}"
     );
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    // One thread: it needs about half a core at 1,000 streams, and a
+    // multi-threaded client took both cores of a 2-core machine from the
+    // server it measures (cross-thread wake-ups for every chunk).
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     let results = rt.block_on(async {
         let mut socks = Vec::with_capacity(o.streams);
         for _ in 0..o.streams {
@@ -265,7 +271,7 @@ fn main() {
         let mut server = Vec::new();
         for r in &out {
             server.push(match r {
-                Ok((_, id, _)) => server_errors(port, id).await,
+                Ok((_, id, _, _)) => server_errors(port, id).await,
                 Err(_) => Vec::new(),
             });
         }
@@ -274,13 +280,16 @@ fn main() {
     let (results, server_per_stream) = results;
     // Steady state: from the moment the last stream got its first token
     // (before it, the server is still accepting and planning requests).
-    let steady_from =
-        results.iter().flatten().filter_map(|(arr, _, sent)| Some(sent + arr.first()?)).fold(0.0, f64::max);
+    let steady_from = results
+        .iter()
+        .flatten()
+        .filter_map(|(arr, _, sent, _)| Some(sent + arr.first()?))
+        .fold(0.0, f64::max);
     let server_err: Vec<f64> = server_per_stream.iter().flatten().copied().collect();
     let steady: Vec<f64> = results
         .iter()
         .zip(&server_per_stream)
-        .filter_map(|(r, errs)| r.as_ref().ok().map(|(arr, _, sent)| (arr, *sent, errs)))
+        .filter_map(|(r, errs)| r.as_ref().ok().map(|(arr, _, sent, _)| (arr, *sent, errs)))
         .flat_map(|(arr, sent, errs)| {
             arr.iter().zip(errs).filter(move |(a, _)| sent + **a > steady_from).map(|(_, e)| *e)
         })
@@ -290,12 +299,14 @@ fn main() {
     let _ = std::fs::remove_dir_all(&dir);
     let mut pacing = Vec::new();
     let mut ttft_excess = Vec::new();
+    let mut ttfb = Vec::new();
     let mut failed = 0;
     let mut short = 0;
     for r in &results {
         match r {
-            Ok((arr, _, _)) if arr.len() == o.tokens as usize => {
+            Ok((arr, _, _, headers_at)) if arr.len() == o.tokens as usize => {
                 ttft_excess.push(arr[0] - o.ttft);
+                ttfb.push(*headers_at);
                 for (k, a) in arr.iter().enumerate().skip(1) {
                     pacing.push(((a - arr[0]) - k as f64 * o.tpot).abs());
                 }
@@ -343,6 +354,14 @@ fn main() {
         fmt(&t, 99.0),
         max(&ttft_excess),
         ttft_excess.len()
+    );
+    let h = Samples::from_finite(ttfb.iter().copied());
+    println!(
+        "| response headers (request sent → headers read) | {} | {} | {} | {} |",
+        fmt(&h, 50.0),
+        fmt(&h, 99.0),
+        max(&ttfb),
+        ttfb.len()
     );
     println!("\nstreams complete: {}, short: {short}, failed: {failed}", results.len() - short - failed);
     if failed + short > 0 || sv.percentile(99.0).is_none_or(|v| v >= 1.0) {

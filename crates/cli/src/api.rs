@@ -1,6 +1,7 @@
 //! The OpenAI-compatible replay API: `/v1/models`, `/v1/chat/completions`,
 //! `/v1/completions` (streamed or not) and `/v1/lab/requests/{id}` (ground
-//! truth). Every body event goes out at its planned time via the [`Pacer`].
+//! truth). Every body event goes out at its planned time via the [`Pacer`]
+//! (streamed bodies: [`Emission`]).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,12 +18,11 @@ use lab_core::plan::{self, PlanRequest};
 use lab_core::text;
 use lab_core::trace::ApiFlavor;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
 
 use crate::catalog::{Catalog, Source};
+use crate::emit::Emission;
 use crate::pacer::Pacer;
-use crate::truth::{GroundTruth, SentChunk, TruthStore};
+use crate::truth::{GroundTruth, Record, TruthStore, lock};
 
 /// Header naming the source to play, overriding the model name.
 pub const PROFILE_HEADER: &str = "x-latency-lab-profile";
@@ -122,55 +122,69 @@ fn prompt_text(req: &Value, api: ApiFlavor) -> Result<String, String> {
     }
 }
 
-async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFlavor) -> Response {
-    let arrival = Instant::now();
+/// A request parsed and planned, ready to play.
+struct Prepared {
+    id: String,
+    model: String,
+    created: u64,
+    prompt_tokens: u64,
+    stream: bool,
+    record: Record,
+    faulty: FaultyPlan,
+}
+
+/// Why a request is answered without playing a plan.
+enum Early {
+    /// A bad request: this response, at once.
+    Reject(Box<Response>),
+    /// An injected HTTP error (after its header delay).
+    Injected(Box<Fault>),
+}
+
+fn reject(status: StatusCode, kind: &str, message: &str) -> Early {
+    Early::Reject(Box::new(error(status, kind, message)))
+}
+
+/// Parses, resolves and plans a request: the CPU-heavy part (JSON of up to
+/// [`MAX_BODY_BYTES`], token counting, rendering every chunk), run on the
+/// blocking pool so the thread driving the sockets and the pacer stays free.
+fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Result<Prepared, Early> {
     if body.len() > MAX_BODY_BYTES {
-        return error(StatusCode::PAYLOAD_TOO_LARGE, "invalid_request_error", "request body over 8 MiB");
+        return Err(reject(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_request_error",
+            "request body over 8 MiB",
+        ));
     }
-    let req: Value = match serde_json::from_slice(&body) {
+    let req: Value = match serde_json::from_slice(body) {
         Ok(v @ Value::Object(_)) => v,
         _ => {
-            return error(StatusCode::BAD_REQUEST, "invalid_request_error", "the body must be a JSON object");
+            return Err(reject(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                "the body must be a JSON object",
+            ));
         }
     };
-    let prompt = match prompt_text(&req, flavor) {
-        Ok(p) => p,
-        Err(e) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", &e),
-    };
+    let prompt = prompt_text(&req, flavor)
+        .map_err(|e| reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e))?;
     let model = req.get("model").and_then(Value::as_str).unwrap_or("").to_string();
     let wanted = headers.get(PROFILE_HEADER).and_then(|h| h.to_str().ok()).map(str::to_owned);
-    let (source, model_fault) = match api.catalog.resolve_with_fault(wanted.as_deref().unwrap_or(&model)) {
-        Ok(s) => s,
-        Err(e) => return error(StatusCode::NOT_FOUND, "model_not_found", &e.to_string()),
-    };
+    let (source, model_fault) = api
+        .catalog
+        .resolve_with_fault(wanted.as_deref().unwrap_or(&model))
+        .map_err(|e| reject(StatusCode::NOT_FOUND, "model_not_found", &e.to_string()))?;
     let header_fault = match headers.get(FAULT_HEADER).and_then(|h| h.to_str().ok()).map(str::parse::<Fault>)
     {
         Some(Ok(f)) => Some(f),
-        Some(Err(e)) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string()),
+        Some(Err(e)) => return Err(reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string())),
         None => None,
     };
     let n = api.next_id.fetch_add(1, Ordering::Relaxed);
     let fault =
         header_fault.or(model_fault).or_else(|| api.default_fault.clone()).unwrap_or_default().for_request(n);
-    if let Some(status) = fault.status {
-        tokio::time::sleep(Duration::from_secs_f64(fault.headers_delay_ms / 1000.0)).await;
-        let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let kind = match status {
-            401 => "invalid_api_key",
-            404 => "model_not_found",
-            429 => "rate_limit_exceeded",
-            _ if status >= 500 => "server_error",
-            _ => "invalid_request_error",
-        };
-        let message =
-            format!("injected fault: HTTP {status} ({})", code.canonical_reason().unwrap_or("error"));
-        let mut resp = error(code, kind, &message);
-        if let Some(s) = fault.retry_after
-            && let Ok(v) = HeaderValue::from_str(&s.to_string())
-        {
-            resp.headers_mut().insert(header::RETRY_AFTER, v);
-        }
-        return resp;
+    if fault.status.is_some() {
+        return Err(Early::Injected(Box::new(fault)));
     }
     let max_tokens = ["max_completion_tokens", "max_tokens"]
         .iter()
@@ -183,12 +197,7 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
     let created = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let prompt_tokens = text::count_tokens(&prompt) as u64;
     let (plan, described) = {
-        let writer = StreamWriter {
-            id: format!("{}-{id}", if flavor == ApiFlavor::Chat { "chatcmpl" } else { "cmpl" }),
-            model: if model.is_empty() { "latency-lab".into() } else { model.clone() },
-            created,
-            api: flavor,
-        };
+        let writer = writer(flavor, &id, if model.is_empty() { "latency-lab" } else { &model }, created);
         let mut pr = PlanRequest { writer, prompt_tokens, max_tokens, include_usage, request_index: 0 };
         match source {
             Source::Profile(p, i) => {
@@ -201,7 +210,7 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
             }
         }
     };
-    api.truth.insert(GroundTruth {
+    let record = api.truth.insert(GroundTruth {
         id: id.clone(),
         model: model.clone(),
         source: described,
@@ -213,16 +222,58 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
         complete: false,
         client_disconnected: false,
     });
-    let faulty = fault.apply(plan);
-    let plan = faulty.plan.clone();
-    api.pacer.until(arrival + Duration::from_secs_f64(plan.headers_at_ms / 1000.0)).await;
+    Ok(Prepared { id, model, created, prompt_tokens, stream, record, faulty: fault.apply(plan) })
+}
+
+fn writer(flavor: ApiFlavor, id: &str, model: &str, created: u64) -> StreamWriter {
+    StreamWriter {
+        id: format!("{}-{id}", if flavor == ApiFlavor::Chat { "chatcmpl" } else { "cmpl" }),
+        model: model.to_string(),
+        created,
+        api: flavor,
+    }
+}
+
+/// The response of an injected HTTP error, after its header delay.
+async fn injected(fault: Fault) -> Response {
+    let status = fault.status.unwrap_or(500);
+    tokio::time::sleep(Duration::from_secs_f64(fault.headers_delay_ms / 1000.0)).await;
+    let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let kind = match status {
+        401 => "invalid_api_key",
+        404 => "model_not_found",
+        429 => "rate_limit_exceeded",
+        _ if status >= 500 => "server_error",
+        _ => "invalid_request_error",
+    };
+    let message = format!("injected fault: HTTP {status} ({})", code.canonical_reason().unwrap_or("error"));
+    let mut resp = error(code, kind, &message);
+    if let Some(s) = fault.retry_after
+        && let Ok(v) = HeaderValue::from_str(&s.to_string())
+    {
+        resp.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    resp
+}
+
+async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFlavor) -> Response {
+    let arrival = Instant::now();
+    let planner = Arc::clone(&api);
+    let prepared = tokio::task::spawn_blocking(move || prepare(&planner, &headers, &body, flavor)).await;
+    let Prepared { id, model, created, prompt_tokens, stream, record, faulty } = match prepared {
+        Ok(Ok(p)) => p,
+        Ok(Err(Early::Reject(resp))) => return *resp,
+        Ok(Err(Early::Injected(fault))) => return injected(*fault).await,
+        Err(e) => {
+            let message = format!("planning the response failed: {e}");
+            return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message);
+        }
+    };
+    api.pacer.until(arrival + Duration::from_secs_f64(faulty.plan.headers_at_ms / 1000.0)).await;
     if stream {
-        let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(64);
-        let task_api = Arc::clone(&api);
-        let task_id = id.clone();
-        api.truth.update(&id, |t| t.headers_sent_ms = Some(ms(arrival.elapsed())));
-        tokio::spawn(async move { emit(task_api, task_id, arrival, faulty, tx).await });
-        let mut resp = Response::new(Body::from_stream(ReceiverStream::new(rx)));
+        lock(&record).headers_sent_ms = Some(ms(arrival.elapsed()));
+        let body = Emission::new(api.pacer.clone(), record, arrival, faulty);
+        let mut resp = Response::new(Body::from_stream(body));
         let h = resp.headers_mut();
         h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -231,65 +282,25 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
         }
         resp
     } else {
+        let plan = faulty.plan;
         let end = arrival + Duration::from_secs_f64(plan.last_token_ms() / 1000.0);
         api.pacer.until(end).await;
         let sent = ms(arrival.elapsed());
-        api.truth.update(&id, |t| {
+        {
+            let mut t = lock(&record);
             t.headers_sent_ms = Some(sent);
             t.complete = true;
-        });
-        let writer = StreamWriter {
-            id: format!("{}-{id}", if flavor == ApiFlavor::Chat { "chatcmpl" } else { "cmpl" }),
-            model,
-            created,
-            api: flavor,
-        };
-        let body =
-            writer.complete_body(&plan.text, plan.finish_reason, prompt_tokens, plan.completion_tokens);
+        }
+        let body = writer(flavor, &id, &model, created).complete_body(
+            &plan.text,
+            plan.finish_reason,
+            prompt_tokens,
+            plan.completion_tokens,
+        );
         let mut resp = (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         if let Ok(v) = HeaderValue::from_str(&id) {
             resp.headers_mut().insert(REQUEST_ID_HEADER, v);
         }
         resp
     }
-}
-
-/// Sends the plan's events at their times, recording when they went out;
-/// injected raw bytes go out just before the event they precede, and an
-/// aborted plan ends with a connection reset instead of a clean end.
-async fn emit(
-    api: Arc<Api>,
-    id: String,
-    arrival: Instant,
-    faulty: FaultyPlan,
-    tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
-) {
-    let FaultyPlan { plan, raw, abort_connection } = faulty;
-    let count = plan.events.len();
-    for (i, e) in plan.events.into_iter().enumerate() {
-        let due = arrival + Duration::from_secs_f64(e.at_ms / 1000.0);
-        api.pacer.until(due).await;
-        for (_, bytes) in raw.iter().filter(|(at, _)| *at == i) {
-            let _ = tx.send(Ok(Bytes::from(bytes.clone()))).await;
-        }
-        if tx.send(Ok(Bytes::from(e.data))).await.is_err() {
-            api.truth.update(&id, |t| t.client_disconnected = true);
-            return;
-        }
-        if e.tokens > 0 {
-            let sent_ms = ms(arrival.elapsed());
-            api.truth
-                .update(&id, |t| t.chunks.push(SentChunk { due_ms: e.at_ms, sent_ms, tokens: e.tokens }));
-        }
-    }
-    for (_, bytes) in raw.iter().filter(|(at, _)| *at >= count) {
-        let _ = tx.send(Ok(Bytes::from(bytes.clone()))).await;
-    }
-    if abort_connection {
-        // Give the last bytes a moment to leave, then reset the connection.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let _ = tx.send(Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "injected drop"))).await;
-        return;
-    }
-    api.truth.update(&id, |t| t.complete = true);
 }

@@ -16,6 +16,7 @@ mod analyze;
 mod api;
 mod catalog;
 mod csp;
+mod emit;
 mod pacer;
 mod serve;
 mod truth;

@@ -7,7 +7,7 @@
 //! is taken right after its bytes were handed to the HTTP writer.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
 
@@ -50,36 +50,41 @@ pub struct GroundTruth {
     pub client_disconnected: bool,
 }
 
-/// The store.
+/// A live record: the emitter writes to it without touching the store's map.
+pub type Record = Arc<Mutex<GroundTruth>>;
+
+/// Locks a record (a poisoned lock still holds a usable record).
+pub fn lock(record: &Record) -> MutexGuard<'_, GroundTruth> {
+    record.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The store: records by id, oldest forgotten first. Each record has its own
+/// lock, so streams recording their chunks never contend with each other.
 #[derive(Default)]
 pub struct TruthStore {
-    inner: Mutex<(HashMap<String, GroundTruth>, VecDeque<String>)>,
+    inner: Mutex<(HashMap<String, Record>, VecDeque<String>)>,
 }
 
 impl TruthStore {
-    /// Starts a record.
-    pub fn insert(&self, t: GroundTruth) {
+    /// Starts a record and returns its handle.
+    pub fn insert(&self, t: GroundTruth) -> Record {
+        let id = t.id.clone();
+        let record = Arc::new(Mutex::new(t));
         let mut g = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         let (map, order) = &mut *g;
-        order.push_back(t.id.clone());
-        map.insert(t.id.clone(), t);
+        order.push_back(id.clone());
+        map.insert(id, Arc::clone(&record));
         while order.len() > CAPACITY {
             if let Some(old) = order.pop_front() {
                 map.remove(&old);
             }
         }
-    }
-
-    /// Updates a record in place (no-op when it was forgotten).
-    pub fn update(&self, id: &str, f: impl FnOnce(&mut GroundTruth)) {
-        let mut g = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(t) = g.0.get_mut(id) {
-            f(t);
-        }
+        record
     }
 
     /// A copy of a record.
     pub fn get(&self, id: &str) -> Option<GroundTruth> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner).0.get(id).cloned()
+        let record = self.inner.lock().unwrap_or_else(PoisonError::into_inner).0.get(id).cloned()?;
+        Some(lock(&record).clone())
     }
 }
