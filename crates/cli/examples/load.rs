@@ -18,6 +18,11 @@
 //! - **TTFT excess**: arrival 0 − sent − TTFT (queueing and set-up).
 //! - **Response headers**: request written → response headers read.
 //!
+//! - **Machine stalls**: a thread of the client sleeps [`PROBE_SLEEP`] in a
+//!   loop and records how late it wakes (as jHiccup does). On a shared VM
+//!   the host may stop the guest for ms at a time; those stalls delay the
+//!   server too, and this row shows how much of the error is the machine's.
+//!
 //! Streams start spread over one TPOT (`--stagger-ms`, 0 for all at once).
 //! The run is bounded: every stream gets `--timeout-s` seconds (default 60).
 //! The file-descriptor limit must allow 2 × streams (`ulimit -n`).
@@ -30,6 +35,23 @@ use lab_core::sse::SseParser;
 use lab_core::stats::Samples;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+/// Sleep of the stall probe.
+const PROBE_SLEEP: Duration = Duration::from_micros(500);
+
+/// Samples the machine's own stalls until `stop` is set: how late each
+/// [`PROBE_SLEEP`] ends (ms).
+fn stall_probe(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std::thread::JoinHandle<Vec<f64>> {
+    std::thread::spawn(move || {
+        let mut late = Vec::new();
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let t = Instant::now();
+            std::thread::sleep(PROBE_SLEEP);
+            late.push(t.elapsed().saturating_sub(PROBE_SLEEP).as_secs_f64() * 1000.0);
+        }
+        late
+    })
+}
 
 struct Opts {
     streams: usize,
@@ -237,6 +259,8 @@ fn main() {
     let body = format!(
         "{{\"model\":\"profile:{spec}\",\"stream\":true,\"messages\":[{{\"role\":\"user\",\"content\":\"hi\"}}]}}"
     );
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let probe = stall_probe(std::sync::Arc::clone(&stop));
     // One thread: it needs about half a core at 1,000 streams, and a
     // multi-threaded client took both cores of a 2-core machine from the
     // server it measures (cross-thread wake-ups for every chunk).
@@ -294,6 +318,8 @@ fn main() {
             arr.iter().zip(errs).filter(move |(a, _)| sent + **a > steady_from).map(|(_, e)| *e)
         })
         .collect();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let stalls = probe.join().unwrap_or_default();
     let _ = server.kill();
     let _ = server.wait();
     let _ = std::fs::remove_dir_all(&dir);
@@ -362,6 +388,15 @@ fn main() {
         fmt(&h, 99.0),
         max(&ttfb),
         ttfb.len()
+    );
+    let m = Samples::from_finite(stalls.iter().copied());
+    println!(
+        "| machine stalls (probe thread's oversleep; {} over 1 ms) | {} | {} | {} | {} |",
+        stalls.iter().filter(|&&v| v > 1.0).count(),
+        fmt(&m, 50.0),
+        fmt(&m, 99.0),
+        max(&stalls),
+        stalls.len()
     );
     println!("\nstreams complete: {}, short: {short}, failed: {failed}", results.len() - short - failed);
     if failed + short > 0 || sv.percentile(99.0).is_none_or(|v| v >= 1.0) {

@@ -4,11 +4,14 @@
 //! Tokio's timer wheel has 1 ms granularity and rounds up, so a chunk due at
 //! 20.0 ms would go out at 20–21 ms. The pacer holds every pending deadline
 //! in a heap and is driven by one task ([`Pacer::drive`]) on the server's
-//! single-threaded runtime: far from the next deadline it sleeps on Tokio's
-//! timer until [`SPIN_LEAD`] before it, then yields to the runtime in a loop
-//! (each turn runs the other ready tasks and polls the sockets) and fires
-//! the deadline the first turn after it passes, handing the waiting task the
-//! instant it fired.
+//! single-threaded runtime. Each round it fires the deadlines that have
+//! passed (handing each waiting task the instant it fired) and yields once,
+//! so the woken connections write their chunks and the sockets are polled.
+//! Then, far from the next deadline, it sleeps on Tokio's timer until
+//! [`FINE_LEAD`] before it; nearer, it blocks the thread in OS sleeps of at
+//! most [`MAX_BLOCK`] until the deadline (with a [`TIMER_SLACK_NS`] timer
+//! slack, so the kernel does not add its default 50 µs). Nothing else on the
+//! thread is due before.
 //!
 //! Why one thread: with a separate timer thread, every chunk crossed threads
 //! (timer thread → worker wake-up through the kernel), and at 1,000 streams
@@ -16,9 +19,12 @@
 //! time slices made the P99 error several ms. Here a firing is a local queue
 //! push and the woken connection writes its chunk in the same turn.
 //!
-//! Deadlines are never fired early. While deadlines are less than
-//! [`SPIN_LEAD`] away, the driving thread stays busy (a few % of a core for
-//! one stream at 20 ms/token; about one core at 1,000 streams).
+//! Why not spin: a busy loop before each deadline kept a core at 100% at
+//! 1,000 streams and was no more precise on a shared VM, where the host's
+//! own stalls (ms) dominate either way (see BENCHMARKS.md).
+//!
+//! Deadlines are never fired early. Lateness is the OS wake-up (tens of µs
+//! on an idle machine) plus the chunks written before it in the same turn.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -32,7 +38,11 @@ use tokio::sync::{Notify, oneshot};
 
 /// How long before a deadline the driver stops sleeping on Tokio's timer
 /// (which may wake up to about 1 ms late) and sleeps on the OS clock.
-pub const SPIN_LEAD: Duration = Duration::from_millis(2);
+pub const FINE_LEAD: Duration = Duration::from_millis(2);
+
+/// Longest OS sleep in one go: sockets and new requests wait at most this
+/// long for the thread.
+pub const MAX_BLOCK: Duration = Duration::from_micros(250);
 
 /// Timer slack asked for the driving thread (ns; Linux's default is 50,000).
 pub const TIMER_SLACK_NS: u32 = 1_000;
@@ -145,17 +155,19 @@ impl Pacer {
                 continue;
             };
             let left = next.saturating_duration_since(Instant::now());
-            if left > SPIN_LEAD {
+            if left > FINE_LEAD {
                 tokio::select! {
-                    () = tokio::time::sleep(left - SPIN_LEAD) => {}
+                    () = tokio::time::sleep(left - FINE_LEAD) => {}
                     () = self.shared.earlier.notified() => {}
                 }
             } else if !left.is_zero() {
-                // Blocks the thread, on purpose: nothing else on it is due
-                // before `next` (every deadline is in the heap), and an OS
-                // sleep leaves the core to other processes where spinning
-                // would look CPU-bound to the scheduler and be preempted.
-                std::thread::sleep(left);
+                // Blocks the thread, on purpose: nothing on it is due before
+                // `next` (every deadline is in the heap), and an OS sleep
+                // leaves the core to other processes where spinning would
+                // look CPU-bound to the scheduler and be preempted. At most
+                // MAX_BLOCK, so a request arriving meanwhile (whose first
+                // deadline may come sooner) waits little.
+                std::thread::sleep(left.min(MAX_BLOCK));
             }
         }
     }
