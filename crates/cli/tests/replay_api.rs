@@ -226,3 +226,65 @@ fn cors_preflight_allows_any_origin_and_the_auth_header() {
     assert_eq!(header(&head, "access-control-allow-origin"), Some("*"));
     assert!(header(&head, "access-control-allow-headers").unwrap().contains("authorization"), "{head}");
 }
+
+#[test]
+fn a_client_leaving_mid_stream_is_recorded_and_the_server_goes_on() {
+    let srv = start(&[]);
+    let (head, mut s, _) = request(
+        &srv.addr,
+        "POST",
+        "/v1/chat/completions",
+        &[],
+        &chat("profile:ttft=10,tpot=20,tokens=200,jitter=constant", true),
+    );
+    let id = header(&head, "x-latency-lab-request-id").unwrap().to_string();
+    let mut chunk = [0u8; 4096];
+    let _ = s.read(&mut chunk).unwrap();
+    drop(s);
+    // The server notices at its next write (every 20 ms); give it several.
+    let truth = (0..50)
+        .find_map(|_| {
+            std::thread::sleep(Duration::from_millis(40));
+            let (_, s, rest) = request(&srv.addr, "GET", &format!("/v1/lab/requests/{id}"), &[], "");
+            let truth: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
+            (truth["client_disconnected"] == true).then_some(truth)
+        })
+        .expect("the server never recorded the client leaving");
+    assert_eq!(truth["complete"], false);
+    assert!(truth["chunks"].as_array().unwrap().len() < 200);
+    // Still serving.
+    let (_, t) = stream(&srv.addr, "profile:ttft=10,tpot=2,tokens=5,jitter=constant", &[]);
+    assert_eq!(t.failure, None);
+    assert_eq!(t.chunks.len(), 5);
+}
+
+#[test]
+fn concurrent_streams_each_keep_their_own_schedule() {
+    let srv = start(&[]);
+    // Different paces at once on the single serving thread.
+    let handles: Vec<_> = [5.0, 10.0, 20.0, 40.0]
+        .into_iter()
+        .flat_map(|tpot| std::iter::repeat_n(tpot, 8))
+        .map(|tpot| {
+            let addr = srv.addr.clone();
+            std::thread::spawn(move || {
+                let model = format!("profile:ttft=50,tpot={tpot},tokens=25,jitter=constant");
+                (tpot, stream(&addr, &model, &[]))
+            })
+        })
+        .collect();
+    for h in handles {
+        let (tpot, (head, t)) = h.join().unwrap();
+        assert_eq!(t.failure, None);
+        assert_eq!(t.chunks.len(), 25);
+        let id = header(&head, "x-latency-lab-request-id").unwrap().to_string();
+        let (_, s, rest) = request(&srv.addr, "GET", &format!("/v1/lab/requests/{id}"), &[], "");
+        let truth: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
+        let chunks = truth["chunks"].as_array().unwrap();
+        for (k, c) in chunks.iter().enumerate() {
+            let (due, sent) = (c["due_ms"].as_f64().unwrap(), c["sent_ms"].as_f64().unwrap());
+            assert!((due - (50.0 + k as f64 * tpot)).abs() < 1e-6, "due {due} for token {k} at {tpot} ms");
+            assert!(sent >= due && sent - due < 5.0, "token {k} at {tpot} ms/token: sent {sent}, due {due}");
+        }
+    }
+}
