@@ -228,6 +228,16 @@ async fn server_errors(port: u16, id: &str) -> Vec<f64> {
         .unwrap_or_default()
 }
 
+/// Prints one table row (P50, P99, max, count of `values`); returns the P99.
+fn row(label: &str, values: &[f64]) -> Option<f64> {
+    let s = Samples::from_finite(values.iter().copied());
+    let ms = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.3}"));
+    let p99 = s.percentile(99.0);
+    let max = values.iter().copied().reduce(f64::max);
+    println!("| {label} | {} | {} | {} | {} |", ms(s.percentile(50.0)), ms(p99), ms(max), values.len());
+    p99
+}
+
 fn main() {
     let o = opts();
     let bin = std::env::var("LAB_BIN").unwrap_or_else(|_| "target/release/latency-lab".into());
@@ -341,65 +351,21 @@ fn main() {
             Err(_) => failed += 1,
         }
     }
-    let p = Samples::from_finite(pacing.iter().copied());
-    let t = Samples::from_finite(ttft_excess.iter().copied());
-    let sv = Samples::from_finite(server_err.iter().copied());
-    let st = Samples::from_finite(steady.iter().copied());
-    let max = |v: &[f64]| v.iter().copied().reduce(f64::max).map_or("–".into(), |m| format!("{m:.3}"));
-    let fmt = |s: &Samples, q: f64| s.percentile(q).map_or("–".into(), |v| format!("{v:.3}"));
     println!(
         "\nlatency-lab serve under load: {} streams × {} tokens at {} ms/token (TTFT {} ms), started over {} ms, loopback",
         o.streams, o.tokens, o.tpot, o.ttft, o.stagger_ms
     );
     println!("\n| measure | P50 (ms) | P99 (ms) | max (ms) | values |");
     println!("|---|---:|---:|---:|---:|");
-    println!(
-        "| pacing error \\|arrival − schedule\\| | {} | {} | {} | {} |",
-        fmt(&p, 50.0),
-        fmt(&p, 99.0),
-        max(&pacing),
-        pacing.len()
-    );
-    println!(
-        "| server's own \\|sent − due\\| (ground truth) | {} | {} | {} | {} |",
-        fmt(&sv, 50.0),
-        fmt(&sv, 99.0),
-        max(&server_err),
-        server_err.len()
-    );
-    println!(
-        "| server's own, once every stream streams (from {steady_from:.0} ms) | {} | {} | {} | {} |",
-        fmt(&st, 50.0),
-        fmt(&st, 99.0),
-        max(&steady),
-        steady.len()
-    );
-    println!(
-        "| TTFT excess (queueing + set-up) | {} | {} | {} | {} |",
-        fmt(&t, 50.0),
-        fmt(&t, 99.0),
-        max(&ttft_excess),
-        ttft_excess.len()
-    );
-    let h = Samples::from_finite(ttfb.iter().copied());
-    println!(
-        "| response headers (request sent → headers read) | {} | {} | {} | {} |",
-        fmt(&h, 50.0),
-        fmt(&h, 99.0),
-        max(&ttfb),
-        ttfb.len()
-    );
-    let m = Samples::from_finite(stalls.iter().copied());
-    println!(
-        "| machine stalls (probe thread's oversleep; {} over 1 ms) | {} | {} | {} | {} |",
-        stalls.iter().filter(|&&v| v > 1.0).count(),
-        fmt(&m, 50.0),
-        fmt(&m, 99.0),
-        max(&stalls),
-        stalls.len()
-    );
+    row("pacing error \\|arrival − schedule\\|", &pacing);
+    let server_p99 = row("server's own \\|sent − due\\| (ground truth)", &server_err);
+    row(&format!("server's own, once every stream streams (from {steady_from:.0} ms)"), &steady);
+    row("TTFT excess (queueing + set-up)", &ttft_excess);
+    row("response headers (request sent → headers read)", &ttfb);
+    let over = stalls.iter().filter(|&&v| v > 1.0).count();
+    row(&format!("machine stalls (probe thread's oversleep; {over} over 1 ms)"), &stalls);
     println!("\nstreams complete: {}, short: {short}, failed: {failed}", results.len() - short - failed);
-    if failed + short > 0 || sv.percentile(99.0).is_none_or(|v| v >= 1.0) {
+    if failed + short > 0 || server_p99.is_none_or(|v| v >= 1.0) {
         std::process::exit(1);
     }
 }
