@@ -19,6 +19,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, Method};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use lab_core::profile::Profile;
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
@@ -27,7 +28,6 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use crate::api::{self, Api, REQUEST_ID_HEADER};
 use crate::catalog::{Catalog, CatalogError};
 use crate::pacer::Pacer;
-use axum::serve::ListenerExt;
 
 /// Default port of the lab.
 pub const DEFAULT_PORT: u16 = 8377;
