@@ -96,6 +96,9 @@ describe('replay lab', () => {
     await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]\d+$/);
     await page.getByTestId('play').click();
     await waitForText(page.getByTestId('play'), /^Play$/);
+    // Text released just before the pause reaches the screen in the next
+    // frame; from then on nothing may change.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const held = await page.getByTestId('pane-0-output').textContent();
     await page.waitForTimeout(600);
     assert.equal(await page.getByTestId('pane-0-output').textContent(), held, 'nothing streams while paused');
