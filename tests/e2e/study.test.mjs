@@ -115,6 +115,8 @@ describe('UX study', () => {
       }
     }
     await waitForText(page.getByTestId('participant-progress'), /^7 of 18 done/);
+    // The page says when the last answer is committed to IndexedDB.
+    await waitForText(page.getByTestId('participant-saved'), /^saved$/);
     // Reload mid-study: back at trial 8 with 7 answers kept.
     await page.reload();
     await page.getByTestId('participant-resume').waitFor();

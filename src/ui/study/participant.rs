@@ -52,6 +52,8 @@ pub struct ParticipantFlow {
     pub step: RwSignal<Step>,
     /// A storage problem, shown to the participant.
     pub error: RwSignal<Option<String>>,
+    /// Saves started and not yet committed (shown as "saving…").
+    pub pending: RwSignal<u32>,
 }
 
 impl ParticipantFlow {
@@ -62,6 +64,7 @@ impl ParticipantFlow {
             session: RwSignal::new(None),
             step: RwSignal::new(Step::Ready),
             error: RwSignal::new(None),
+            pending: RwSignal::new(0),
         }
     }
 
@@ -126,11 +129,13 @@ impl ParticipantFlow {
     fn save(&self, lib: Library) {
         let Some(session) = self.session.get_untracked() else { return };
         let flow = *self;
+        flow.pending.update(|n| *n += 1);
         spawn_local(async move {
             match study_store::save_session(&lib, &session).await {
                 Ok(()) => flow.error.set(None),
                 Err(e) => flow.error.set(Some(format!("Your last answer could not be saved: {e}"))),
             }
+            flow.pending.update(|n| *n = n.saturating_sub(1));
         });
     }
 }
@@ -284,6 +289,17 @@ pub fn ParticipantMode() -> impl IntoView {
             aria-label="Study">
             <div class="participant-bar">
                 <span data-testid="participant-progress">{move || progress().map(|(d, n)| format!("{d} of {n} done"))}</span>
+                <span data-testid="participant-saved" aria-live="polite">
+                    {move || {
+                        if flow.pending.get() > 0 {
+                            "saving…"
+                        } else if flow.error.with(Option::is_some) {
+                            "not saved"
+                        } else {
+                            "saved"
+                        }
+                    }}
+                </span>
                 <span class="spacer"></span>
                 <button type="button" class="link" on:click=fullscreen>"Full screen"</button>
                 <button type="button" class="link" data-testid="participant-quit" on:click=quit>"Leave"</button>
