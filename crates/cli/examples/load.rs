@@ -62,20 +62,37 @@ struct Opts {
     stagger_ms: f64,
 }
 
+const USAGE: &str = "usage: load [--streams N] [--tokens N] [--tpot MS] [--ttft MS] \
+                     [--timeout-s S] [--stagger-ms MS]";
+
+/// Parses `--name value` pairs; an unknown name or a bad value prints the
+/// usage and exits with status 2 (a typo must not run a different test).
 fn opts() -> Opts {
     let mut o =
         Opts { streams: 1000, tokens: 100, tpot: 20.0, ttft: 200.0, timeout_s: 60, stagger_ms: f64::NAN };
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let bad = |msg: String| -> ! {
+        eprintln!("{msg}\n{USAGE}");
+        std::process::exit(2)
+    };
     for w in args.chunks(2) {
+        let name = w[0].as_str();
         let v = w.get(1).map(String::as_str).unwrap_or("");
-        match w[0].as_str() {
-            "--streams" => o.streams = v.parse().unwrap_or(o.streams),
-            "--tokens" => o.tokens = v.parse().unwrap_or(o.tokens),
-            "--tpot" => o.tpot = v.parse().unwrap_or(o.tpot),
-            "--ttft" => o.ttft = v.parse().unwrap_or(o.ttft),
-            "--timeout-s" => o.timeout_s = v.parse().unwrap_or(o.timeout_s),
-            "--stagger-ms" => o.stagger_ms = v.parse().unwrap_or(o.stagger_ms),
-            other => eprintln!("unknown option {other}"),
+        let ok = match name {
+            "--streams" => v.parse().map(|x| o.streams = x).is_ok(),
+            "--tokens" => v.parse().map(|x| o.tokens = x).is_ok(),
+            "--tpot" => v.parse().map(|x| o.tpot = x).is_ok(),
+            "--ttft" => v.parse().map(|x| o.ttft = x).is_ok(),
+            "--timeout-s" => v.parse().map(|x| o.timeout_s = x).is_ok(),
+            "--stagger-ms" => v.parse().map(|x| o.stagger_ms = x).is_ok(),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0)
+            }
+            other => bad(format!("unknown option {other}")),
+        };
+        if !ok {
+            bad(format!("{name}: not a valid value: {v:?}"));
         }
     }
     if o.stagger_ms.is_nan() {
