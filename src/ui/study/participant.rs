@@ -54,6 +54,9 @@ pub struct ParticipantFlow {
     pub error: RwSignal<Option<String>>,
     /// Saves started and not yet committed (shown as "saving…").
     pub pending: RwSignal<u32>,
+    /// Whether the last save failed (shown as "not saved"); kept apart from
+    /// `error`, which also reports problems that lose no answer.
+    pub save_failed: RwSignal<bool>,
 }
 
 impl ParticipantFlow {
@@ -65,6 +68,7 @@ impl ParticipantFlow {
             step: RwSignal::new(Step::Ready),
             error: RwSignal::new(None),
             pending: RwSignal::new(0),
+            save_failed: RwSignal::new(false),
         }
     }
 
@@ -94,7 +98,9 @@ impl ParticipantFlow {
                 )
                 .await
             };
-            if let Err(e) = saved.await {
+            let saved = saved.await;
+            flow.save_failed.set(saved.is_err());
+            if let Err(e) = saved {
                 flow.error.set(Some(format!("Answers cannot be saved in this browser: {e}")));
             }
             flow.step.set(if study.consent.is_some() { Step::Consent } else { Step::Instructions });
@@ -131,7 +137,9 @@ impl ParticipantFlow {
         let flow = *self;
         flow.pending.update(|n| *n += 1);
         spawn_local(async move {
-            match study_store::save_session(&lib, &session).await {
+            let result = study_store::save_session(&lib, &session).await;
+            flow.save_failed.set(result.is_err());
+            match result {
                 Ok(()) => flow.error.set(None),
                 Err(e) => flow.error.set(Some(format!("Your last answer could not be saved: {e}"))),
             }
@@ -293,7 +301,7 @@ pub fn ParticipantMode() -> impl IntoView {
                     {move || {
                         if flow.pending.get() > 0 {
                             "saving…"
-                        } else if flow.error.with(Option::is_some) {
+                        } else if flow.save_failed.get() {
                             "not saved"
                         } else {
                             "saved"
