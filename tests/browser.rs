@@ -3,7 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Array, Function, Uint8Array};
-use lab_core::record::{Recorder, StreamEnd};
+use lab_core::stream::record::{Recorder, StreamEnd};
 use latency_lab_app::browser::{clock, files, stream};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;

@@ -16,7 +16,7 @@ use super::files::js_message;
 pub const DB_NAME: &str = "latency-lab";
 /// Schema version (bump and extend [`STORES`] to add stores).
 pub const DB_VERSION: u32 = 1;
-/// Library entries (JSON of `lab_core::library::Entry`).
+/// Library entries (JSON of `lab_core::share::library::Entry`).
 pub const ENTRIES: &str = "entries";
 /// The data of entries: trace JSON strings or file Blobs.
 pub const DATA: &str = "data";

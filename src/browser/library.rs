@@ -1,12 +1,12 @@
 //! The run library hook: every live run, replay and imported file saved in
-//! IndexedDB ([`super::idb`]), listed as `lab_core::library::Entry`s.
+//! IndexedDB ([`super::idb`]), listed as `lab_core::share::library::Entry`s.
 //! Writes are queued in order and each waits for its commit; failures (a
 //! full disk included) land in [`Library::error`] with the reason.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use lab_core::library::{Bundle, BundleItem, Entry, EntryKind};
+use lab_core::share::library::{Bundle, BundleItem, Entry, EntryKind};
 use lab_core::trace::Trace;
 use leptos::prelude::*;
 use leptos::task::spawn_local;

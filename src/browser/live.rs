@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
 
-use lab_core::record::{Recorder, StreamEnd, network_failure_message};
+use lab_core::stream::record::{Recorder, StreamEnd, network_failure_message};
 use lab_core::trace::{FailureKind, RequestTrace};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -147,12 +147,12 @@ pub async fn stream_completion(
         let mut bytes = Vec::new();
         let _ = read_stream(body, |_, b| bytes.extend_from_slice(b)).await;
         let text = String::from_utf8_lossy(&bytes);
-        let message = match lab_core::openai::error_from_body(&text) {
+        let message = match lab_core::stream::openai::error_from_body(&text) {
             Some(e) => format!("The server answered with an error instead of a stream: {e}"),
             None => format!(
                 "The server answered with \"{}\" instead of an event stream (text/event-stream); it may not support streaming. Body: {}",
                 if content_type.is_empty() { "no content type" } else { &content_type },
-                lab_core::openai::snippet(&text)
+                lab_core::stream::openai::snippet(&text)
             ),
         };
         let t = rec.borrow_mut().fail(now_ms(), FailureKind::Malformed, message);
@@ -198,6 +198,6 @@ pub async fn get_text(url: &str, api_key: Option<&str>) -> Result<String, String
     if resp.ok() {
         Ok(text)
     } else {
-        Err(format!("HTTP {}: {}", resp.status(), lab_core::openai::snippet(&text)))
+        Err(format!("HTTP {}: {}", resp.status(), lab_core::stream::openai::snippet(&text)))
     }
 }

@@ -11,10 +11,10 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures_util::future::join_all;
-use lab_core::endpoint::EndpointConfig;
-use lab_core::groundtruth::parse_server_timing;
-use lab_core::live::LiveStats;
-use lab_core::record::Recorder;
+use lab_core::measure::groundtruth::parse_server_timing;
+use lab_core::stream::endpoint::EndpointConfig;
+use lab_core::stream::live::LiveStats;
+use lab_core::stream::record::Recorder;
 use lab_core::trace::{ChunkKind, ClientInfo, RequestTrace, SourceKind, Trace, TraceMeta, redact_endpoint};
 use leptos::prelude::*;
 use leptos::task::spawn_local;

@@ -1,7 +1,7 @@
 //! Share links in the page's URL: making one for the current page, reading
 //! the one the page was opened with, and copying to the clipboard.
 
-use lab_core::share::{FRAGMENT_KEY, Shared};
+use lab_core::share::link::{FRAGMENT_KEY, Shared};
 
 /// A full link to this page that opens `shared`.
 pub fn link_for(shared: &Shared) -> String {

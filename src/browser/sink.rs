@@ -1,7 +1,7 @@
 //! Where streamed text lands on the page: plain text, or Markdown rendered
 //! incrementally. Both build the DOM with `createElement`, text nodes and
 //! attribute setters only (never `innerHTML`), so model output cannot inject
-//! markup; links keep only the URLs `lab_core::markdown` allowed.
+//! markup; links keep only the URLs `lab_core::stream::markdown` allowed.
 //!
 //! Cost: a flush happens once per animation frame. Plain text is split into
 //! paragraph blocks (at blank lines, or every [`MAX_BLOCK_CHARS`] at a line
@@ -12,7 +12,7 @@
 //! layout and style work per frame stay bounded even for 100k-token
 //! answers; off-screen blocks skip rendering (`content-visibility: auto`).
 
-use lab_core::markdown::{Block, Inline, MarkdownStream, Update};
+use lab_core::stream::markdown::{Block, Inline, MarkdownStream, Update};
 use wasm_bindgen::JsCast;
 
 /// Plain-text blocks are cut at a line end once they are this long.
@@ -289,7 +289,7 @@ fn append_inlines(parent: &web_sys::Element, inl: &[Inline]) {
             }
             Inline::Link { text, href } => {
                 if let Some(a) = el("a").and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
-                    // lab_core::markdown only lets http(s) and mailto URLs through.
+                    // lab_core::stream::markdown only lets http(s) and mailto URLs through.
                     a.set_href(href);
                     a.set_rel("noopener noreferrer nofollow");
                     a.set_target("_blank");

@@ -1,15 +1,15 @@
 //! The analysis of one run: metrics table, goodput under editable SLOs and
 //! scenario scores with editable weights.
 
-use lab_core::metrics::{MetricsConfig, RunMetrics};
-use lab_core::score::{self, Scenario};
-use lab_core::slo::SloSet;
-use lab_core::stats::Summary;
+use lab_core::measure::metrics::{MetricsConfig, RunMetrics};
+use lab_core::measure::score::{self, Scenario};
+use lab_core::measure::slo::SloSet;
+use lab_core::measure::stats::Summary;
 use lab_core::trace::Trace;
 use lab_core::{Analysis, AnalysisOptions};
 use leptos::prelude::*;
 
-use lab_core::plot::{self, cdf, histogram, itl_values, percentile_bars};
+use lab_core::chart::plot::{self, cdf, histogram, itl_values, percentile_bars};
 
 use super::charts::{
     CdfChart, GoodputChart, HistogramChart, PercentileBarsChart, ScoreBreakdownChart, TimelineChart,

@@ -2,9 +2,9 @@
 //! replays, imported files, study results), to rename, tag, open, report,
 //! delete, and move between browsers as a bundle.
 
-use lab_core::analysis::{Analysis, AnalysisOptions};
-use lab_core::library::{Bundle, Entry, EntryKind, parse_tags};
-use lab_core::report;
+use lab_core::measure::analysis::{Analysis, AnalysisOptions};
+use lab_core::share::library::{Bundle, Entry, EntryKind, parse_tags};
+use lab_core::share::report;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 

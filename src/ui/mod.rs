@@ -26,7 +26,7 @@ pub use replay::ReplayView;
 pub use runs::RunLog;
 pub use study::{ParticipantFlow, ParticipantMode, StudyView};
 
-use lab_core::share::Shared;
+use lab_core::share::link::Shared;
 use leptos::task::spawn_local;
 
 use crate::browser::library::{Library, use_library};
@@ -65,13 +65,13 @@ impl Nav {
 pub struct ReplayInbox(pub RwSignal<Option<Vec<replay::PaneConfig>>>);
 
 /// Panes of a shared link, ready for the replay lab.
-fn shared_panes(panes: &[lab_core::share::SharedPane]) -> Result<Vec<replay::PaneConfig>, String> {
+fn shared_panes(panes: &[lab_core::share::link::SharedPane]) -> Result<Vec<replay::PaneConfig>, String> {
     panes
         .iter()
         .take(crate::browser::scheduler::MAX_PANES)
         .map(|p| {
-            let profile = lab_core::profile::preset(&p.profile)
-                .map_or_else(|| p.profile.parse::<lab_core::profile::Profile>(), Ok)
+            let profile = lab_core::replay::profile::preset(&p.profile)
+                .map_or_else(|| p.profile.parse::<lab_core::replay::profile::Profile>(), Ok)
                 .map_err(|e| format!("pane \"{}\": {e}", p.title))?;
             Ok(replay::PaneConfig {
                 title: p.title.clone(),

@@ -1,6 +1,6 @@
 //! One scenario's score, its explanation and its editable weights.
 
-use lab_core::score::{Scenario, ScenarioScore};
+use lab_core::measure::score::{Scenario, ScenarioScore};
 use leptos::prelude::*;
 
 use super::analysis_panel::set_weight;

@@ -10,7 +10,7 @@
 //! It starts `target/release/latency-lab serve --api-only` (or `$LAB_BIN`),
 //! opens all connections first, then sends every request at once over raw
 //! HTTP/1.1 (single-threaded tokio, own chunked-transfer decoder,
-//! `lab_core::sse` parser) and stamps each content event on arrival.
+//! `lab_core::stream::sse` parser) and stamps each content event on arrival.
 //!
 //! - **Pacing error** of token k (k ≥ 1) of a stream: (arrival k − arrival 0)
 //!   − k · TPOT, i.e. the server's deviation from its own schedule as seen by
@@ -30,9 +30,9 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use lab_core::openai::{StreamItem, decode};
-use lab_core::sse::SseParser;
-use lab_core::stats::Samples;
+use lab_core::measure::stats::Samples;
+use lab_core::stream::openai::{StreamItem, decode};
+use lab_core::stream::sse::SseParser;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

@@ -11,9 +11,9 @@
 use std::path::{Path, PathBuf};
 
 use lab_core::import::{self, ImportError, Imported, ImportedRun, MAX_IMPORT_BYTES};
-use lab_core::metrics::MetricsConfig;
-use lab_core::score::{self, Scenario, ScenarioError};
-use lab_core::slo::{SloError, SloSet};
+use lab_core::measure::metrics::MetricsConfig;
+use lab_core::measure::score::{self, Scenario, ScenarioError};
+use lab_core::measure::slo::{SloError, SloSet};
 use lab_core::trace::{MAX_TRACE_BYTES, TraceError};
 use lab_core::{Analysis, AnalysisOptions};
 

@@ -12,10 +12,10 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use lab_core::fault::{Fault, FaultyPlan};
-use lab_core::openai::encode::{StreamWriter, error_body};
-use lab_core::plan::{self, PlanRequest};
-use lab_core::text;
+use lab_core::replay::text;
+use lab_core::serve::fault::{Fault, FaultyPlan};
+use lab_core::serve::plan::{self, PlanRequest};
+use lab_core::stream::openai::encode::{StreamWriter, error_body};
 use lab_core::trace::ApiFlavor;
 use serde_json::{Value, json};
 
@@ -26,7 +26,7 @@ use crate::truth::{GroundTruth, Record, TruthStore, lock};
 
 /// Header naming the source to play, overriding the model name.
 pub const PROFILE_HEADER: &str = "x-latency-lab-profile";
-/// Header adding faults (`lab_core::fault`) to a request.
+/// Header adding faults (`lab_core::serve::fault`) to a request.
 pub const FAULT_HEADER: &str = "x-latency-lab-fault";
 /// Response header carrying the ground-truth id.
 pub const REQUEST_ID_HEADER: &str = "x-latency-lab-request-id";

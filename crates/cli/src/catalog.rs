@@ -1,11 +1,11 @@
 //! What the replay endpoint can play, by model name:
 //!
-//! - `profile:<name>`: a named preset profile (`lab_core::profile::presets`).
+//! - `profile:<name>`: a named preset profile (`lab_core::replay::profile::presets`).
 //! - `profile:<spec>`: any profile, e.g. `profile:ttft=300,tpot=20,jitter=gamma:0.5`.
 //! - `trace:<name>`: the requests of a trace file loaded with `--trace`
 //!   (name = file stem), replayed in turn; `trace:<name>#<i>` one request.
 //!
-//! Faults (`lab_core::fault`) follow a `|`: `profile:fast-start|drop_after=5`.
+//! Faults (`lab_core::serve::fault`) follow a `|`: `profile:fast-start|drop_after=5`.
 //! The header `X-Latency-Lab-Profile` overrides the model name. A name the
 //! catalog does not know falls back to `--profile` when one was given (so
 //! any chat UI works whatever model it sends), else it is an error that lists
@@ -15,8 +15,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use lab_core::fault::{Fault, FaultError};
-use lab_core::profile::{self, Profile};
+use lab_core::replay::profile::{self, Profile};
+use lab_core::serve::fault::{Fault, FaultError};
 use lab_core::trace::{RequestTrace, Trace};
 
 /// A resolved source for one request.

@@ -7,7 +7,7 @@
 //! concurrent streams (50,000 chunks/s) every task wake-up per chunk costs
 //! CPU time that shows up as lateness.
 //!
-//! Injected raw bytes (`lab_core::fault`) go out in the same write, just
+//! Injected raw bytes (`lab_core::serve::fault`) go out in the same write, just
 //! before the event they precede; an aborted plan ends with a connection
 //! reset instead of a clean end. A body dropped before its end (the client
 //! went away) marks the record `client_disconnected`.
@@ -17,8 +17,8 @@ use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use lab_core::fault::FaultyPlan;
-use lab_core::plan::PlannedEvent;
+use lab_core::serve::fault::FaultyPlan;
+use lab_core::serve::plan::PlannedEvent;
 use tokio_stream::Stream;
 
 use crate::pacer::{Pacer, Wait};

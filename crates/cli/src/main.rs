@@ -88,7 +88,7 @@ pub struct AnalyzeArgs {
     #[arg(long, conflicts_with = "scenario")]
     pub scenario_file: Option<PathBuf>,
     /// Stall threshold in ms (gaps above it are stalls).
-    #[arg(long, default_value_t = lab_core::metrics::DEFAULT_STALL_MS)]
+    #[arg(long, default_value_t = lab_core::measure::metrics::DEFAULT_STALL_MS)]
     pub stall_ms: f64,
     /// Print one JSON object instead of a table.
     #[arg(long)]

@@ -20,7 +20,7 @@ use axum::Router;
 use axum::http::{HeaderName, HeaderValue, Method};
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
-use lab_core::profile::Profile;
+use lab_core::replay::profile::Profile;
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -156,7 +156,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         return Err(ServeError::NotBuilt(args.dist));
     }
     let fallback = match &args.profile {
-        Some(p) => Some(match lab_core::profile::preset(p) {
+        Some(p) => Some(match lab_core::replay::profile::preset(p) {
             Some(p) => p,
             None => p.parse::<Profile>().map_err(CatalogError::from)?,
         }),
@@ -165,7 +165,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let fault = args
         .fault
         .as_deref()
-        .map(str::parse::<lab_core::fault::Fault>)
+        .map(str::parse::<lab_core::serve::fault::Fault>)
         .transpose()
         .map_err(CatalogError::from)?;
     let catalog = Catalog::new(&args.traces, fallback)?;

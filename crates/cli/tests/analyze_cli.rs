@@ -60,7 +60,7 @@ fn one_scenario_per_request_and_no_goodput_without_slos() {
 fn scenario_file_with_edited_weights() {
     let dir = std::env::temp_dir().join(format!("lab-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut s = lab_core::score::preset("code").unwrap();
+    let mut s = lab_core::measure::score::preset("code").unwrap();
     s.targets[0].weight = 0.0;
     s.targets[2].weight = 0.0;
     let path = dir.join("scenario.json");

@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lab_core::record::{Recorder, StreamEnd};
+use lab_core::stream::record::{Recorder, StreamEnd};
 use lab_core::trace::FailureKind;
 use serde_json::Value;
 

@@ -1,11 +1,11 @@
 //! Core throughput, measured side by side in one run:
 //!
 //! 1. **SSE parsing** of 64 MiB of OpenAI-style chat chunks, fed in 16 KiB
-//!    pieces: `lab_core::sse::SseParser` against the `eventsource-stream`
+//!    pieces: `lab_core::stream::sse::SseParser` against the `eventsource-stream`
 //!    crate (0.2, the parser `reqwest-eventsource` uses), both counting the
 //!    same events.
 //! 2. **Run statistics over 10 M ITL values** (mean, std, P50/P90/P95/P99):
-//!    `lab_core::stats::Samples::summary` against numpy (`np.mean`, `np.std`,
+//!    `lab_core::measure::stats::Samples::summary` against numpy (`np.mean`, `np.std`,
 //!    `np.percentile`) on the very same values, when a `python3` with numpy
 //!    is available (`$PYTHON` picks one); the results must agree.
 //!
@@ -17,9 +17,9 @@
 use std::time::Instant;
 
 use futures::StreamExt;
-use lab_core::rng::Rng;
-use lab_core::sse::SseParser;
-use lab_core::stats::Samples;
+use lab_core::measure::stats::Samples;
+use lab_core::replay::rng::Rng;
+use lab_core::stream::sse::SseParser;
 
 /// SSE input size.
 pub const SSE_BYTES: usize = 64 << 20;

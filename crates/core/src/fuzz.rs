@@ -12,12 +12,12 @@
 //! - everything else: no panic, and what loads also analyses, summarizes
 //!   and exports.
 
-use crate::analysis::{Analysis, AnalysisOptions};
 use crate::import::{self, Format};
-use crate::library::Bundle;
-use crate::metrics::{MetricsConfig, RunMetrics};
-use crate::share::Shared;
-use crate::sse::SseParser;
+use crate::measure::analysis::{Analysis, AnalysisOptions};
+use crate::measure::metrics::{MetricsConfig, RunMetrics};
+use crate::share::library::Bundle;
+use crate::share::link::Shared;
+use crate::stream::sse::SseParser;
 use crate::study::Study;
 use crate::study::results::{StudyResults, summarize, to_csv};
 use crate::trace::Trace;
@@ -58,16 +58,16 @@ pub fn sse(data: &[u8]) {
     assert_eq!(expected, got, "events differ when split at {i} and {j}");
     assert_eq!(end_whole, end_split, "end state differs when split");
     for e in &expected {
-        let _ = crate::openai::decode(&e.data);
+        let _ = crate::stream::openai::decode(&e.data);
     }
 }
 
 /// OpenAI chunk decoding and error bodies.
 pub fn openai(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let _ = crate::openai::decode(&text);
-    let _ = crate::openai::error_from_body(&text);
-    let _ = crate::openai::snippet(&text);
+    let _ = crate::stream::openai::decode(&text);
+    let _ = crate::stream::openai::error_from_body(&text);
+    let _ = crate::stream::openai::snippet(&text);
 }
 
 /// A trace file: load, analyse, report.
@@ -78,9 +78,9 @@ pub fn trace(data: &[u8]) {
         let a = Analysis::of(&t, &opts);
         let _ = a.to_json();
         let _ = a.to_table();
-        let _ = crate::report::run_report(&t, &a, "fuzz");
+        let _ = crate::share::report::run_report(&t, &a, "fuzz");
         for r in &t.requests {
-            let _ = crate::plot::token_timeline(r, &MetricsConfig::default());
+            let _ = crate::chart::plot::token_timeline(r, &MetricsConfig::default());
         }
         assert!(Trace::from_json(&t.to_json()).is_ok(), "a loaded trace must load again after saving");
     }

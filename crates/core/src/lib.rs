@@ -5,51 +5,42 @@
 //! from the caller, so the same code runs in the WebAssembly app, in the
 //! native `latency-lab` tool and in tests.
 //!
-//! - [`trace`]: the versioned JSON trace of a run.
-//! - [`sse`]: incremental Server-Sent Events parser.
-//! - [`openai`]: OpenAI-compatible stream chunk decoding.
-//! - [`record`]: a stream recorder turning timed bytes into a trace.
-//! - [`stats`]: numpy-identical mean/std/median/percentiles.
-//! - [`metrics`]: TTFT, TPOT, ITL, E2EL, jitter, stalls (vLLM definitions).
-//! - [`slo`]: SLOs and goodput.
-//! - [`score`]: scenario scores with explanations.
-//! - [`analysis`]: all of the above for one run, as JSON or a text table.
-//! - [`chart`]: chart scales and ticks.
-//! - [`study`], [`inference`]: blind perception studies and their statistics.
-//! - [`import`]: results of vLLM, guidellm, AIPerf, GenAI-Perf and LLMPerf.
+//! ## The map
+//!
+//! The rooms follow the product's flow: a request is sent and streamed, its
+//! timing recorded as a trace, measured and scored; traces and profiles are
+//! replayed; results of other tools are imported; people take part in
+//! studies; what is made is shared.
+//!
+//! | room | owns |
+//! |---|---|
+//! | [`trace`] | the versioned JSON trace every part exchanges: schema, loading, redaction |
+//! | [`stream`] | the wire: request bodies, the SSE parser, OpenAI decoding and encoding, the recorder, live figures, streaming Markdown |
+//! | [`measure`] | statistics, metrics (TTFT, TPOT, ITL, E2EL…), SLOs and goodput, scenario scores, analysis, run shapes and load curves, ground truth |
+//! | [`replay`] | profiles, sample texts, seeded randomness, stories, the replay state machine and its fidelity |
+//! | [`serve`] | what the replay endpoint of `latency-lab serve` plays: emission plans and injected faults |
+//! | [`import`] | results of vLLM, guidellm, AIPerf, GenAI-Perf and LLMPerf, and the worker service that holds them |
+//! | [`study`] | UX studies: designs, trial plans, the participant flow, answers and their statistics |
+//! | [`share`] | share links, the run library's records and bundles, HTML reports |
+//! | [`chart`] | chart scales and the data every chart draws |
+//! | [`fuzz`] | fuzz harnesses over every input surface |
+//!
+//! Where a new thing goes: a new metric in [`measure::metrics`] (and its
+//! row in [`measure::analysis`]); a new import format beside the others in
+//! [`import`]; a new scenario in [`measure::score`]'s presets.
 
-pub mod analysis;
 pub mod chart;
-pub mod endpoint;
-pub mod fault;
 pub mod fuzz;
-pub mod groundtruth;
 pub mod import;
-pub mod inference;
-pub mod library;
-pub mod live;
-pub mod markdown;
-pub mod metrics;
-pub mod openai;
-pub mod plan;
-pub mod plot;
-pub mod profile;
-pub mod record;
+pub mod measure;
 pub mod replay;
-pub mod report;
-pub mod rng;
-pub mod score;
+pub mod serve;
 pub mod share;
-pub mod slo;
-pub mod sse;
-pub mod stats;
-pub mod story;
+pub mod stream;
 pub mod study;
-pub mod sweep;
-pub mod text;
 pub mod trace;
 
-pub use analysis::{Analysis, AnalysisOptions};
-pub use metrics::{MetricsConfig, RequestMetrics, RunMetrics};
-pub use slo::SloSet;
+pub use measure::analysis::{Analysis, AnalysisOptions};
+pub use measure::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
+pub use measure::slo::SloSet;
 pub use trace::Trace;

@@ -2,8 +2,8 @@
 //! at the workspace root). Every expected number below is worked out by hand
 //! in the comment beside it.
 
-use lab_core::metrics::{MetricsConfig, RunMetrics};
-use lab_core::slo::SloSet;
+use lab_core::measure::metrics::{MetricsConfig, RunMetrics};
+use lab_core::measure::slo::SloSet;
 use lab_core::trace::{FailureKind, Trace};
 
 fn close(a: f64, b: f64) {

@@ -1,7 +1,7 @@
 //! Bit-for-bit parity with numpy (the fixture is produced by numpy itself:
 //! `python3 crates/core/tests/fixtures/gen_numpy_stats.py`).
 
-use lab_core::stats::Samples;
+use lab_core::measure::stats::Samples;
 use serde_json::Value;
 
 #[test]

@@ -1,7 +1,7 @@
 //! Property tests of the replay state machine and of profile determinism.
 
-use lab_core::profile::{Jitter, Profile, StallModel};
-use lab_core::replay::Replay;
+use lab_core::replay::player::Replay;
+use lab_core::replay::profile::{Jitter, Profile, StallModel};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! Scenario scores on the hand-computed fixture, worked out by hand.
 
-use lab_core::metrics::{MetricsConfig, RunMetrics};
-use lab_core::score::{self, Verdict};
+use lab_core::measure::metrics::{MetricsConfig, RunMetrics};
+use lab_core::measure::score::{self, Verdict};
 use lab_core::trace::Trace;
 
 fn run() -> RunMetrics {

@@ -1,8 +1,8 @@
 //! Property tests: the SSE parser and the recorder give the same result
 //! however the byte stream is split into network chunks.
 
-use lab_core::record::{Recorder, StreamEnd};
-use lab_core::sse::{SseEvent, SseParser};
+use lab_core::stream::record::{Recorder, StreamEnd};
+use lab_core::stream::sse::{SseEvent, SseParser};
 use proptest::prelude::*;
 
 fn parse_split(bytes: &[u8], cuts: &[usize]) -> (Vec<SseEvent>, bool) {

@@ -2,7 +2,7 @@
 //! released at its due time, renders once per animation frame, and records
 //! when each chunk was due, released and painted.
 //!
-//! Precise scheduler: due times come from `lab_core::replay::Replay`. They
+//! Precise scheduler: due times come from `lab_core::replay::player::Replay`. They
 //! are handed, as absolute times on the page's clock, to the release clocks
 //! ([`super::release_clock`]): workers whose event loops are not held up by
 //! the page's rendering, which release each chunk the moment it is due and
@@ -26,7 +26,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use lab_core::live::LiveStats;
+use lab_core::stream::live::LiveStats;
 use lab_core::trace::{ReplayInfo, Trace};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

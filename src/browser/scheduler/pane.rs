@@ -1,8 +1,8 @@
 //! One pane's playback state, releases and finished trace.
 
-use lab_core::live::LiveStats;
-use lab_core::metrics::DEFAULT_STALL_MS;
-use lab_core::replay::Replay;
+use lab_core::measure::metrics::DEFAULT_STALL_MS;
+use lab_core::replay::player::Replay;
+use lab_core::stream::live::LiveStats;
 use lab_core::trace::{Chunk, ChunkKind, ReplayInfo, RequestTrace, SourceKind, Trace, TraceMeta, Usage};
 
 use super::PaneInput;
@@ -79,7 +79,7 @@ pub(super) fn release(p: &mut PaneRt, i: usize, due: f64, now: f64) {
             p.stats.stalls += 1;
         }
         p.stats.longest_gap_ms = p.stats.longest_gap_ms.max(gap);
-        if p.stats.recent_gaps_ms.len() >= lab_core::live::RECENT_GAPS {
+        if p.stats.recent_gaps_ms.len() >= lab_core::stream::live::RECENT_GAPS {
             p.stats.recent_gaps_ms.remove(0);
         }
         p.stats.recent_gaps_ms.push(gap);

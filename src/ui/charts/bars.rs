@@ -1,10 +1,10 @@
 //! Bar charts: histograms, percentiles against SLOs, goodput per SLO,
 //! scenario score breakdowns.
 
+use lab_core::chart::plot::{Bin, MetricBars, score_segments};
 use lab_core::chart::{LinearScale, nice_ticks};
-use lab_core::plot::{Bin, MetricBars, score_segments};
-use lab_core::score::ScenarioScore;
-use lab_core::slo::Goodput;
+use lab_core::measure::score::ScenarioScore;
+use lab_core::measure::slo::Goodput;
 use leptos::prelude::*;
 
 use super::{Axes, ChartFrame, H, M, W, fmt_ms, x_scale, y_scale};
@@ -152,7 +152,7 @@ pub fn GoodputChart(goodput: Goodput) -> impl IntoView {
 /// lost (grey), adding up to 100.
 #[component]
 pub fn ScoreBreakdownChart(scores: Vec<ScenarioScore>) -> impl IntoView {
-    let rows: Vec<(String, Option<f64>, Vec<lab_core::plot::Segment>)> =
+    let rows: Vec<(String, Option<f64>, Vec<lab_core::chart::plot::Segment>)> =
         scores.iter().map(|s| (s.name.clone(), s.score, score_segments(s))).collect();
     let n: usize = rows.iter().map(|r| r.2.len()).sum();
     let h = rows.len() as f64 * 30.0 + 30.0;

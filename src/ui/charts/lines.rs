@@ -1,8 +1,8 @@
 //! Line charts: token timelines, CDFs, latency against concurrency.
 
+use lab_core::chart::plot::Timeline;
 use lab_core::chart::{nice_ticks, polyline, step_polyline};
-use lab_core::plot::Timeline;
-use lab_core::sweep::Level;
+use lab_core::measure::sweep::Level;
 use leptos::prelude::*;
 
 use super::{Axes, ChartFrame, H, M, W, fmt_ms, x_scale, y_scale};

@@ -1,4 +1,4 @@
-//! SVG charts over `lab_core::chart` scales and `lab_core::plot` data.
+//! SVG charts over `lab_core::chart::scale` scales and `lab_core::chart::plot` data.
 //! Plain SVG components rather than a charting crate: the charts are few
 //! and simple, the scales and data are tested natively in `lab-core`, and
 //! the bundle stays small. Every mark carries a `<title>` (hover shows its

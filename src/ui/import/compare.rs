@@ -4,7 +4,7 @@
 use lab_core::AnalysisOptions;
 use lab_core::chart::{LinearScale, step_polyline};
 use lab_core::import::digest::{COMPARED, Delta, RunDigest, compare_runs};
-use lab_core::slo::SloSet;
+use lab_core::measure::slo::SloSet;
 use leptos::prelude::*;
 
 use crate::browser::importer::Importer;

@@ -49,7 +49,7 @@ pub fn ImportView() -> impl IntoView {
     let apply_slos = move || {
         let text = slo_draft.get_untracked().trim().to_string();
         // Empty means no SLOs (no goodput); anything else must parse.
-        match (text.is_empty(), text.parse::<lab_core::slo::SloSet>()) {
+        match (text.is_empty(), text.parse::<lab_core::measure::slo::SloSet>()) {
             (false, Err(e)) => importer.notice.set(Some(format!("SLOs: {e}"))),
             _ => {
                 importer.notice.set(None);

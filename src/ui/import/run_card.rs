@@ -3,7 +3,7 @@
 //! replay: typical (P50), worst (P99) or any one.
 
 use lab_core::import::digest::{PickBy, RunDigest};
-use lab_core::stats::Summary;
+use lab_core::measure::stats::Summary;
 use lab_core::trace::RequestTrace;
 use leptos::prelude::*;
 

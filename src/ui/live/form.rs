@@ -3,7 +3,7 @@
 //! Settings persist in `localStorage` without the key; the key stays in
 //! `sessionStorage` unless "remember" is ticked.
 
-use lab_core::endpoint::{self, EndpointConfig, MaxTokensField, PRESETS};
+use lab_core::stream::endpoint::{self, EndpointConfig, MaxTokensField, PRESETS};
 use lab_core::trace::ApiFlavor;
 use leptos::prelude::*;
 use leptos::task::spawn_local;

@@ -2,10 +2,10 @@
 //! client vs server timing, stalls, network facts, the concurrency table and
 //! the full analysis; and the trace download.
 
-use lab_core::groundtruth::{TimingComparison, compare};
-use lab_core::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
-use lab_core::stats::Samples;
-use lab_core::sweep::{Level, saturation};
+use lab_core::measure::groundtruth::{TimingComparison, compare};
+use lab_core::measure::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
+use lab_core::measure::stats::Samples;
+use lab_core::measure::sweep::{Level, saturation};
 use lab_core::trace::Trace;
 use leptos::prelude::*;
 
@@ -172,7 +172,7 @@ fn Comparisons(rows: Vec<(usize, TimingComparison)>) -> impl IntoView {
 }
 
 #[component]
-fn SweepTable(levels: Vec<Level>, knee: Option<lab_core::sweep::Saturation>) -> impl IntoView {
+fn SweepTable(levels: Vec<Level>, knee: Option<lab_core::measure::sweep::Saturation>) -> impl IntoView {
     let knee_c = knee.as_ref().map(|k| k.concurrency);
     let chart_levels = levels.clone();
     view! {

@@ -1,6 +1,6 @@
 //! Live figures of the streaming request and the ITL sparkline.
 
-use lab_core::live::LiveStats;
+use lab_core::stream::live::LiveStats;
 use leptos::prelude::*;
 
 use crate::ui::format::opt;

@@ -2,8 +2,8 @@
 //! text, prefill and seed. Every change validates through `lab_core` and
 //! shows the reason when a number is out of range.
 
-use lab_core::profile::{Jitter, Profile, StallModel, TextSource};
-use lab_core::text::SAMPLES;
+use lab_core::replay::profile::{Jitter, Profile, StallModel, TextSource};
+use lab_core::replay::text::SAMPLES;
 use leptos::prelude::*;
 
 /// A profile being edited, with the prompt length for its prefill model.

@@ -5,9 +5,9 @@
 mod editor;
 mod pane;
 
-use lab_core::profile::{self, Profile};
-use lab_core::share::{Shared, SharedPane};
-use lab_core::story::{self, Story};
+use lab_core::replay::profile::{self, Profile};
+use lab_core::replay::story::{self, Story};
+use lab_core::share::link::{Shared, SharedPane};
 use lab_core::trace::{MAX_TRACE_BYTES, Trace};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -367,13 +367,13 @@ pub fn ReplayView(active: Signal<bool>, autoplay: bool) -> impl IntoView {
                 }).collect_view()}
             </div>
             {move || {
-                let cfg = lab_core::metrics::MetricsConfig::default();
-                let series: Vec<(String, lab_core::plot::Timeline)> = (0..n())
+                let cfg = lab_core::measure::metrics::MetricsConfig::default();
+                let series: Vec<(String, lab_core::chart::plot::Timeline)> = (0..n())
                     .filter_map(|i| {
                         let r = engine.panes[i].result.get()?;
                         let req = r.trace.requests.first()?;
                         let title = panes.with(|p| p.get(i).map(|c| c.title.clone())).unwrap_or_default();
-                        Some((title, lab_core::plot::token_timeline(req, &cfg)))
+                        Some((title, lab_core::chart::plot::token_timeline(req, &cfg)))
                     })
                     .collect();
                 (series.len() >= 2).then(|| view! {

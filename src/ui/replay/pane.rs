@@ -2,9 +2,9 @@
 //! profile editor, live figures, the streamed text, and after the end the
 //! metrics, scores and scheduler fidelity of what was played.
 
-use lab_core::metrics::{MetricsConfig, RunMetrics};
-use lab_core::replay::Fidelity;
-use lab_core::score;
+use lab_core::measure::metrics::{MetricsConfig, RunMetrics};
+use lab_core::measure::score;
+use lab_core::replay::player::Fidelity;
 use lab_core::trace::{RequestTrace, Trace};
 use leptos::prelude::*;
 

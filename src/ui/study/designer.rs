@@ -2,10 +2,10 @@
 //! the text shown, questions, repetitions, order, consent and instructions.
 //! Every edit is validated by `lab_core::study` and shown in words.
 
-use lab_core::profile;
+use lab_core::replay::profile;
+use lab_core::replay::text::SAMPLES;
 use lab_core::study::plan::{Block, plan};
 use lab_core::study::{Condition, ConditionSource, MAX_CONDITIONS, Order, Question, Study};
-use lab_core::text::SAMPLES;
 use lab_core::trace::{MAX_TRACE_BYTES, Trace};
 use leptos::prelude::*;
 use leptos::task::spawn_local;

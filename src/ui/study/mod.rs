@@ -5,7 +5,7 @@ mod designer;
 mod participant;
 mod results;
 
-use lab_core::share::Shared;
+use lab_core::share::link::Shared;
 use lab_core::study::Study;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -149,7 +149,7 @@ pub fn StudyView() -> impl IntoView {
             {move || link.get().map(|url| view! {
                 <div class="share-link">
                     <label>"Study link (copied): "<input type="text" readonly data-testid="study-link" prop:value=url.clone()/></label>
-                    {(url.len() > lab_core::share::LONG_LINK_BYTES).then(|| view! {
+                    {(url.len() > lab_core::share::link::LONG_LINK_BYTES).then(|| view! {
                         <p class="warn">"This link is long (recorded requests are inside it); send the study JSON file instead if your messenger cuts it."</p>
                     })}
                 </div>

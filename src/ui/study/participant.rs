@@ -6,7 +6,7 @@
 //! Response time (`rt_ms`) runs from the end of playback (the last chunk of
 //! the trial's slowest pane painted) to the click on the answer.
 
-use lab_core::profile::TextSource;
+use lab_core::replay::profile::TextSource;
 use lab_core::study::plan::{Block, Trial};
 use lab_core::study::results::{Answer, Session};
 use lab_core::study::{ConditionSource, Question, Study};
@@ -433,7 +433,7 @@ fn save_results(lib: Library, flow: ParticipantFlow) {
     };
     let name = format!("{} · {} · {}", study.title, session.participant, today());
     lib.save_text(
-        lab_core::library::EntryKind::Study,
+        lab_core::share::library::EntryKind::Study,
         &name,
         &session.results().to_json(),
         session.responses.len(),

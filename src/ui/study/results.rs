@@ -4,7 +4,7 @@
 //! shares with binomial tests, placement bias, per participant), exported
 //! as CSV, JSON or an HTML report.
 
-use lab_core::report;
+use lab_core::share::report;
 use lab_core::study::Study;
 use lab_core::study::results::{StudyResults, Summary, summarize, to_csv};
 use leptos::prelude::*;

@@ -9,8 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::ImportedRun;
-use crate::metrics::RunMetrics;
-use crate::stats::Samples;
+use crate::measure::metrics::RunMetrics;
+use crate::measure::stats::Samples;
 
 /// Latency figures agreeing within this (ms) are equal (tools print two decimals).
 pub const MS_TOLERANCE: f64 = 0.01;
@@ -126,7 +126,7 @@ fn samples(run: &ImportedRun, m: &RunMetrics, metric: FigureMetric) -> Samples {
 }
 
 /// The run's own summary of a metric (same samples as [`samples`]).
-fn run_summary(m: &RunMetrics, metric: FigureMetric) -> Option<Option<crate::stats::Summary>> {
+fn run_summary(m: &RunMetrics, metric: FigureMetric) -> Option<Option<crate::measure::stats::Summary>> {
     match metric {
         FigureMetric::Ttft => Some(m.ttft_ms),
         FigureMetric::Tpot => Some(m.tpot_ms),
@@ -149,7 +149,7 @@ fn value_of(
         FigureMetric::RequestThroughput => return m.request_throughput,
         _ => run_summary(m, metric).flatten(),
     };
-    let from_summary = |x: crate::stats::Summary| match stat {
+    let from_summary = |x: crate::measure::stats::Summary| match stat {
         FigureStat::Mean | FigureStat::Value => Some(x.mean),
         FigureStat::Median => Some(x.median),
         FigureStat::Std => Some(x.std),

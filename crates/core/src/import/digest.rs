@@ -14,8 +14,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{FigureComparison, Format, ImportedRun};
-use crate::analysis::{Analysis, AnalysisOptions};
-use crate::metrics::{RequestMetrics, RunMetrics};
+use crate::measure::analysis::{Analysis, AnalysisOptions};
+use crate::measure::metrics::{RequestMetrics, RunMetrics};
 use crate::trace::Trace;
 
 /// Most points of a CDF sent to the page.

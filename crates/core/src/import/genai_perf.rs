@@ -18,8 +18,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Format, ImportError, ImportedRequest, ImportedRun};
-use crate::openai::{self, StreamItem};
-use crate::sse::SseParser;
+use crate::stream::openai::{self, StreamItem};
+use crate::stream::sse::SseParser;
 
 #[derive(Deserialize)]
 struct Export {

@@ -32,8 +32,8 @@ use serde::{Deserialize, Serialize};
 pub use compare::{FigureComparison, FigureMetric, FigureStat, ToolFigure, compare, comparison_table};
 pub use reconstruct::ImportedRequest;
 
-use crate::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
-use crate::stats::Samples;
+use crate::measure::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
+use crate::measure::stats::Samples;
 use crate::trace::{MAX_TRACE_BYTES, RequestTrace, SourceKind, Trace, TraceError, TraceMeta};
 
 /// Largest file the importers accept (1 GiB).

@@ -13,8 +13,8 @@
 
 use serde::Serialize;
 
-use crate::metrics::{MetricsConfig, RequestMetrics, RequestTiming, TimedChunk};
-use crate::text::pseudo_tokens;
+use crate::measure::metrics::{MetricsConfig, RequestMetrics, RequestTiming, TimedChunk};
+use crate::replay::text::pseudo_tokens;
 use crate::trace::{Chunk, ChunkKind, Failure, FailureKind, RequestTrace, Usage};
 
 /// One request as a tool recorded it.

@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::digest::RunDigest;
 use super::{ImportError, Imported, ImportedRun, attach_summary, import_bytes, summary_format};
-use crate::analysis::AnalysisOptions;
-use crate::metrics::RunMetrics;
-use crate::slo::SloSet;
+use crate::measure::analysis::AnalysisOptions;
+use crate::measure::metrics::RunMetrics;
+use crate::measure::slo::SloSet;
 use crate::trace::{RequestTrace, Trace};
 
 /// Key of a run the worker holds.

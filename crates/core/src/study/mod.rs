@@ -4,7 +4,8 @@
 //! or one recorded request), the text participants read (the stream shown),
 //! the questions, repetitions and order. [`plan`] turns it into the trials of
 //! one participant; [`results`] collects answers, summarizes them and exports
-//! CSV/JSON.
+//! CSV/JSON; [`inference`] has the statistics (t intervals, the exact
+//! binomial test).
 //!
 //! - **Rating trial**: one condition plays; each rating question (a Likert
 //!   scale of 5 or 7 points) is answered.
@@ -14,12 +15,13 @@
 //! - Participants only ever see blind labels ("Sample 3", "A", "B"), never a
 //!   condition's name or profile.
 
+pub mod inference;
 pub mod plan;
 pub mod results;
 
 use serde::{Deserialize, Serialize};
 
-use crate::profile::{Profile, ProfileError};
+use crate::replay::profile::{Profile, ProfileError};
 use crate::trace::RequestTrace;
 
 /// Current study file version.
@@ -56,7 +58,7 @@ impl Condition {
     pub fn profile(&self) -> Result<Option<Profile>, ProfileError> {
         match &self.source {
             ConditionSource::Profile(spec) => {
-                let p = crate::profile::preset(spec).map_or_else(|| spec.parse::<Profile>(), Ok)?;
+                let p = crate::replay::profile::preset(spec).map_or_else(|| spec.parse::<Profile>(), Ok)?;
                 Ok(Some(p))
             }
             ConditionSource::Recorded(_) => Ok(None),

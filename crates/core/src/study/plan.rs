@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Order, Question, Study};
-use crate::rng::Rng;
+use crate::replay::rng::Rng;
 
 /// Which block a trial belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::plan::{Block, Trial, plan};
 use super::{Question, Study};
-use crate::inference::{MeanCi, binomial_test, mean_ci95};
+use crate::study::inference::{MeanCi, binomial_test, mean_ci95};
 
 /// An answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -405,7 +405,7 @@ pub fn summarize(study: &Study, results: &StudyResults) -> Summary {
                 .iter()
                 .map(|c| mine.iter().filter(|r| chosen_id(r) == Some(c.id.as_str())).count() as u64)
                 .collect();
-            let rts = crate::stats::Samples::from_finite(mine.iter().map(|r| r.rt_ms));
+            let rts = crate::measure::stats::Samples::from_finite(mine.iter().map(|r| r.rt_ms));
             ParticipantRow {
                 participant: p,
                 answers: mine.len(),

@@ -5,7 +5,7 @@
 //! - **user tokens/s** = the median over requests of output tokens / E2EL
 //!   (what one person sees);
 //! - **system tokens/s** = all output tokens / the level's wall time;
-//! - TTFT and TPOT percentiles as in [`crate::metrics`].
+//! - TTFT and TPOT percentiles as in [`crate::measure::metrics`].
 //!
 //! **Saturation point**: the first level (after the lowest) where adding
 //! users stops paying: system tokens/s grew by less than
@@ -16,8 +16,8 @@
 
 use serde::Serialize;
 
-use crate::metrics::RunMetrics;
-use crate::stats::Summary;
+use crate::measure::metrics::RunMetrics;
+use crate::measure::stats::Summary;
 
 /// Throughput growth below which a level is not worth its latency (10 %).
 pub const MIN_THROUGHPUT_GAIN: f64 = 0.10;

@@ -1,5 +1,5 @@
 //! Chart data: what each chart of the app draws, computed here so it is
-//! tested natively and the components only map it through [`crate::chart`]
+//! tested natively and the components only map it through [`crate::chart::scale`]
 //! scales.
 //!
 //! - **Token timeline** ([`token_timeline`]): cumulative output tokens
@@ -17,9 +17,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::chart::nice_step;
-use crate::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
-use crate::score::ScenarioScore;
-use crate::slo::{SloMetric, SloSet};
+use crate::measure::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
+use crate::measure::score::ScenarioScore;
+use crate::measure::slo::{SloMetric, SloSet};
 use crate::trace::{RequestTrace, Trace};
 
 /// A request's token timeline (times in ms since `sent_ms`).
@@ -202,8 +202,8 @@ pub fn score_segments(s: &ScenarioScore) -> Vec<Segment> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Profile;
-    use crate::score;
+    use crate::measure::score;
+    use crate::replay::profile::Profile;
 
     #[test]
     fn timelines_count_tokens_and_stalls() {

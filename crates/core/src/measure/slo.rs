@@ -18,7 +18,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::{RequestMetrics, RunMetrics};
+use crate::measure::metrics::{RequestMetrics, RunMetrics};
 
 /// A per-request latency metric that can carry an SLO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -1,5 +1,5 @@
 //! The figures shown while a request is still streaming, from the partial
-//! trace so far (same definitions as [`crate::metrics`]):
+//! trace so far (same definitions as [`crate::measure::metrics`]):
 //! TTFB, TTFT, time to first paint, tokens so far, running tokens/s
 //! (tokens after the first / time since the first token: the decode rate the
 //! reader is experiencing), the most recent inter-token gaps (for the
@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::metrics::DEFAULT_STALL_MS;
+use crate::measure::metrics::DEFAULT_STALL_MS;
 use crate::trace::RequestTrace;
 
 /// Gaps kept for the sparkline.
@@ -72,7 +72,7 @@ mod tests {
 
     #[test]
     fn partial_trace_figures() {
-        let t = Trace::from_json(include_str!("../../../tests/fixtures/hand.trace.json")).unwrap();
+        let t = Trace::from_json(include_str!("../../../../tests/fixtures/hand.trace.json")).unwrap();
         let s = LiveStats::of(&t.requests[3], 3600.0); // the stalled request
         assert_eq!((s.ttfb_ms, s.ttft_ms, s.ttfp_ms), (Some(20.0), Some(50.0), None));
         assert_eq!(s.tokens, 4);

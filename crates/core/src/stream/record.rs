@@ -7,7 +7,7 @@
 //!   becomes one chunk of 1 token, stamped with the time its bytes were read;
 //!   so does an event with an empty content string that is neither the
 //!   role-only opening nor the closing chunk (a token whose bytes do not yet
-//!   form a character; see [`crate::openai::ChunkData::is_token`]).
+//!   form a character; see [`crate::stream::openai::ChunkData::is_token`]).
 //!   Several events read at once share that time, as they arrived together.
 //! - `usage` from the final chunk is kept; metrics prefer it for token counts.
 //! - A payload that is not valid JSON marks the request as failed
@@ -19,8 +19,8 @@
 
 use std::ops::Range;
 
-use crate::openai::{self, ApiError, StreamItem};
-use crate::sse::{SseEvent, SseParser};
+use crate::stream::openai::{self, ApiError, StreamItem};
+use crate::stream::sse::{SseEvent, SseParser};
 use crate::trace::{Chunk, ChunkKind, Failure, FailureKind, RequestTrace};
 
 /// Longest response body kept in a failure (8 KiB).

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::stats::{Samples, Summary};
+use crate::measure::stats::{Samples, Summary};
 use crate::trace::RequestTrace;
 
 /// Slowest and fastest playback speeds.

@@ -11,8 +11,8 @@
 //!   after the last text chunk, at the same instant, the `finish_reason`
 //!   chunk, the usage chunk when asked for, and `[DONE]`.
 
-use crate::openai::encode::{DONE, StreamWriter};
-use crate::profile::Profile;
+use crate::replay::profile::Profile;
+use crate::stream::openai::encode::{DONE, StreamWriter};
 use crate::trace::{ChunkKind, RequestTrace};
 
 /// What the client asked for.
@@ -132,7 +132,7 @@ pub fn from_recorded(r: &RequestTrace, req: &PlanRequest) -> Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Recorder, StreamEnd};
+    use crate::stream::record::{Recorder, StreamEnd};
     use crate::trace::{ApiFlavor, Trace};
 
     fn req(include_usage: bool, max_tokens: Option<u32>) -> PlanRequest {
@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn profile_plan_plays_back_with_its_times() {
         let mut p = Profile::simple("p", 300.0, 20.0, 30);
-        p.jitter = crate::profile::Jitter::Constant;
+        p.jitter = crate::replay::profile::Jitter::Constant;
         let plan = from_profile(&p, &req(true, None));
         let t = play(&plan);
         assert_eq!(t.failure, None);
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn recorded_request_replays_relative_times() {
-        let trace = Trace::from_json(include_str!("../../../tests/fixtures/hand.trace.json")).unwrap();
+        let trace = Trace::from_json(include_str!("../../../../tests/fixtures/hand.trace.json")).unwrap();
         let b = &trace.requests[1]; // sent 1000, headers 1030, chunks 1200 (1), 1240 (4), 1260 (1)
         let plan = from_recorded(b, &req(true, None));
         assert_eq!(plan.headers_at_ms, 30.0);

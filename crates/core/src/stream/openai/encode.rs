@@ -181,7 +181,7 @@ pub fn error_body(message: &str, kind: &str, code: u16) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Recorder, StreamEnd};
+    use crate::stream::record::{Recorder, StreamEnd};
 
     fn writer(api: ApiFlavor) -> StreamWriter {
         StreamWriter { id: "chatcmpl-1".into(), model: "m".into(), created: 1, api }
@@ -238,6 +238,6 @@ mod tests {
         let body: Value = serde_json::from_str(&w.complete_body("x", "stop", 1, 1)).unwrap();
         assert_eq!(body["choices"][0]["message"]["content"], "x");
         let err: Value = serde_json::from_str(&error_body("nope", "invalid_request_error", 404)).unwrap();
-        assert_eq!(crate::openai::api_error(&err).unwrap().message, "nope");
+        assert_eq!(crate::stream::openai::api_error(&err).unwrap().message, "nope");
     }
 }

@@ -14,7 +14,7 @@
 
 use serde::Serialize;
 
-use crate::stats::{Samples, Summary};
+use crate::measure::stats::{Samples, Summary};
 use crate::trace::{RequestTrace, ServerTiming};
 
 /// One request's client vs server timing.

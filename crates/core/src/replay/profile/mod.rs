@@ -18,7 +18,7 @@
 //! - **Output length**: `output_tokens`, capped by the request's max tokens.
 //!
 //! The random stream of request `i` is seeded from `(seed, i)`, so a profile
-//! gives the same schedule every time, everywhere ([`crate::rng`]).
+//! gives the same schedule every time, everywhere ([`crate::replay::rng`]).
 
 mod presets;
 mod spec;
@@ -27,8 +27,8 @@ pub use presets::{preset, presets};
 
 use serde::{Deserialize, Serialize};
 
-use crate::rng::Rng;
-use crate::text;
+use crate::replay::rng::Rng;
+use crate::replay::text;
 use crate::trace::{Chunk, ChunkKind, RequestTrace, SourceKind, Trace, TraceMeta, Usage};
 
 /// Longest output a profile may ask for (1 M tokens).
@@ -443,8 +443,8 @@ mod tests {
 
     #[test]
     fn profile_from_a_recorded_request_keeps_its_rhythm() {
-        let t =
-            crate::trace::Trace::from_json(include_str!("../../../tests/fixtures/hand.trace.json")).unwrap();
+        let t = crate::trace::Trace::from_json(include_str!("../../../../../tests/fixtures/hand.trace.json"))
+            .unwrap();
         let p = Profile::from_recorded("D", &t.requests[3]).unwrap(); // TTFT 50, gaps 20, 400, 20
         assert_eq!(p.ttft_ms, 50.0);
         assert!((p.tpot_ms - 440.0 / 3.0).abs() < 1e-9);
@@ -473,7 +473,8 @@ mod tests {
     fn synthetic_trace_has_the_profile_metrics() {
         let p = Profile::simple("s", 150.0, 40.0, 80);
         let t = p.to_trace(3, 20);
-        let m = crate::metrics::RunMetrics::of(&t, &crate::metrics::MetricsConfig::default());
+        let m =
+            crate::measure::metrics::RunMetrics::of(&t, &crate::measure::metrics::MetricsConfig::default());
         assert_eq!(m.completed, 3);
         assert!((m.ttft_ms.unwrap().mean - 150.0).abs() < 1e-9);
         assert!((m.tpot_ms.unwrap().mean - 40.0).abs() < 2.0);

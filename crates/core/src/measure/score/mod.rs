@@ -31,8 +31,8 @@ pub use presets::{preset, presets};
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::RunMetrics;
-use crate::stats::Summary;
+use crate::measure::metrics::RunMetrics;
+use crate::measure::stats::Summary;
 use explain::{explain, summarise};
 
 /// A run statistic a target can score.

@@ -1,11 +1,11 @@
 //! Side-by-side replay presets that each tell one story of the thesis:
 //! throughput numbers hide what people feel. Every story is 2–4 panes of
-//! profiles ([`crate::profile::presets`]) plus two sentences that say what to
+//! profiles ([`crate::replay::profile::presets`]) plus two sentences that say what to
 //! notice; the first one is what a first-time visitor sees playing.
 
 use serde::{Deserialize, Serialize};
 
-use crate::profile::{self, Profile};
+use crate::replay::profile::{self, Profile};
 
 /// One pane of a story.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -107,13 +107,13 @@ pub fn story(id: &str) -> Option<Story> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::{MetricsConfig, RunMetrics};
+    use crate::measure::metrics::{MetricsConfig, RunMetrics};
 
     #[test]
     fn every_story_is_complete() {
         for s in stories() {
             assert!((2..=4).contains(&s.panes.len()), "{}", s.id);
-            assert!(crate::score::preset(&s.scenario).is_ok(), "{}", s.id);
+            assert!(crate::measure::score::preset(&s.scenario).is_ok(), "{}", s.id);
             for p in &s.panes {
                 assert!(!p.profile.name.contains("missing"), "{}: {}", s.id, p.profile.name);
             }

@@ -287,7 +287,7 @@ mod tests {
 
     #[test]
     fn selection_gives_the_same_summary_as_sorting() {
-        let mut rng = crate::rng::Rng::new(42);
+        let mut rng = crate::replay::rng::Rng::new(42);
         for n in [1, 2, 3, 7, 100, 1001] {
             let v: Vec<f64> = (0..n).map(|_| (rng.uniform() * 40.0).round() / 4.0).collect();
             let lazy = Samples::from_finite(v.iter().copied()).summary();

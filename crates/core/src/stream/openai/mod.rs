@@ -114,7 +114,7 @@ pub enum DecodeError {
 }
 
 /// Length of payload excerpts quoted in errors.
-const SNIPPET_CHARS: usize = 120;
+pub const SNIPPET_CHARS: usize = 120;
 
 /// The first [`SNIPPET_CHARS`] characters of `s`, marked when cut.
 pub fn snippet(s: &str) -> String {

@@ -10,10 +10,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::{MetricsConfig, RunMetrics};
-use crate::score::{Scenario, ScenarioScore};
-use crate::slo::{Goodput, SloSet};
-use crate::stats::Summary;
+use crate::measure::metrics::{MetricsConfig, RunMetrics};
+use crate::measure::score::{Scenario, ScenarioScore};
+use crate::measure::slo::{Goodput, SloSet};
+use crate::measure::stats::Summary;
 use crate::trace::Trace;
 
 /// What to compute besides the metrics.
@@ -62,7 +62,7 @@ impl Analysis {
         opts: &AnalysisOptions,
     ) -> Self {
         let scenarios =
-            if opts.scenarios.is_empty() { crate::score::presets() } else { opts.scenarios.clone() };
+            if opts.scenarios.is_empty() { crate::measure::score::presets() } else { opts.scenarios.clone() };
         Self {
             label,
             model,

@@ -16,10 +16,10 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::Analysis;
 use crate::chart::{LinearScale, nice_ticks};
-use crate::metrics::{MetricsConfig, RequestMetrics};
-use crate::stats::Summary as Stats;
+use crate::measure::analysis::Analysis;
+use crate::measure::metrics::{MetricsConfig, RequestMetrics};
+use crate::measure::stats::Summary as Stats;
 use crate::study::results::Summary as StudySummary;
 use crate::study::{ConditionSource, Question, Study};
 use crate::trace::Trace;
@@ -357,8 +357,8 @@ fn rating_chart(rows: &[&crate::study::results::RatingRow], top: f64) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::AnalysisOptions;
-    use crate::profile::Profile;
+    use crate::measure::analysis::AnalysisOptions;
+    use crate::replay::profile::Profile;
     use crate::study::results::{Answer, Session, summarize};
 
     #[test]

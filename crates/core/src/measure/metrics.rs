@@ -50,7 +50,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{Samples, Summary};
+use crate::measure::stats::{Samples, Summary};
 use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace};
 
 /// Default stall threshold: an inter-token gap above 250 ms reads as a pause.

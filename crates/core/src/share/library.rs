@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::{MetricsConfig, RunMetrics};
+use crate::measure::metrics::{MetricsConfig, RunMetrics};
 use crate::trace::{Trace, TraceError};
 
 /// The `format` of bundles.
@@ -219,7 +219,7 @@ impl Bundle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Profile;
+    use crate::replay::profile::Profile;
 
     #[test]
     fn entries_summarize_traces() {

@@ -17,7 +17,7 @@
 
 use std::str::FromStr;
 
-use crate::plan::{Plan, PlannedEvent};
+use crate::serve::plan::{Plan, PlannedEvent};
 
 /// Largest oversized chunk (64 MiB).
 pub const MAX_OVERSIZED: usize = 64 * 1024 * 1024;
@@ -212,10 +212,10 @@ fn first_text(data: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::openai::encode::StreamWriter;
-    use crate::plan::{PlanRequest, from_profile};
-    use crate::profile::{Jitter, Profile};
-    use crate::record::{Recorder, StreamEnd};
+    use crate::replay::profile::{Jitter, Profile};
+    use crate::serve::plan::{PlanRequest, from_profile};
+    use crate::stream::openai::encode::StreamWriter;
+    use crate::stream::record::{Recorder, StreamEnd};
     use crate::trace::{ApiFlavor, FailureKind};
 
     fn plan() -> Plan {

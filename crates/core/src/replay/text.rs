@@ -25,9 +25,13 @@ pub struct Sample {
 
 /// The shipped samples.
 pub const SAMPLES: [Sample; 3] = [
-    Sample { id: "chat", name: "Chat answer", text: include_str!("../../../public/samples/chat.md") },
-    Sample { id: "code", name: "Code", text: include_str!("../../../public/samples/code.md") },
-    Sample { id: "article", name: "Long article", text: include_str!("../../../public/samples/article.md") },
+    Sample { id: "chat", name: "Chat answer", text: include_str!("../../../../public/samples/chat.md") },
+    Sample { id: "code", name: "Code", text: include_str!("../../../../public/samples/code.md") },
+    Sample {
+        id: "article",
+        name: "Long article",
+        text: include_str!("../../../../public/samples/article.md"),
+    },
 ];
 
 /// A sample by id.

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{Jitter, Profile, ProfileError, StallModel, TextSource};
-use crate::text;
+use crate::replay::text;
 
 /// The compact spec form used in model names (`profile:ttft=300,tpot=20`):
 /// `ttft`, `ttft_cv`, `prefill` (ms per prompt token), `tpot`,

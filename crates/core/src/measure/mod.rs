@@ -1,0 +1,22 @@
+//! # Measure: the figures users feel, and how they are scored
+//!
+//! Every definition the lab shows a user lives here, with its `//!` doc:
+//!
+//! - [`stats`]: numpy-identical mean, std, median and percentiles.
+//! - [`metrics`]: TTFB, TTFT, TPOT, ITL, E2EL, paint lag, stalls (vLLM's
+//!   definitions) per request and per run.
+//! - [`slo`]: service-level objectives and goodput.
+//! - [`score`]: scenario scores (chat, code completion, agent/RAG, batch,
+//!   long text) with explanations.
+//! - [`analysis`]: all of the above for one run, as JSON or a text table.
+//! - [`sweep`]: run shapes (one, N in a row, N at once, a concurrency
+//!   sweep), load curves and the saturation point.
+//! - [`groundtruth`]: the client's measurements against the server's clock.
+
+pub mod analysis;
+pub mod groundtruth;
+pub mod metrics;
+pub mod score;
+pub mod slo;
+pub mod stats;
+pub mod sweep;

@@ -1,0 +1,15 @@
+//! # Replay: profiles and recorded requests played with exact timing
+//!
+//! - [`profile`]: synthetic latency profiles (seeded TTFT, TPOT, jitter,
+//!   stalls, bursts, prefill) and their schedules; named presets.
+//! - [`text`]: the sample texts and their split into pseudo tokens.
+//! - [`rng`]: the seeded, platform-independent random numbers profiles use.
+//! - [`story`]: side-by-side presets that each tell one story of the thesis.
+//! - [`player`]: the replay state machine (what is due when, under play,
+//!   pause and speed changes) and the scheduler's fidelity.
+
+pub mod player;
+pub mod profile;
+pub mod rng;
+pub mod story;
+pub mod text;

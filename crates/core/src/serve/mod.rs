@@ -1,0 +1,12 @@
+//! # Serve: what the replay endpoint of `latency-lab serve` plays
+//!
+//! The native server only waits and writes; what it sends, and when, is
+//! decided here so the same rules are tested natively:
+//!
+//! - [`plan`]: the emission plan of one response (bytes and due times) from
+//!   a profile or a recorded request.
+//! - [`fault`]: faults the endpoint can inject (HTTP errors, stalls, drops,
+//!   garbage, slow headers).
+
+pub mod fault;
+pub mod plan;

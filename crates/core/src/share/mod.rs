@@ -1,0 +1,10 @@
+//! # Share: what leaves the lab and comes back
+//!
+//! - [`link`]: share links (`#share=v1.…`): a profile, panes side by side or
+//!   a study in the URL, with no field for secrets.
+//! - [`library`]: the records of the run library and its export bundles.
+//! - [`report`]: self-contained HTML reports of runs and studies.
+
+pub mod library;
+pub mod link;
+pub mod report;
