@@ -98,7 +98,7 @@ pub fn LibraryView() -> impl IntoView {
                 _ => lib.trace(&e.id).await.and_then(|t| {
                     if as_report {
                         let a = Analysis::of(&t, &AnalysisOptions::default());
-                        let html = report::run_report(&t, &a, &today());
+                        let html = report::run_report(&t, &a, &today(), e.status(page_start));
                         let name = trace_file_name(&t).replace(".trace.json", ".report.html");
                         download_text(&name, "text/html", &html).map_err(|e| files::js_message(&e))
                     } else {

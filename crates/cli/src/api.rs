@@ -15,7 +15,9 @@ use axum::response::{IntoResponse, Response};
 use lab_core::replay::text;
 use lab_core::serve::fault::{Fault, FaultyPlan};
 use lab_core::serve::plan::{self, PlanRequest};
+use lab_core::serve::protocol::{FAULT_HEADER, PROFILE_HEADER, REQUEST_ID_HEADER};
 use lab_core::stream::openai::encode::{StreamWriter, error_body};
+use lab_core::stream::openai::request::CompletionRequest;
 use lab_core::trace::ApiFlavor;
 use serde_json::{Value, json};
 
@@ -24,12 +26,6 @@ use crate::emit::Emission;
 use crate::pacer::Pacer;
 use crate::truth::{GroundTruth, Record, TruthStore, lock};
 
-/// Header naming the source to play, overriding the model name.
-pub const PROFILE_HEADER: &str = "x-latency-lab-profile";
-/// Header adding faults (`lab_core::serve::fault`) to a request.
-pub const FAULT_HEADER: &str = "x-latency-lab-fault";
-/// Response header carrying the ground-truth id.
-pub const REQUEST_ID_HEADER: &str = "x-latency-lab-request-id";
 /// Largest request body accepted (8 MiB: long RAG prompts fit).
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
@@ -91,37 +87,6 @@ pub async fn completions(State(api): State<Arc<Api>>, headers: HeaderMap, body: 
     complete(api, headers, body, ApiFlavor::Completions).await
 }
 
-/// The prompt text of a request (all message contents, or the prompt).
-fn prompt_text(req: &Value, api: ApiFlavor) -> Result<String, String> {
-    match api {
-        ApiFlavor::Chat => {
-            let messages = req
-                .get("messages")
-                .and_then(Value::as_array)
-                .ok_or("\"messages\" must be an array of {role, content}")?;
-            let mut out = String::new();
-            for m in messages {
-                match m.get("content") {
-                    Some(Value::String(s)) => out.push_str(s),
-                    Some(Value::Array(parts)) => {
-                        for p in parts {
-                            out.push_str(p.get("text").and_then(Value::as_str).unwrap_or(""));
-                        }
-                    }
-                    _ => {}
-                }
-                out.push('\n');
-            }
-            Ok(out)
-        }
-        ApiFlavor::Completions => match req.get("prompt") {
-            Some(Value::String(s)) => Ok(s.clone()),
-            Some(Value::Array(a)) => Ok(a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")),
-            _ => Err("\"prompt\" must be a string".into()),
-        },
-    }
-}
-
 /// A request parsed and planned, ready to play.
 struct Prepared {
     id: String,
@@ -156,19 +121,9 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
             "request body over 8 MiB",
         ));
     }
-    let req: Value = match serde_json::from_slice(body) {
-        Ok(v @ Value::Object(_)) => v,
-        _ => {
-            return Err(reject(
-                StatusCode::BAD_REQUEST,
-                "invalid_request_error",
-                "the body must be a JSON object",
-            ));
-        }
-    };
-    let prompt = prompt_text(&req, flavor)
-        .map_err(|e| reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e))?;
-    let model = req.get("model").and_then(Value::as_str).unwrap_or("").to_string();
+    let req = CompletionRequest::decode(body, flavor)
+        .map_err(|e| reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string()))?;
+    let model = req.model.clone();
     let wanted = headers.get(PROFILE_HEADER).and_then(|h| h.to_str().ok()).map(str::to_owned);
     let (source, model_fault) = api
         .catalog
@@ -186,13 +141,7 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
     if fault.status.is_some() {
         return Err(Early::Injected(Box::new(fault)));
     }
-    let max_tokens = ["max_completion_tokens", "max_tokens"]
-        .iter()
-        .find_map(|k| req.get(*k).and_then(Value::as_u64))
-        .map(|m| u32::try_from(m).unwrap_or(u32::MAX));
-    let stream = req.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    let include_usage =
-        req.pointer("/stream_options/include_usage").and_then(Value::as_bool).unwrap_or(false);
+    let CompletionRequest { prompt, max_tokens, stream, include_usage, .. } = req;
     let id = format!("lab-{n}");
     let created = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let prompt_tokens = text::count_tokens(&prompt) as u64;

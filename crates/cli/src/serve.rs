@@ -25,9 +25,10 @@ use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::api::{self, Api, REQUEST_ID_HEADER};
+use crate::api::{self, Api};
 use crate::catalog::{Catalog, CatalogError};
 use crate::pacer::Pacer;
+use lab_core::serve::protocol::{GROUND_TRUTH_PATH, REQUEST_ID_HEADER};
 
 /// Default port of the lab.
 pub const DEFAULT_PORT: u16 = 8377;
@@ -111,7 +112,7 @@ pub fn api_router(api: Arc<Api>) -> Router {
         .route("/v1/models", get(api::models))
         .route("/v1/chat/completions", post(api::chat))
         .route("/v1/completions", post(api::completions))
-        .route("/v1/lab/requests/{id}", get(api::ground_truth))
+        .route(&format!("{GROUND_TRUTH_PATH}{{id}}"), get(api::ground_truth))
         .with_state(api)
         .layer(header("timing-allow-origin", "*"))
         .layer(header("cross-origin-resource-policy", "cross-origin"))

@@ -78,7 +78,8 @@ pub fn trace(data: &[u8]) {
         let a = Analysis::of(&t, &opts);
         let _ = a.to_json();
         let _ = a.to_table();
-        let _ = crate::share::report::run_report(&t, &a, "fuzz");
+        let _ =
+            crate::share::report::run_report(&t, &a, "fuzz", crate::share::library::EntryStatus::Complete);
         for r in &t.requests {
             let _ = crate::chart::plot::token_timeline(r, &MetricsConfig::default());
         }

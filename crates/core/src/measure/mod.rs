@@ -12,10 +12,13 @@
 //! - [`sweep`]: run shapes (one, N in a row, N at once, a concurrency
 //!   sweep), load curves and the saturation point.
 //! - [`groundtruth`]: the client's measurements against the server's clock.
+//! - [`run`]: a finished run measured once (analysis, load curve, ground
+//!   truth), for every view that shows it.
 
 pub mod analysis;
 pub mod groundtruth;
 pub mod metrics;
+pub mod run;
 pub mod score;
 pub mod slo;
 pub mod stats;

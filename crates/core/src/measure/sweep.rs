@@ -1,5 +1,12 @@
-//! Load curves: the same request at increasing concurrency, and where
-//! latency starts to degrade (the saturation point).
+//! Run shapes and load curves: the same request once, N times in a row,
+//! N at once or at increasing concurrency, and where latency starts to
+//! degrade (the saturation point).
+//!
+//! A [`RunMode`] is a list of **levels** `(concurrency, batches)`: one
+//! request is `(1, 1)`; N in a row `(1, N)`; N at once `(N, 1)`; a sweep
+//! to `max` with `rounds` batches per level is `(1, rounds), (2, rounds),
+//! (4, rounds) …` doubling while the concurrency is at most `max`. A batch
+//! starts its requests together and ends when the last one does.
 //!
 //! Per level (all requests run at that concurrency):
 //! - **user tokens/s** = the median over requests of output tokens / E2EL
@@ -14,7 +21,7 @@
 //! than doubled against the lowest level. Below that point more concurrency
 //! buys throughput almost for free; beyond it, users pay in latency.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::measure::metrics::RunMetrics;
 use crate::measure::stats::Summary;
@@ -23,6 +30,57 @@ use crate::measure::stats::Summary;
 pub const MIN_THROUGHPUT_GAIN: f64 = 0.10;
 /// Latency growth that counts as degradation (20 %).
 pub const MAX_LATENCY_GROWTH: f64 = 0.20;
+
+/// How many requests, and how many at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RunMode {
+    /// One request.
+    Single,
+    /// N requests one after another.
+    Repeat {
+        /// N.
+        n: u32,
+    },
+    /// N requests at once.
+    Concurrent {
+        /// N.
+        n: u32,
+    },
+    /// Concurrency 1, 2, 4 … up to `max`, each level run `rounds` times.
+    Sweep {
+        /// Highest concurrency.
+        max: u32,
+        /// Batches per level.
+        rounds: u32,
+    },
+}
+
+impl RunMode {
+    /// The concurrency levels and the batches of each (every count at
+    /// least 1).
+    pub fn levels(self) -> Vec<(u32, u32)> {
+        match self {
+            Self::Single => vec![(1, 1)],
+            Self::Repeat { n } => vec![(1, n.max(1))],
+            Self::Concurrent { n } => vec![(n.max(1), 1)],
+            Self::Sweep { max, rounds } => std::iter::successors(Some(1u32), |c| c.checked_mul(2))
+                .take_while(|c| *c <= max.max(1))
+                .map(|c| (c, rounds.max(1)))
+                .collect(),
+        }
+    }
+
+    /// Requests the run sends in all.
+    pub fn requests(self) -> usize {
+        self.levels().iter().map(|(c, b)| *c as usize * *b as usize).sum()
+    }
+
+    /// The highest concurrency it reaches.
+    pub fn max_concurrency(self) -> u32 {
+        self.levels().iter().map(|(c, _)| *c).max().unwrap_or(1)
+    }
+}
 
 /// One concurrency level's results.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -113,6 +171,24 @@ pub fn saturation(levels: &[Level]) -> Option<Saturation> {
 
 #[cfg(test)]
 mod tests {
+    use super::RunMode;
+
+    #[test]
+    fn run_modes_are_levels_of_batches() {
+        assert_eq!(RunMode::Single.levels(), [(1, 1)]);
+        assert_eq!(RunMode::Repeat { n: 5 }.levels(), [(1, 5)]);
+        assert_eq!(RunMode::Concurrent { n: 8 }.levels(), [(8, 1)]);
+        assert_eq!(RunMode::Sweep { max: 8, rounds: 2 }.levels(), [(1, 2), (2, 2), (4, 2), (8, 2)]);
+        assert_eq!(RunMode::Sweep { max: 6, rounds: 1 }.levels(), [(1, 1), (2, 1), (4, 1)]);
+        assert_eq!(RunMode::Sweep { max: 0, rounds: 0 }.levels(), [(1, 1)]);
+        assert_eq!(RunMode::Repeat { n: 0 }.levels(), [(1, 1)], "never zero requests");
+        assert_eq!(RunMode::Sweep { max: 8, rounds: 2 }.requests(), 30);
+        assert_eq!(RunMode::Sweep { max: u32::MAX, rounds: 1 }.max_concurrency(), 1 << 31);
+        assert_eq!(RunMode::Concurrent { n: 8 }.max_concurrency(), 8);
+        let json = serde_json::to_string(&RunMode::Sweep { max: 4, rounds: 3 }).unwrap();
+        assert_eq!(json, r#"{"kind":"sweep","max":4,"rounds":3}"#);
+    }
+
     use super::*;
 
     fn s(median: f64) -> Option<Summary> {

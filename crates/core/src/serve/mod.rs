@@ -7,6 +7,9 @@
 //!   a profile or a recorded request.
 //! - [`fault`]: faults the endpoint can inject (HTTP errors, stalls, drops,
 //!   garbage, slow headers).
+//! - [`protocol`]: the endpoint's additions to the OpenAI API (the request
+//!   id header, the ground-truth records), named once for server and app.
 
 pub mod fault;
 pub mod plan;
+pub mod protocol;

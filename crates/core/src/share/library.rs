@@ -5,14 +5,20 @@
 //!   summary for the list; the trace or file itself is stored beside it under
 //!   the same id.
 //! - An entry with `complete: false` is a live run saved while it was still
-//!   streaming (checkpoints); if the tab closed, it stays as "interrupted".
+//!   streaming (checkpoints): **recording** while the page that runs it is
+//!   open (saved since that page started), **interrupted** once that page
+//!   is gone ([`Entry::status`]).
+//! - Ids: a live run keeps one id across its checkpoints, `live-<start>`
+//!   from its `created_at`; everything else gets a fresh id,
+//!   `<kind>-<ms since the epoch>-<6 random digits>` ([`trace_id`],
+//!   [`fresh_id`]).
 //! - A [`Bundle`] (`format: "latency-lab/bundle"`) carries entries with their
 //!   traces or file texts, to move a library between browsers.
 
 use serde::{Deserialize, Serialize};
 
 use crate::measure::metrics::{MetricsConfig, RunMetrics};
-use crate::trace::{Trace, TraceError};
+use crate::trace::{SourceKind, Trace, TraceError};
 
 /// The `format` of bundles.
 pub const BUNDLE_FORMAT: &str = "latency-lab/bundle";
@@ -43,6 +49,67 @@ impl EntryKind {
             Self::Replay => "replay",
             Self::Import => "imported file",
             Self::Study => "study results",
+        }
+    }
+}
+
+impl EntryKind {
+    /// The kind of a trace: a live run, or else a replay played here.
+    pub fn of_trace(trace: &Trace) -> Self {
+        match trace.meta.source {
+            SourceKind::Live => Self::Live,
+            _ => Self::Replay,
+        }
+    }
+}
+
+/// A new unique id for an entry of `kind`, from the time (ms since the
+/// epoch) and a random number in `[0, 1)`.
+pub fn fresh_id(kind: EntryKind, now_ms: f64, random: f64) -> String {
+    format!("{}-{}-{:06}", kind.word().replace(' ', "-"), now_ms as u64, (random * 1e6) as u64)
+}
+
+/// The id of a trace's entry: stable for a live run across its checkpoints,
+/// else fresh.
+pub fn trace_id(trace: &Trace, now_ms: f64, random: f64) -> String {
+    let kind = EntryKind::of_trace(trace);
+    match &trace.meta.created_at {
+        Some(at) if kind == EntryKind::Live => format!("live-{at}"),
+        _ => fresh_id(kind, now_ms, random),
+    }
+}
+
+/// Whether an entry holds a whole run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryStatus {
+    /// Finished.
+    Complete,
+    /// Still streaming in the page that runs it.
+    Recording,
+    /// Cut before it finished (its page closed).
+    Interrupted,
+}
+
+impl EntryStatus {
+    /// Word for people (and the list's `data-status`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::Recording => "recording",
+            Self::Interrupted => "interrupted",
+        }
+    }
+
+    /// What a report of such an entry must say first, if anything.
+    pub fn caveat(self) -> Option<&'static str> {
+        match self {
+            Self::Complete => None,
+            Self::Recording => Some(
+                "Partial: this run was still recording when the report was made. It holds the requests finished by then and what the running one had received; the figures will change.",
+            ),
+            Self::Interrupted => Some(
+                "Partial: this run was interrupted (its tab closed before it finished). It holds the requests finished by then and what the running one had received.",
+            ),
         }
     }
 }
@@ -123,6 +190,18 @@ impl Entry {
             e2el_p50_ms: None,
             file_name: Some(name.to_string()),
             file_bytes: Some(bytes),
+        }
+    }
+}
+
+impl Entry {
+    /// Complete, recording (saved since `page_start_ms`, the start of the
+    /// page that records) or interrupted.
+    pub fn status(&self, page_start_ms: f64) -> EntryStatus {
+        match (self.complete, self.saved_ms >= page_start_ms) {
+            (true, _) => EntryStatus::Complete,
+            (false, true) => EntryStatus::Recording,
+            (false, false) => EntryStatus::Interrupted,
         }
     }
 }
@@ -220,6 +299,31 @@ impl Bundle {
 mod tests {
     use super::*;
     use crate::replay::profile::Profile;
+
+    #[test]
+    fn ids_status_and_kinds() {
+        let mut t = Trace::default();
+        t.meta.created_at = Some("2026-12-03T10:00:00.000Z".into());
+        t.meta.source = SourceKind::Replay;
+        assert_eq!(EntryKind::of_trace(&t), EntryKind::Replay);
+        assert_eq!(trace_id(&t, 1_764_756_000_123.9, 0.25), "replay-1764756000123-250000");
+        t.meta.source = SourceKind::Live;
+        assert_eq!(EntryKind::of_trace(&t), EntryKind::Live);
+        let id = "live-2026-12-03T10:00:00.000Z";
+        assert_eq!(trace_id(&t, 1.0, 0.5), id, "a live run keeps its id across checkpoints");
+        assert_eq!(trace_id(&t, 2.0, 0.7), id);
+        t.meta.created_at = None;
+        assert_eq!(trace_id(&t, 5.0, 0.999_999_9), "live-run-5-999999");
+        assert_eq!(fresh_id(EntryKind::Study, 7.0, 0.0), "study-results-7-000000");
+
+        let mut e = Entry::for_trace("x".into(), EntryKind::Live, &t, false, 1000.0);
+        assert_eq!(e.status(900.0), EntryStatus::Recording);
+        assert_eq!(e.status(1500.0), EntryStatus::Interrupted);
+        e.complete = true;
+        assert_eq!(e.status(1500.0), EntryStatus::Complete);
+        assert!(EntryStatus::Complete.caveat().is_none());
+        assert!(EntryStatus::Recording.caveat().unwrap().starts_with("Partial"));
+    }
 
     #[test]
     fn entries_summarize_traces() {

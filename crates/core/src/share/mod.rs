@@ -4,7 +4,10 @@
 //!   a study in the URL, with no field for secrets.
 //! - [`library`]: the records of the run library and its export bundles.
 //! - [`report`]: self-contained HTML reports of runs and studies.
+//! - [`route`]: the app's own addresses (`#live`, `#participate`, …): which
+//!   view a URL opens.
 
 pub mod library;
 pub mod link;
 pub mod report;
+pub mod route;

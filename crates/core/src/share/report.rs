@@ -20,6 +20,7 @@ use crate::chart::{LinearScale, nice_ticks};
 use crate::measure::analysis::Analysis;
 use crate::measure::metrics::{MetricsConfig, RequestMetrics};
 use crate::measure::stats::Summary as Stats;
+use crate::share::library::EntryStatus;
 use crate::study::results::Summary as StudySummary;
 use crate::study::{ConditionSource, Question, Study};
 use crate::trace::Trace;
@@ -77,11 +78,15 @@ fn stats_row(out: &mut String, name: &str, s: Option<&Stats>) {
     }
 }
 
-/// A run report (see the module docs). `generated_at` is printed as given.
-pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str) -> String {
+/// A run report (see the module docs). `generated_at` is printed as given;
+/// a run that is not complete says so before anything else.
+pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str, status: EntryStatus) -> String {
     let m = &analysis.metrics;
     let mut b = String::new();
     let title = analysis.label.clone().unwrap_or_else(|| "Run".into());
+    if let Some(caveat) = status.caveat() {
+        let _ = write!(b, "<p class=\"caveat\" role=\"note\"><strong>{}</strong></p>", escape(caveat));
+    }
     b.push_str("<table>");
     let facts = [
         ("Model", trace.meta.model.clone()),
@@ -125,8 +130,9 @@ pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str) -> Str
         );
     }
     b.push_str("</tbody></table><ul>");
+    // Each explanation is a sentence that starts with the scenario's name.
     for s in &analysis.scores {
-        let _ = write!(b, "<li><strong>{}</strong>: {}</li>", escape(&s.name), escape(&s.explanation));
+        let _ = write!(b, "<li>{}</li>", escape(&s.explanation));
     }
     b.push_str("</ul>");
     b.push_str(&timeline(trace));
@@ -371,8 +377,16 @@ mod tests {
         let mut t = Profile::simple("p", 150.0, 10.0, 20).to_trace(5, 10);
         t.meta.label = Some("<script>alert(1)</script>".into());
         let a = Analysis::of(&t, &AnalysisOptions { slos: "ttft:200".parse().ok(), ..Default::default() });
-        let html = run_report(&t, &a, "2026-12-02");
+        let html = run_report(&t, &a, "2026-12-02", EntryStatus::Complete);
         assert!(html.starts_with("<!doctype html>"));
+        assert!(!html.contains("Partial"));
+        for s in &a.scores {
+            let doubled = format!("{}: {}:", s.name, s.name);
+            assert!(!html.contains(&escape(&doubled)), "{doubled}");
+            assert_eq!(html.matches(&escape(&s.explanation)).count(), 1, "{}", s.explanation);
+        }
+        let partial = run_report(&t, &a, "2026-12-02", EntryStatus::Recording);
+        assert!(partial.contains("Partial: this run was still recording"), "a partial run says so");
         assert!(!html.contains("<script"), "label must be escaped");
         assert!(html.contains("&lt;script&gt;"));
         assert!(!html.contains("src=\"http"), "no external resources");

@@ -1,9 +1,18 @@
-//! The figures shown while a request is still streaming, from the partial
-//! trace so far (same definitions as [`crate::measure::metrics`]):
+//! The figures shown while a request is still streaming, live requests and
+//! replay panes alike (same definitions as [`crate::measure::metrics`]):
 //! TTFB, TTFT, time to first paint, tokens so far, running tokens/s
-//! (tokens after the first / time since the first token: the decode rate the
-//! reader is experiencing), the most recent inter-token gaps (for the
-//! sparkline) and the stalls so far.
+//! (tokens after the first chunk / time since the first token: the decode
+//! rate the reader is experiencing), the most recent inter-token gaps (for
+//! the sparkline), the stalls so far and the longest gap.
+//!
+//! Only **token chunks** count (`tokens > 0`, as in the metrics): a chunk
+//! without tokens (a role-only opening, a finish chunk) moves no figure, and
+//! a gap is measured between two token chunks.
+//!
+//! One definition, two ways in: [`LiveStats::on_chunk`] and
+//! [`LiveStats::on_paint`] update the figures chunk by chunk (O(1) each, for
+//! the replay scheduler), and [`LiveStats::of`] folds the same updates over a
+//! partial trace.
 
 use serde::Serialize;
 
@@ -13,7 +22,8 @@ use crate::trace::RequestTrace;
 /// Gaps kept for the sparkline.
 pub const RECENT_GAPS: usize = 120;
 
-/// Live figures of one streaming request.
+/// Live figures of one streaming request. Times are ms since the request
+/// was sent (or the replay started).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LiveStats {
     /// Response headers after (ms).
@@ -22,7 +32,7 @@ pub struct LiveStats {
     pub ttft_ms: Option<f64>,
     /// First paint after (ms).
     pub ttfp_ms: Option<f64>,
-    /// Tokens so far (chunk counts).
+    /// Tokens so far.
     pub tokens: u64,
     /// Since the request was sent (ms).
     pub elapsed_ms: f64,
@@ -34,34 +44,78 @@ pub struct LiveStats {
     pub stalls: usize,
     /// Longest gap so far (ms).
     pub longest_gap_ms: f64,
+    /// Tokens of the first token chunk (not part of the running rate).
+    #[serde(skip)]
+    first_tokens: u64,
+    /// Arrival of the last token chunk (ms since sent).
+    #[serde(skip)]
+    last_ms: Option<f64>,
 }
 
 impl LiveStats {
-    /// Figures of `r` at time `now_ms` (the trace's clock).
-    pub fn of(r: &RequestTrace, now_ms: f64) -> Self {
-        let tokens_chunks: Vec<_> = r.chunks.iter().filter(|c| c.tokens > 0).collect();
-        let tokens: u64 = tokens_chunks.iter().map(|c| u64::from(c.tokens)).sum();
-        let first = tokens_chunks.first().map(|c| c.arrived_ms);
-        let gaps: Vec<f64> = tokens_chunks.windows(2).map(|w| w[1].arrived_ms - w[0].arrived_ms).collect();
-        let end = tokens_chunks.last().map(|c| c.arrived_ms);
-        let tokens_per_s = match (first, end) {
-            (Some(f), Some(e)) if e > f && tokens > 1 => {
-                let after_first = tokens - u64::from(tokens_chunks[0].tokens);
-                Some(after_first as f64 * 1000.0 / (e - f))
-            }
-            _ => None,
-        };
-        Self {
-            ttfb_ms: r.headers_ms.map(|h| h - r.sent_ms),
-            ttft_ms: first.map(|f| f - r.sent_ms),
-            ttfp_ms: tokens_chunks.iter().find_map(|c| c.painted_ms).map(|p| p - r.sent_ms),
-            tokens,
-            elapsed_ms: (now_ms - r.sent_ms).max(0.0),
-            tokens_per_s,
-            stalls: gaps.iter().filter(|g| **g > DEFAULT_STALL_MS).count(),
-            longest_gap_ms: gaps.iter().copied().fold(0.0, f64::max),
-            recent_gaps_ms: gaps[gaps.len().saturating_sub(RECENT_GAPS)..].to_vec(),
+    /// Response headers arrived `at_ms` after the request was sent.
+    pub fn on_headers(&mut self, at_ms: f64) {
+        self.ttfb_ms = Some(at_ms);
+    }
+
+    /// A chunk of `tokens` tokens arrived `at_ms` after the request was
+    /// sent (chunks in arrival order; a chunk without tokens changes nothing).
+    pub fn on_chunk(&mut self, at_ms: f64, tokens: u32) {
+        if tokens == 0 {
+            return;
         }
+        match self.last_ms {
+            None => {
+                self.ttft_ms = Some(at_ms);
+                self.first_tokens = u64::from(tokens);
+            }
+            Some(prev) => {
+                let gap = at_ms - prev;
+                if gap > DEFAULT_STALL_MS {
+                    self.stalls += 1;
+                }
+                self.longest_gap_ms = self.longest_gap_ms.max(gap);
+                if self.recent_gaps_ms.len() >= RECENT_GAPS {
+                    self.recent_gaps_ms.remove(0);
+                }
+                self.recent_gaps_ms.push(gap);
+            }
+        }
+        self.tokens += u64::from(tokens);
+        self.last_ms = Some(at_ms);
+        self.tokens_per_s = match self.ttft_ms {
+            Some(first) if at_ms > first && self.tokens > 1 => {
+                Some((self.tokens - self.first_tokens) as f64 * 1000.0 / (at_ms - first))
+            }
+            _ => self.tokens_per_s,
+        };
+    }
+
+    /// A token chunk was first on screen `at_ms` after the request was sent.
+    pub fn on_paint(&mut self, at_ms: f64) {
+        self.ttfp_ms.get_or_insert(at_ms);
+    }
+
+    /// The figures at `elapsed_ms` after the request was sent.
+    pub fn at(mut self, elapsed_ms: f64) -> Self {
+        self.elapsed_ms = elapsed_ms.max(0.0);
+        self
+    }
+
+    /// Figures of `r` at time `now_ms` (the trace's clock): the updates
+    /// above, folded over its chunks.
+    pub fn of(r: &RequestTrace, now_ms: f64) -> Self {
+        let mut s = Self::default();
+        if let Some(h) = r.headers_ms {
+            s.on_headers(h - r.sent_ms);
+        }
+        for c in r.chunks.iter().filter(|c| c.tokens > 0) {
+            s.on_chunk(c.arrived_ms - r.sent_ms, c.tokens);
+            if let Some(p) = c.painted_ms {
+                s.on_paint(p - r.sent_ms);
+            }
+        }
+        s.at(now_ms - r.sent_ms)
     }
 }
 

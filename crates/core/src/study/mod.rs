@@ -4,7 +4,8 @@
 //! or one recorded request), the text participants read (the stream shown),
 //! the questions, repetitions and order. [`plan`] turns it into the trials of
 //! one participant; [`results`] collects answers, summarizes them and exports
-//! CSV/JSON; [`inference`] has the statistics (t intervals, the exact
+//! CSV/JSON; [`flow`] is one participant's way through it (consent,
+//! trials, answers) as a state machine; [`inference`] has the statistics (t intervals, the exact
 //! binomial test).
 //!
 //! - **Rating trial**: one condition plays; each rating question (a Likert
@@ -15,6 +16,7 @@
 //! - Participants only ever see blind labels ("Sample 3", "A", "B"), never a
 //!   condition's name or profile.
 
+pub mod flow;
 pub mod inference;
 pub mod plan;
 pub mod results;

@@ -16,8 +16,12 @@
 //!
 //! Only choice index 0 is read: the lab streams one completion per request.
 //! An empty delta (`{}` or `""`) is a chunk with no text, never a token.
+//!
+//! Beside the decoder: [`request`] reads completion requests (as the replay
+//! endpoint does) and [`encode`] writes streams (as it sends them).
 
 pub mod encode;
+pub mod request;
 
 use serde_json::Value;
 

@@ -1,0 +1,84 @@
+//! A finished run, measured once: everything the app shows of it, computed
+//! when the run ends (or is opened), so no view computes a metric again.
+//!
+//! - [`MeasuredRun::analysis`]: metrics (with every request's own figures),
+//!   goodput under the standard SLOs and the preset scenario scores
+//!   ([`super::analysis`], default options).
+//! - [`MeasuredRun::levels`]: one load-curve point per concurrency level
+//!   ([`super::sweep::Level`]) and the saturation point, if any. A run of a
+//!   single level reuses the run's own metrics.
+//! - [`MeasuredRun::comparisons`]: client vs server timing of each request
+//!   that carries the server's ground truth ([`super::groundtruth`]).
+
+use crate::measure::analysis::{Analysis, AnalysisOptions};
+use crate::measure::groundtruth::{TimingComparison, compare};
+use crate::measure::metrics::RunMetrics;
+use crate::measure::slo::SloSet;
+use crate::measure::sweep::{Level, Saturation, saturation};
+use crate::trace::Trace;
+
+/// A run and its figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredRun {
+    /// All requests.
+    pub trace: Trace,
+    /// Metrics, goodput and scores.
+    pub analysis: Analysis,
+    /// One point per concurrency level, in the order run.
+    pub levels: Vec<Level>,
+    /// Where adding concurrency stopped paying, if it did.
+    pub saturation: Option<Saturation>,
+    /// Client vs server timing, per request that has ground truth (index,
+    /// comparison).
+    pub comparisons: Vec<(usize, TimingComparison)>,
+}
+
+impl MeasuredRun {
+    /// Measures a run; `levels` are its requests per concurrency level
+    /// (empty, or one level, for a run at one concurrency).
+    pub fn of(trace: Trace, levels: &[(u32, Trace)]) -> Self {
+        let opts = AnalysisOptions { slos: Some(SloSet::standard()), ..AnalysisOptions::default() };
+        let analysis = Analysis::of(&trace, &opts);
+        let points: Vec<Level> = match levels {
+            [] | [_] => {
+                let c = levels.first().map_or(trace.meta.concurrency.unwrap_or(1), |(c, _)| *c);
+                vec![Level::of(c, &analysis.metrics)]
+            }
+            _ => levels.iter().map(|(c, t)| Level::of(*c, &RunMetrics::of(t, &opts.metrics))).collect(),
+        };
+        let comparisons =
+            trace.requests.iter().enumerate().filter_map(|(i, r)| compare(r).map(|c| (i, c))).collect();
+        Self { saturation: saturation(&points), levels: points, comparisons, analysis, trace }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::profile::Profile;
+
+    #[test]
+    fn single_level_runs_reuse_the_run_metrics() {
+        let t = Profile::simple("p", 150.0, 10.0, 20).to_trace(4, 10);
+        let m = MeasuredRun::of(t.clone(), &[(1, t.clone())]);
+        assert_eq!(m.levels.len(), 1);
+        assert_eq!(m.levels[0], Level::of(1, &RunMetrics::of(&t, &Default::default())));
+        assert_eq!(m.analysis.metrics.requests, 4);
+        assert_eq!(m.analysis.metrics.per_request.len(), 4);
+        assert!(m.analysis.goodput.is_some(), "standard SLOs");
+        assert!(m.comparisons.is_empty(), "no ground truth in a synthetic trace");
+        assert!(m.saturation.is_none());
+    }
+
+    #[test]
+    fn sweeps_have_a_point_per_level() {
+        let a = Profile::simple("a", 100.0, 10.0, 20).to_trace(2, 10);
+        let b = Profile::simple("b", 400.0, 30.0, 20).to_trace(4, 10);
+        let mut all = a.clone();
+        all.requests.extend(b.requests.clone());
+        let m = MeasuredRun::of(all, &[(1, a), (2, b)]);
+        assert_eq!(m.levels.iter().map(|l| l.concurrency).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(m.levels.iter().map(|l| l.requests).collect::<Vec<_>>(), [2, 4]);
+        assert_eq!(m.analysis.metrics.requests, 6);
+    }
+}

@@ -1,0 +1,51 @@
+//! The replay endpoint's own additions to the OpenAI API, named once for
+//! the server and the app:
+//!
+//! - Every response of `latency-lab serve` carries [`REQUEST_ID_HEADER`];
+//!   `GET /v1/lab/requests/{id}` ([`ground_truth_url`]) then returns the
+//!   server's record of when it sent each chunk (read by
+//!   [`crate::measure::groundtruth::parse_server_timing`]).
+//! - [`PROFILE_HEADER`] names the source to play, overriding the model
+//!   name; [`FAULT_HEADER`] adds faults ([`super::fault`]).
+
+/// Response header carrying the ground-truth id.
+pub const REQUEST_ID_HEADER: &str = "x-latency-lab-request-id";
+/// Request header naming the source to play, overriding the model name.
+pub const PROFILE_HEADER: &str = "x-latency-lab-profile";
+/// Request header adding faults to a request.
+pub const FAULT_HEADER: &str = "x-latency-lab-fault";
+/// Path of the ground-truth records, before the id.
+pub const GROUND_TRUTH_PATH: &str = "/v1/lab/requests/";
+
+/// The ground-truth record of request `id` answered at `completion_url`
+/// (`…/v1/chat/completions`): same origin and prefix, the id
+/// percent-encoded.
+pub fn ground_truth_url(completion_url: &str, id: &str) -> String {
+    let base = completion_url.rsplit_once("/v1/").map_or(completion_url, |(b, _)| b);
+    let mut out = format!("{}{GROUND_TRUTH_PATH}", base.trim_end_matches('/'));
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ground_truth_lives_beside_the_completions() {
+        assert_eq!(
+            ground_truth_url("http://127.0.0.1:8000/v1/chat/completions", "lab-7"),
+            "http://127.0.0.1:8000/v1/lab/requests/lab-7"
+        );
+        assert_eq!(
+            ground_truth_url("https://h.example/proxy/v1/completions", "a b/c"),
+            "https://h.example/proxy/v1/lab/requests/a%20b%2Fc"
+        );
+    }
+}
