@@ -110,7 +110,9 @@ describe('replay lab', () => {
     await page.getByTestId('story-jitter').click();
     await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]\d*$/);
     await page.evaluate(() => {
+      // What a real hidden tab shows: both the old and the new property.
       Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+      Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
       document.dispatchEvent(new Event('visibilitychange'));
     });
     await waitForText(page.getByTestId('replay-notice'), /Paused because the tab was hidden/);

@@ -8,7 +8,7 @@ use lab_core::measure::slo::SloSet;
 use leptos::prelude::*;
 
 use crate::browser::importer::Importer;
-use crate::ui::runs::RunLog;
+use crate::browser::session_runs::SessionRuns;
 
 /// Most runs drawn at once (the palette has this many colours).
 pub const MAX_COMPARED: usize = 6;
@@ -54,7 +54,7 @@ struct Candidate {
 #[component]
 pub fn CompareRuns() -> impl IntoView {
     let importer = expect_context::<Importer>();
-    let log = expect_context::<RunLog>();
+    let runs = expect_context::<SessionRuns>();
     // Unchecked runs (by id); everything else is compared, up to MAX_COMPARED.
     let unchecked = RwSignal::new(Vec::<String>::new());
     let candidates = Memo::new(move |_| {
@@ -66,39 +66,98 @@ pub fn CompareRuns() -> impl IntoView {
             .into_iter()
             .map(|r| Candidate { id: format!("import-{}", r.key), digest: r.digest })
             .collect();
-        all.extend(log.runs.get().into_iter().map(|r| Candidate {
+        all.extend(runs.runs.get().into_iter().map(|r| Candidate {
             id: format!("run-{}", r.id),
-            digest: RunDigest::of_trace(&r.output.trace, &format!("session run {}", r.id), &opts),
+            digest: RunDigest::of_metrics(
+                &r.run.trace,
+                r.run.analysis.metrics,
+                &format!("session run {}", r.id),
+                &opts,
+            ),
         }));
         all
     });
-    let chosen = Memo::new(move |_| {
+    let chosen = Signal::derive(move || {
         let off = unchecked.get();
         candidates.get().into_iter().filter(|c| !off.contains(&c.id)).take(MAX_COMPARED).collect::<Vec<_>>()
     });
-    let table = move || {
-        let runs = chosen.get();
+    view! {
+        <section class="compare-runs" data-testid="compare-runs">
+            <h3>"Compare runs"</h3>
+            <p class="hint">
+                "Every loaded run and every run of this session, side by side; the first is the baseline, "
+                "the others show their difference to it (green better, red worse). Untick a run to leave it out; "
+                {format!("at most {MAX_COMPARED} are drawn.")}
+            </p>
+            <fieldset class="compare-pick">
+                <legend>"Runs"</legend>
+                {move || candidates.get().into_iter().map(|c| {
+                    let (id, id2) = (c.id.clone(), c.id.clone());
+                    view! {
+                        <label class="inline">
+                            <input type="checkbox" data-testid="compare-toggle"
+                                prop:checked=move || !unchecked.with(|u| u.contains(&id))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    unchecked.update(|u| { u.retain(|x| x != &id2); if !on { u.push(id2.clone()); } });
+                                }/>
+                            " "{c.digest.label.clone()}
+                        </label>
+                    }
+                }).collect_view()}
+            </fieldset>
+            <CompareTable runs=chosen/>
+            <figure class="chart-figure">
+                <TtftCdf runs=chosen/>
+                <figcaption>
+                    "Share of requests whose first token came within x ms (TTFT CDF). A curve further left is faster; "
+                    "where the curves part at the top is the tail users feel."
+                </figcaption>
+            </figure>
+        </section>
+    }
+}
+
+/// The runs, with deltas to the first.
+#[component]
+fn CompareTable(runs: Signal<Vec<Candidate>>) -> impl IntoView {
+    let rows = move || {
+        let runs = runs.get();
         let analyses: Vec<&lab_core::Analysis> = runs.iter().map(|c| &c.digest.analysis).collect();
-        let rows = compare_runs(&analyses);
+        let deltas = compare_runs(&analyses);
         runs.iter()
-            .zip(rows)
+            .zip(deltas)
             .enumerate()
-            .map(|(i, (c, deltas))| {
-                view! {
-                    <tr data-testid="compare-row">
-                        <th scope="row"><span class=format!("swatch series-{i}")></span>{c.digest.label.clone()}</th>
-                        <td>{c.digest.analysis.metrics.completed}" / "{c.digest.analysis.metrics.requests}</td>
-                        {deltas.iter().zip(COMPARED.iter()).map(|(d, f)| {
-                            let (value, delta, class) = cell(d, f.unit, i == 0);
-                            view! { <td class=class><span class="value">{value}</span><span class="delta">{delta}</span></td> }
-                        }).collect_view()}
-                    </tr>
-                }
+            .map(|(i, (c, deltas))| view! {
+                <tr data-testid="compare-row">
+                    <th scope="row"><span class=format!("swatch series-{i}")></span>{c.digest.label.clone()}</th>
+                    <td>{c.digest.analysis.metrics.completed}" / "{c.digest.analysis.metrics.requests}</td>
+                    {deltas.iter().zip(COMPARED.iter()).map(|(d, f)| {
+                        let (value, delta, class) = cell(d, f.unit, i == 0);
+                        view! { <td class=class><span class="value">{value}</span><span class="delta">{delta}</span></td> }
+                    }).collect_view()}
+                </tr>
             })
             .collect_view()
     };
-    let chart = move || {
-        let runs = chosen.get();
+    view! {
+        <div class="table-scroll" tabindex="0">
+            <table class="metrics compare" data-testid="compare-table">
+                <thead><tr>
+                    <th scope="col">"run"</th><th scope="col">"completed"</th>
+                    {COMPARED.iter().map(|c| view! { <th scope="col">{c.label}{(!c.unit.is_empty() && c.unit != "%").then(|| format!(" ({})", c.unit))}</th> }).collect_view()}
+                </tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The runs' TTFT CDFs in one chart.
+#[component]
+fn TtftCdf(runs: Signal<Vec<Candidate>>) -> impl IntoView {
+    move || {
+        let runs = runs.get();
         let max = runs.iter().filter_map(|c| c.digest.ttft_cdf.last().map(|p| p.0)).fold(0.0, f64::max);
         // The axis starts at 0 ms: how far from instant each run is shows.
         let (x, xticks) = LinearScale::new((0.0, max.max(1.0)), (PAD_L, W - PAD_R)).nice(6);
@@ -107,12 +166,8 @@ pub fn CompareRuns() -> impl IntoView {
             .iter()
             .map(|c| {
                 let t = c.digest.analysis.metrics.ttft_ms;
-                format!(
-                    "{}: median {}, P99 {}",
-                    c.digest.label,
-                    t.map_or("—".into(), |s| format!("{:.0} ms", s.p50)),
-                    t.map_or("—".into(), |s| format!("{:.0} ms", s.p99))
-                )
+                let f = |v: Option<f64>| v.map_or("—".into(), |v| format!("{v:.0} ms"));
+                format!("{}: median {}, P99 {}", c.digest.label, f(t.map(|s| s.p50)), f(t.map(|s| s.p99)))
             })
             .collect();
         view! {
@@ -141,49 +196,5 @@ pub fn CompareRuns() -> impl IntoView {
                 }).collect_view()}
             </svg>
         }
-    };
-    view! {
-        <section class="compare-runs" data-testid="compare-runs">
-            <h3>"Compare runs"</h3>
-            <p class="hint">
-                "Every loaded run and every run of this session, side by side; the first is the baseline, "
-                "the others show their difference to it (green better, red worse). Untick a run to leave it out; "
-                {format!("at most {MAX_COMPARED} are drawn.")}
-            </p>
-            <fieldset class="compare-pick">
-                <legend>"Runs"</legend>
-                {move || candidates.get().into_iter().map(|c| {
-                    let id = c.id.clone();
-                    let id2 = c.id.clone();
-                    view! {
-                        <label class="inline">
-                            <input type="checkbox" data-testid="compare-toggle"
-                                prop:checked=move || !unchecked.with(|u| u.contains(&id))
-                                on:change=move |ev| {
-                                    let on = event_target_checked(&ev);
-                                    unchecked.update(|u| { u.retain(|x| x != &id2); if !on { u.push(id2.clone()); } });
-                                }/>
-                            " "{c.digest.label.clone()}
-                        </label>
-                    }
-                }).collect_view()}
-            </fieldset>
-            <div class="table-scroll" tabindex="0">
-                <table class="metrics compare" data-testid="compare-table">
-                    <thead><tr>
-                        <th scope="col">"run"</th><th scope="col">"completed"</th>
-                        {COMPARED.iter().map(|c| view! { <th scope="col">{c.label}{(!c.unit.is_empty() && c.unit != "%").then(|| format!(" ({})", c.unit))}</th> }).collect_view()}
-                    </tr></thead>
-                    <tbody>{table}</tbody>
-                </table>
-            </div>
-            <figure class="chart-figure">
-                {chart}
-                <figcaption>
-                    "Share of requests whose first token came within x ms (TTFT CDF). A curve further left is faster; "
-                    "where the curves part at the top is the tail users feel."
-                </figcaption>
-            </figure>
-        </section>
     }
 }

@@ -3,11 +3,7 @@
 use lab_core::stream::live::LiveStats;
 use leptos::prelude::*;
 
-use crate::ui::format::opt;
-
-fn ms0(v: f64) -> String {
-    if v >= 10_000.0 { format!("{:.1} s", v / 1000.0) } else { format!("{v:.1} ms") }
-}
+use crate::ui::format::{ms1_or_s as ms0, opt};
 
 /// The stat tiles.
 #[component]

@@ -1,146 +1,80 @@
-//! One replay pane: its source (a profile, or a recorded request), the
-//! profile editor, live figures, the streamed text, and after the end the
-//! metrics, scores and scheduler fidelity of what was played.
+//! One replay pane: its title and source, the profile editor, live
+//! figures, the streamed text, and after the end the metrics, scores and
+//! scheduler fidelity of what was played.
 
-use lab_core::measure::metrics::{MetricsConfig, RunMetrics};
-use lab_core::measure::score;
+use lab_core::measure::run::MeasuredRun;
+use lab_core::replay::pane::PaneConfig;
 use lab_core::replay::player::Fidelity;
-use lab_core::trace::{RequestTrace, Trace};
 use leptos::prelude::*;
 
-use super::editor::{ProfileDraft, ProfileEditor};
+use super::editor::ProfileEditor;
 use crate::browser::files::download_text;
-use crate::browser::scheduler::{PaneResult, PaneSignals};
-use crate::ui::format::opt;
-use crate::ui::live::trace_file_name;
+use crate::browser::library::file_name;
+use crate::browser::replay_lab::UseReplayLab;
+use crate::ui::format::{ms_or_s, opt};
 
-/// What a pane plays.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PaneSource {
-    /// A synthetic profile.
-    Profile(ProfileDraft),
-    /// A recorded request, replayed exactly.
-    Recorded {
-        /// Where it came from.
-        label: String,
-        /// The request.
-        request: Box<RequestTrace>,
-    },
-}
-
-/// A pane's configuration.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PaneConfig {
-    /// Caption.
-    pub title: String,
-    /// Source.
-    pub source: PaneSource,
-}
-
-impl PaneConfig {
-    /// Chunks to play: due offset (ms), text, tokens.
-    pub fn chunks(&self) -> Vec<(f64, String, u32)> {
-        match &self.source {
-            PaneSource::Profile(d) => d
-                .profile
-                .schedule(0, d.prompt_tokens, None)
-                .chunks
-                .into_iter()
-                .map(|c| (c.due_ms, c.text, c.tokens))
-                .collect(),
-            PaneSource::Recorded { request, .. } => request
-                .chunks
-                .iter()
-                .filter(|c| c.tokens > 0 || !c.text.is_empty())
-                .map(|c| ((c.arrived_ms - request.sent_ms).max(0.0), c.text.clone(), c.tokens))
-                .collect(),
-        }
-    }
-
-    /// Source description for the trace (`profile:…` / `trace:…`).
-    pub fn source_name(&self) -> String {
-        match &self.source {
-            PaneSource::Profile(d) => format!("profile:{}", d.profile),
-            PaneSource::Recorded { label, .. } => format!("trace:{label}"),
-        }
-    }
-}
-
-fn fmt_ms(v: f64) -> String {
-    if v >= 10_000.0 { format!("{:.1} s", v / 1000.0) } else { format!("{v:.0} ms") }
-}
-
-/// A pane card.
+/// Pane `index` of the replay lab.
 #[component]
-pub fn PaneCard(
-    index: usize,
-    config: Signal<Option<PaneConfig>>,
-    signals: PaneSignals,
-    output: NodeRef<leptos::html::Div>,
-    on_edit: Callback<(usize, ProfileDraft)>,
-) -> impl IntoView {
-    let stats = signals.stats;
-    let title = move || config.with(|c| c.as_ref().map(|c| c.title.clone()).unwrap_or_default());
-    let draft = move || {
-        config.with(|c| match c.as_ref().map(|c| &c.source) {
-            Some(PaneSource::Profile(d)) => Some(d.clone()),
-            _ => None,
-        })
+pub fn PaneCard(index: usize) -> impl IntoView {
+    let lab = expect_context::<UseReplayLab>();
+    let i = index;
+    let stats = lab.engine.panes[i].stats;
+    let config = move || lab.panes.with(|p| p.get(i).cloned());
+    let title = move || config().map(|c| c.title).unwrap_or_default();
+    let source = move || config().map(|c| c.source_name()).unwrap_or_default();
+    let tile = move |label: &'static str, id: &'static str, value: Signal<String>| {
+        view! {
+            <div class="tile"><span class="label">{label}</span>
+                <span class="value" data-testid=format!("pane-{i}-{id}")>{move || value.get()}</span></div>
+        }
     };
-    let source = move || config.with(|c| c.as_ref().map(PaneConfig::source_name).unwrap_or_default());
     view! {
-        <article class="pane" data-testid=format!("pane-{index}")>
+        <article class="pane" data-testid=format!("pane-{i}")>
             <header>
-                <h3 data-testid=format!("pane-{index}-title")>{title}</h3>
+                <h3 data-testid=format!("pane-{i}-title")>{title}</h3>
                 <p class="source" title=source>{source}</p>
             </header>
-            {move || draft().map(|d| view! {
+            {move || config().as_ref().and_then(PaneConfig::draft).cloned().map(|d| view! {
                 <details class="edit">
                     <summary>"Edit profile"</summary>
-                    <ProfileEditor index=index draft=d on_apply=Callback::new(move |d| on_edit.run((index, d)))/>
+                    <ProfileEditor index=i draft=d on_apply=Callback::new(move |d| lab.edit_pane(i, d))/>
                 </details>
             })}
             <div class="tiles compact">
-                <div class="tile"><span class="label">"TTFT"</span>
-                    <span class="value" data-testid=format!("pane-{index}-ttft")>{move || opt(stats.get().ttft_ms, fmt_ms)}</span></div>
-                <div class="tile"><span class="label">"Tokens/s"</span>
-                    <span class="value" data-testid=format!("pane-{index}-live-tps")>{move || opt(stats.get().tokens_per_s, |v| format!("{v:.1}"))}</span></div>
-                <div class="tile"><span class="label">"Tokens"</span>
-                    <span class="value" data-testid=format!("pane-{index}-tokens")>{move || stats.get().tokens}</span></div>
-                <div class="tile"><span class="label">"Stalls"</span>
-                    <span class="value" data-testid=format!("pane-{index}-stalls")>{move || stats.get().stalls}</span></div>
+                {tile("TTFT", "ttft", Signal::derive(move || opt(stats.get().ttft_ms, ms_or_s)))}
+                {tile("Tokens/s", "live-tps", Signal::derive(move || opt(stats.get().tokens_per_s, |v| format!("{v:.1}"))))}
+                {tile("Tokens", "tokens", Signal::derive(move || stats.get().tokens.to_string()))}
+                {tile("Stalls", "stalls", Signal::derive(move || stats.get().stalls.to_string()))}
             </div>
-            <div class="output replay-output" node_ref=output data-testid=format!("pane-{index}-output")></div>
-            {move || signals.result.get().map(|r| view! { <PaneOutcome index=index result=r/> })}
+            <div class="output replay-output" node_ref=lab.outputs[i] data-testid=format!("pane-{i}-output")></div>
+            {move || lab.engine.panes[i].result.get().map(|run| view! { <PaneOutcome index=i run=run/> })}
         </article>
     }
 }
 
 /// What a finished pane shows.
 #[component]
-fn PaneOutcome(index: usize, result: PaneResult) -> impl IntoView {
-    let trace: Trace = result.trace;
-    let m = RunMetrics::of(&trace, &MetricsConfig::default());
-    let fidelity = trace.requests.first().and_then(Fidelity::of);
-    let info = trace.meta.replay.clone().unwrap_or_default();
-    let r = m.per_request.first().cloned();
-    let tps = r.as_ref().and_then(|r| r.output_tokens_per_s);
-    let scores: Vec<_> = score::presets().iter().map(|s| s.score(&m)).collect();
-    let t = trace.clone();
+fn PaneOutcome(index: usize, run: MeasuredRun) -> impl IntoView {
+    let i = index;
+    let r = run.analysis.metrics.per_request.first().cloned();
+    let f = |get: fn(&lab_core::RequestMetrics) -> Option<f64>, show: fn(f64) -> String| {
+        opt(r.as_ref().and_then(get), show)
+    };
+    let trace = run.trace.clone();
     let download = move |_| {
-        let _ = download_text(&trace_file_name(&t), "application/json", &t.to_json());
+        let _ = download_text(&file_name(&trace, ".trace.json"), "application/json", &trace.to_json());
     };
     view! {
-        <section class="pane-outcome" data-testid=format!("pane-{index}-result")>
+        <section class="pane-outcome" data-testid=format!("pane-{i}-result")>
             <dl class="figures">
-                <dt>"TTFT"</dt><dd data-testid=format!("pane-{index}-result-ttft")>{opt(r.as_ref().and_then(|r| r.ttft_ms), |v| format!("{v:.0} ms"))}</dd>
-                <dt>"Tokens/s"</dt><dd data-testid=format!("pane-{index}-result-tps")>{opt(tps, |v| format!("{v:.1}"))}</dd>
-                <dt>"TPOT"</dt><dd>{opt(r.as_ref().and_then(|r| r.tpot_ms), |v| format!("{v:.1} ms"))}</dd>
-                <dt>"E2EL"</dt><dd data-testid=format!("pane-{index}-result-e2el")>{opt(r.as_ref().and_then(|r| r.e2el_ms), fmt_ms)}</dd>
-                <dt>"Longest gap"</dt><dd>{opt(r.as_ref().and_then(|r| r.max_itl_ms()), fmt_ms)}</dd>
+                <dt>"TTFT"</dt><dd data-testid=format!("pane-{i}-result-ttft")>{f(|r| r.ttft_ms, |v| format!("{v:.0} ms"))}</dd>
+                <dt>"Tokens/s"</dt><dd data-testid=format!("pane-{i}-result-tps")>{f(|r| r.output_tokens_per_s, |v| format!("{v:.1}"))}</dd>
+                <dt>"TPOT"</dt><dd>{f(|r| r.tpot_ms, |v| format!("{v:.1} ms"))}</dd>
+                <dt>"E2EL"</dt><dd data-testid=format!("pane-{i}-result-e2el")>{f(|r| r.e2el_ms, ms_or_s)}</dd>
+                <dt>"Longest gap"</dt><dd>{f(|r| r.max_itl_ms(), ms_or_s)}</dd>
             </dl>
             <ul class="score-chips">
-                {scores.into_iter().map(|s| {
+                {run.analysis.scores.iter().map(|s| {
                     let verdict = s.verdict.map(|v| v.word()).unwrap_or("n/a");
                     view! {
                         <li class=format!("chip verdict-{verdict}") title=s.explanation.clone()>
@@ -149,24 +83,30 @@ fn PaneOutcome(index: usize, result: PaneResult) -> impl IntoView {
                     }
                 }).collect_view()}
             </ul>
-            <p class="fidelity" data-testid=format!("pane-{index}-fidelity")>
-                {match fidelity {
-                    Some(f) => format!(
-                        "Scheduler ({}): released {:.2} ms from due at P50, {:.2} ms at P99; painted {} after release; {} late frame(s) of {}; {} per token to render.",
-                        info.scheduler,
-                        f.emit_error_ms.p50,
-                        f.emit_error_ms.p99,
-                        f.paint_lag_ms.map(|p| format!("{:.1} ms (P50), {:.1} ms (P99)", p.p50, p.p99)).unwrap_or_else(|| "—".into()),
-                        info.late_frames,
-                        info.frames,
-                        info.render_us_per_token.map(|u| format!("{u:.1} µs")).unwrap_or_else(|| "—".into()),
-                    ),
-                    None => "No timing recorded.".into(),
-                }}
-            </p>
-            <button type="button" class="secondary" data-testid=format!("pane-{index}-download") on:click=download>
+            <p class="fidelity" data-testid=format!("pane-{i}-fidelity")>{fidelity(&run)}</p>
+            <button type="button" class="secondary" data-testid=format!("pane-{i}-download") on:click=download>
                 "Download trace"
             </button>
         </section>
+    }
+}
+
+/// The scheduler's fidelity in one sentence.
+fn fidelity(run: &MeasuredRun) -> String {
+    let info = run.trace.meta.replay.clone().unwrap_or_default();
+    match run.trace.requests.first().and_then(Fidelity::of) {
+        Some(f) => format!(
+            "Scheduler ({}): released {:.2} ms from due at P50, {:.2} ms at P99; painted {} after release; {} late frame(s) of {}; {} per token to render.",
+            info.scheduler,
+            f.emit_error_ms.p50,
+            f.emit_error_ms.p99,
+            f.paint_lag_ms
+                .map(|p| format!("{:.1} ms (P50), {:.1} ms (P99)", p.p50, p.p99))
+                .unwrap_or_else(|| "—".into()),
+            info.late_frames,
+            info.frames,
+            info.render_us_per_token.map(|u| format!("{u:.1} µs")).unwrap_or_else(|| "—".into()),
+        ),
+        None => "No timing recorded.".into(),
     }
 }

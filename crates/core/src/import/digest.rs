@@ -141,7 +141,17 @@ impl RunDigest {
 
     /// Digest of a lab trace.
     pub fn of_trace(trace: &Trace, fallback_label: &str, opts: &AnalysisOptions) -> Self {
-        let metrics = RunMetrics::of(trace, &opts.metrics);
+        Self::of_metrics(trace, RunMetrics::of(trace, &opts.metrics), fallback_label, opts)
+    }
+
+    /// The digest of a trace whose metrics are already computed (with
+    /// `opts.metrics`): nothing is measured twice.
+    pub fn of_metrics(
+        trace: &Trace,
+        metrics: RunMetrics,
+        fallback_label: &str,
+        opts: &AnalysisOptions,
+    ) -> Self {
         let ids = trace.requests.iter().map(|r| r.id.clone()).collect();
         let label = trace.meta.label.clone().unwrap_or_else(|| fallback_label.to_string());
         let mut d = Self::build(label, metrics, ids, trace.meta.model.clone(), opts);

@@ -81,6 +81,17 @@ pub fn compare(r: &RequestTrace) -> Option<TimingComparison> {
     })
 }
 
+/// The median TTFT difference and the median ITL-median difference (client
+/// − server, ms) over compared requests.
+pub fn median_deltas<'a>(
+    rows: impl IntoIterator<Item = &'a TimingComparison> + Clone,
+) -> (Option<f64>, Option<f64>) {
+    let med = |v: Vec<f64>| crate::measure::stats::Samples::from_finite(v).summary().map(|s| s.median);
+    let ttft = med(rows.clone().into_iter().map(|c| c.ttft_delta_ms).collect());
+    let itl = med(rows.into_iter().filter_map(|c| c.itl_median_delta_ms).collect());
+    (ttft, itl)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +124,13 @@ mod tests {
         assert_eq!(c.itl_median_delta_ms, Some(0.0));
         assert_eq!(c.delivery_delay_ms.unwrap().max, 0.5);
         assert_eq!(c.chunks, 3);
+        let mut other = c.clone();
+        other.ttft_delta_ms = 4.0;
+        other.itl_median_delta_ms = None;
+        let mut third = c.clone();
+        third.ttft_delta_ms = 3.0;
+        assert_eq!(median_deltas([&c, &other, &third]), (Some(3.0), Some(0.0)));
+        assert_eq!(median_deltas(std::iter::empty()), (None, None));
         assert!(compare(&RequestTrace::default()).is_none());
         let st = parse_server_timing(
             r#"{"id":"lab-7","headers_sent_ms":0.3,"chunks":[{"due_ms":100,"sent_ms":100.2,"tokens":1}],"complete":true}"#,

@@ -9,13 +9,47 @@
 //!   single level reuses the run's own metrics.
 //! - [`MeasuredRun::comparisons`]: client vs server timing of each request
 //!   that carries the server's ground truth ([`super::groundtruth`]).
+//! - [`MeasuredRun::network`]: what the browser's network stack saw: the
+//!   protocols, how long requests queued in the browser before being sent,
+//!   and whether HTTP/1.1's connection limit held requests back (more than
+//!   [`HTTP1_CONNECTIONS_PER_HOST`] at once over HTTP/1.1: the rest waited
+//!   for a connection, and that wait is part of their TTFT).
 
 use crate::measure::analysis::{Analysis, AnalysisOptions};
 use crate::measure::groundtruth::{TimingComparison, compare};
-use crate::measure::metrics::RunMetrics;
+use crate::measure::metrics::{MetricsConfig, RunMetrics};
 use crate::measure::slo::SloSet;
+use crate::measure::stats::{Samples, Summary};
 use crate::measure::sweep::{Level, Saturation, saturation};
 use crate::trace::Trace;
+
+/// Browsers open at most this many HTTP/1.1 connections per host.
+pub const HTTP1_CONNECTIONS_PER_HOST: u32 = 6;
+
+/// What the browser's network stack saw of a run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NetworkFacts {
+    /// Protocols used (`http/1.1`, `h2`…), sorted, once each.
+    pub protocols: Vec<String>,
+    /// Time queued in the browser before sending (ms).
+    pub queued_ms: Option<Summary>,
+    /// More requests at once than HTTP/1.1 connections to one host.
+    pub http1_limited: bool,
+}
+
+impl NetworkFacts {
+    fn of(trace: &Trace) -> Self {
+        let mut protocols: Vec<String> =
+            trace.requests.iter().filter_map(|r| r.network.as_ref()?.protocol.clone()).collect();
+        protocols.sort();
+        protocols.dedup();
+        let queued =
+            Samples::from_finite(trace.requests.iter().filter_map(|r| r.network.as_ref()?.queued_ms()));
+        let http1_limited = trace.meta.concurrency.unwrap_or(1) > HTTP1_CONNECTIONS_PER_HOST
+            && protocols.iter().any(|p| p == "http/1.1");
+        Self { protocols, queued_ms: queued.summary(), http1_limited }
+    }
+}
 
 /// A run and its figures.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +65,10 @@ pub struct MeasuredRun {
     /// Client vs server timing, per request that has ground truth (index,
     /// comparison).
     pub comparisons: Vec<(usize, TimingComparison)>,
+    /// The metric settings it was measured with (charts use the same).
+    pub config: MetricsConfig,
+    /// The browser's network facts.
+    pub network: NetworkFacts,
 }
 
 impl MeasuredRun {
@@ -48,7 +86,15 @@ impl MeasuredRun {
         };
         let comparisons =
             trace.requests.iter().enumerate().filter_map(|(i, r)| compare(r).map(|c| (i, c))).collect();
-        Self { saturation: saturation(&points), levels: points, comparisons, analysis, trace }
+        Self {
+            saturation: saturation(&points),
+            levels: points,
+            comparisons,
+            config: opts.metrics,
+            network: NetworkFacts::of(&trace),
+            analysis,
+            trace,
+        }
     }
 }
 
@@ -68,6 +114,28 @@ mod tests {
         assert!(m.analysis.goodput.is_some(), "standard SLOs");
         assert!(m.comparisons.is_empty(), "no ground truth in a synthetic trace");
         assert!(m.saturation.is_none());
+        assert_eq!(m.network, NetworkFacts::default(), "no browser, no network facts");
+    }
+
+    #[test]
+    fn http1_limits_show_above_six_at_once() {
+        use crate::trace::NetworkTiming;
+        let mut t = Profile::simple("p", 150.0, 10.0, 5).to_trace(8, 10);
+        for (i, r) in t.requests.iter_mut().enumerate() {
+            r.network = Some(NetworkTiming {
+                protocol: Some("http/1.1".into()),
+                start_ms: r.sent_ms,
+                request_start_ms: Some(r.sent_ms + i as f64),
+                ..NetworkTiming::default()
+            });
+        }
+        t.meta.concurrency = Some(8);
+        let m = MeasuredRun::of(t.clone(), &[]);
+        assert_eq!(m.network.protocols, ["http/1.1"]);
+        assert!(m.network.http1_limited);
+        assert!(m.network.queued_ms.is_some());
+        t.meta.concurrency = Some(6);
+        assert!(!MeasuredRun::of(t, &[]).network.http1_limited);
     }
 
     #[test]

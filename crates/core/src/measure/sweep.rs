@@ -71,6 +71,18 @@ impl RunMode {
         }
     }
 
+    /// The mode a run form names: `single`, `repeat`, `concurrent` or
+    /// `sweep` (anything else is a single request), with its N and rounds.
+    pub fn from_choice(kind: &str, n: u32, rounds: u32) -> Self {
+        let (n, rounds) = (n.max(1), rounds.max(1));
+        match kind {
+            "repeat" => Self::Repeat { n },
+            "concurrent" => Self::Concurrent { n },
+            "sweep" => Self::Sweep { max: n, rounds },
+            _ => Self::Single,
+        }
+    }
+
     /// Requests the run sends in all.
     pub fn requests(self) -> usize {
         self.levels().iter().map(|(c, b)| *c as usize * *b as usize).sum()
@@ -185,6 +197,10 @@ mod tests {
         assert_eq!(RunMode::Sweep { max: 8, rounds: 2 }.requests(), 30);
         assert_eq!(RunMode::Sweep { max: u32::MAX, rounds: 1 }.max_concurrency(), 1 << 31);
         assert_eq!(RunMode::Concurrent { n: 8 }.max_concurrency(), 8);
+        assert_eq!(RunMode::from_choice("sweep", 8, 0), RunMode::Sweep { max: 8, rounds: 1 });
+        assert_eq!(RunMode::from_choice("repeat", 0, 5), RunMode::Repeat { n: 1 });
+        assert_eq!(RunMode::from_choice("concurrent", 4, 5), RunMode::Concurrent { n: 4 });
+        assert_eq!(RunMode::from_choice("bogus", 4, 5), RunMode::Single);
         let json = serde_json::to_string(&RunMode::Sweep { max: 4, rounds: 3 }).unwrap();
         assert_eq!(json, r#"{"kind":"sweep","max":4,"rounds":3}"#);
     }

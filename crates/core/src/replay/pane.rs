@@ -20,6 +20,7 @@
 //! Pane sources in the app's source picker are named `profile:<preset>` or
 //! `run:<run>:<request>` ([`PaneChoice`]).
 
+pub use super::draft::ProfileDraft;
 use crate::replay::profile::{self, Profile};
 use crate::replay::story::Story;
 use crate::share::link::SharedPane;
@@ -32,15 +33,6 @@ use crate::trace::{
 pub const LATE_FRAME_FACTOR: f64 = 1.5;
 /// Prompt tokens a preset profile's pane starts with.
 pub const DEFAULT_PROMPT_TOKENS: u64 = 200;
-
-/// A profile being edited, with the prompt length for its prefill model.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProfileDraft {
-    /// The profile.
-    pub profile: Profile,
-    /// Prompt tokens fed to the prefill model.
-    pub prompt_tokens: u64,
-}
 
 /// What a pane plays.
 #[derive(Debug, Clone, PartialEq)]

@@ -29,7 +29,23 @@ pub enum MaxTokensField {
     MaxCompletionTokens,
 }
 
-/// Everything about a live request except the key.
+impl MaxTokensField {
+    /// The body field's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::MaxTokens => "max_tokens",
+            Self::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+
+    /// The field named `name` (`max_tokens` for anything unknown).
+    pub fn from_name(name: &str) -> Self {
+        if name == Self::MaxCompletionTokens.name() { Self::MaxCompletionTokens } else { Self::MaxTokens }
+    }
+}
+
+/// Everything about a live request except the key. The default is the
+/// first preset's (the lab's own replay endpoint, at a relative `/v1`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EndpointConfig {
     /// Base URL (`http://host:port/v1`).
@@ -176,6 +192,12 @@ pub fn normalize_base(base: &str) -> Result<String, ConfigError> {
     Ok(if rest.contains('/') { b.to_string() } else { format!("{b}/v1") })
 }
 
+impl Default for EndpointConfig {
+    fn default() -> Self {
+        Self::from_preset(&PRESETS[0], "")
+    }
+}
+
 impl EndpointConfig {
     /// The defaults of a preset (`origin` is the page's own origin).
     pub fn from_preset(p: &EndpointPreset, origin: &str) -> Self {
@@ -230,11 +252,7 @@ impl EndpointConfig {
                 body.insert("prompt".into(), json!(self.prompt));
             }
         }
-        let limit = match self.max_tokens_field {
-            MaxTokensField::MaxTokens => "max_tokens",
-            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
-        };
-        body.insert(limit.into(), json!(self.max_tokens));
+        body.insert(self.max_tokens_field.name().into(), json!(self.max_tokens));
         if let Some(t) = self.temperature.filter(|t| t.is_finite()) {
             body.insert("temperature".into(), json!(t));
         }
@@ -269,6 +287,14 @@ pub fn parse_models(body: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limit_fields_round_trip_their_names() {
+        for f in [MaxTokensField::MaxTokens, MaxTokensField::MaxCompletionTokens] {
+            assert_eq!(MaxTokensField::from_name(f.name()), f);
+        }
+        assert_eq!(MaxTokensField::from_name("bogus"), MaxTokensField::MaxTokens);
+    }
 
     #[test]
     fn urls_are_normalised() {

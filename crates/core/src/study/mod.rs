@@ -4,7 +4,7 @@
 //! or one recorded request), the text participants read (the stream shown),
 //! the questions, repetitions and order. [`plan`] turns it into the trials of
 //! one participant; [`results`] collects answers, summarizes them and exports
-//! CSV/JSON; [`flow`] is one participant's way through it (consent,
+//! CSV/JSON; [`design`] has the designer's edits; [`flow`] is one participant's way through it (consent,
 //! trials, answers) as a state machine; [`inference`] has the statistics (t intervals, the exact
 //! binomial test).
 //!
@@ -16,6 +16,7 @@
 //! - Participants only ever see blind labels ("Sample 3", "A", "B"), never a
 //!   condition's name or profile.
 
+pub mod design;
 pub mod flow;
 pub mod inference;
 pub mod plan;
@@ -99,6 +100,13 @@ impl Question {
     pub fn id(&self) -> &str {
         match self {
             Self::Rating { id, .. } | Self::Choice { id, .. } => id,
+        }
+    }
+
+    /// What it asks.
+    pub fn prompt(&self) -> &str {
+        match self {
+            Self::Rating { prompt, .. } | Self::Choice { prompt, .. } => prompt,
         }
     }
 }

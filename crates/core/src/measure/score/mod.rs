@@ -297,6 +297,20 @@ impl Scenario {
         Ok(())
     }
 
+    /// The scenario with target `target` weighted `weight`, if the result
+    /// is still valid (a missing target is an error too).
+    pub fn with_weight(&self, target: usize, weight: f64) -> Result<Self, ScenarioError> {
+        let mut next = self.clone();
+        let t = next.targets.get_mut(target).ok_or_else(|| ScenarioError::BadTarget {
+            scenario: self.id.clone(),
+            target: format!("#{}", target + 1),
+            message: "no such target".into(),
+        })?;
+        t.weight = weight;
+        next.validate()?;
+        Ok(next)
+    }
+
     /// Scores a run.
     pub fn score(&self, run: &RunMetrics) -> ScenarioScore {
         let values: Vec<Option<f64>> =
@@ -373,6 +387,22 @@ pub fn interpolate(tiers: &[Tier], v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn weights_change_only_into_valid_scenarios() {
+        let s = presets().swap_remove(1);
+        let w = s.with_weight(0, 0.0).unwrap();
+        assert_eq!(w.targets[0].weight, 0.0);
+        assert_eq!(w.targets[1..], s.targets[1..]);
+        assert!(s.with_weight(0, -1.0).is_err());
+        assert!(s.with_weight(0, f64::NAN).is_err());
+        assert!(s.with_weight(99, 1.0).is_err());
+        let mut all_zero = s.clone();
+        for i in 0..s.targets.len() {
+            all_zero = all_zero.with_weight(i, 0.0).unwrap_or(all_zero);
+        }
+        assert!(all_zero.targets.iter().any(|t| t.weight > 0.0), "one weight must stay");
+    }
 
     #[test]
     fn presets_are_valid_and_findable() {

@@ -9,8 +9,8 @@ use lab_core::study::Study;
 use lab_core::study::results::Session;
 use serde::{Deserialize, Serialize};
 
-use super::idb;
-use super::library::Library;
+use crate::browser::idb;
+use crate::browser::library::Library;
 
 /// Key of the pointer to the session in progress (in the sessions store).
 pub const ACTIVE_KEY: &str = "~active";

@@ -16,6 +16,11 @@ use wasm_bindgen::prelude::Closure;
 
 use super::files::js_message;
 
+mod messages;
+mod replay;
+
+pub use replay::{Pick, ReplayTarget, replay_pair};
+
 /// Loader script Trunk writes for the worker binary (`data-loader-shim`).
 pub const WORKER_URL: &str = "./import_worker_loader.js";
 
@@ -195,8 +200,20 @@ impl Importer {
         Some(self.slos.get_untracked()).filter(|s| !s.trim().is_empty())
     }
 
-    /// Hands a file to the worker.
-    pub fn import(&self, file: web_sys::File) {
+    /// Hands a batch of files to the worker; the failures of earlier
+    /// batches are cleared (they stay beside the files they came with).
+    pub fn import(&self, files: Vec<web_sys::File>) {
+        if files.is_empty() {
+            return;
+        }
+        self.files.update(|f| f.retain(|j| !matches!(j.status, FileStatus::Failed(_))));
+        self.notice.set(None);
+        for file in files {
+            self.import_one(file);
+        }
+    }
+
+    fn import_one(&self, file: web_sys::File) {
         let job = {
             let rc = self.rc();
             let mut inner = rc.borrow_mut();
@@ -210,12 +227,26 @@ impl Importer {
                 name: name.clone(),
                 size: file.size(),
                 status: FileStatus::Working("queued".into(), 0.0),
-                started_ms: super::clock::now_ms(),
+                started_ms: crate::browser::clock::now_ms(),
                 finished_ms: None,
             })
         });
         let msg = ToWorker::Import { job, name, slos: self.slos_now() };
         self.send(message(&msg, Some(&file)));
+    }
+
+    /// Takes SLOs typed by a person (empty: no SLOs, no goodput) and
+    /// re-analyses every run under them; a typo is shown and changes nothing.
+    pub fn apply_slos(&self, text: &str) {
+        let text = text.trim().to_string();
+        match (text.is_empty(), text.parse::<lab_core::measure::slo::SloSet>()) {
+            (false, Err(e)) => self.notice.set(Some(format!("SLOs: {e}"))),
+            _ => {
+                self.notice.set(None);
+                self.slos.set(text);
+                self.reanalyze();
+            }
+        }
     }
 
     /// Recomputes every run's analysis under the current SLOs.
@@ -251,7 +282,7 @@ impl Importer {
     }
 
     fn set_status(&self, job: u32, status: FileStatus) {
-        let now = super::clock::now_ms();
+        let now = crate::browser::clock::now_ms();
         self.files.update(|f| {
             if let Some(j) = f.iter_mut().find(|j| j.job == job) {
                 if !matches!(status, FileStatus::Working(..)) {
@@ -260,59 +291,5 @@ impl Importer {
                 j.status = status;
             }
         });
-    }
-
-    fn on_message(&self, msg: FromWorker) {
-        match msg {
-            FromWorker::Ready => {
-                let rc = self.rc();
-                let mut inner = rc.borrow_mut();
-                inner.ready = true;
-                let queue = std::mem::take(&mut inner.queue);
-                if let Some(w) = &inner.worker {
-                    for m in queue {
-                        let _ = w.post_message(&m);
-                    }
-                }
-            }
-            FromWorker::Progress { job, phase, fraction } => {
-                self.set_status(job, FileStatus::Working(phase, fraction))
-            }
-            FromWorker::Imported { job, name, runs, took_ms } => {
-                let n = runs.len();
-                self.runs.update(|all| {
-                    all.extend(runs.into_iter().map(|(key, digest)| LoadedRun {
-                        key,
-                        file: name.clone(),
-                        digest,
-                    }))
-                });
-                self.set_status(job, FileStatus::Done(n, took_ms));
-            }
-            FromWorker::Updated { key, digest } => self.runs.update(|all| {
-                if let Some(r) = all.iter_mut().find(|r| r.key == key) {
-                    r.digest = *digest;
-                }
-            }),
-            FromWorker::Waiting { job, message, .. } => self.set_status(job, FileStatus::Waiting(message)),
-            FromWorker::Request { purpose, trace, .. } => {
-                let done = self.rc().borrow().pending.borrow_mut().remove(&purpose);
-                if let Some(done) = done {
-                    done(Ok(*trace));
-                }
-            }
-            FromWorker::RequestFailed { purpose, message } => {
-                let done = self.rc().borrow().pending.borrow_mut().remove(&purpose);
-                if let Some(done) = done {
-                    done(Err(message));
-                }
-            }
-            FromWorker::Failed { job: Some(job), message, .. } => {
-                self.set_status(job, FileStatus::Failed(message))
-            }
-            FromWorker::Failed { job: None, name, message } => {
-                self.notice.set(Some(if name.is_empty() { message } else { format!("{name}: {message}") }))
-            }
-        }
     }
 }

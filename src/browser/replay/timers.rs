@@ -2,17 +2,39 @@
 //! workers, the page's own precise loop (when no worker runs), and the
 //! naive chained-`setTimeout` scheduler kept for comparison.
 
+use leptos::prelude::window;
 use wasm_bindgen::JsCast;
 
-use super::pane::{release, remaining_due};
-use super::{ReplayEngine, SPIN_MS, SchedulerKind, window};
+use super::{PaneRt, ReplayEngine, SPIN_MS, SchedulerKind};
 use crate::browser::clock::now_ms;
+
+/// The due times still ahead, `(due_at, pane, index)` sorted, on the page clock.
+fn remaining_due(panes: &[PaneRt]) -> Vec<(f64, usize, usize)> {
+    let mut due: Vec<(f64, usize, usize)> = panes
+        .iter()
+        .enumerate()
+        .flat_map(|(p, pane)| {
+            (pane.replay.emitted()..pane.replay.len())
+                .filter_map(move |i| Some((pane.replay.due_clock(i)?, p, i)))
+        })
+        .collect();
+    due.sort_by(|a, b| a.0.total_cmp(&b.0));
+    due
+}
+
+/// Releases every chunk of `p` due at `at`.
+fn release_due(p: &mut PaneRt, at: f64) {
+    for i in p.replay.poll(at) {
+        let due = p.replay.due_clock(i).unwrap_or(at);
+        p.rec.release(i, due, at);
+    }
+}
 
 impl ReplayEngine {
     /// (Re)arms the precise timer for the earliest due chunk.
     pub(super) fn arm(&self) {
         let Some(cb) = self.cb() else { return };
-        let Some(w) = window() else { return };
+        let w = window();
         let rc = self.rc();
         let mut inner = rc.borrow_mut();
         if let Some(t) = inner.timer.take() {
@@ -53,11 +75,7 @@ impl ReplayEngine {
                 return;
             }
             for p in &mut inner.panes {
-                let range = p.replay.poll(now);
-                for i in range {
-                    let due = p.replay.due_clock(i).unwrap_or(now);
-                    release(p, i, due, now);
-                }
+                release_due(p, now);
             }
         }
         self.arm();
@@ -65,23 +83,16 @@ impl ReplayEngine {
 
     /// A release clock released chunks: `[pane, index, at, …]` on the page clock.
     pub(super) fn on_released(&self, data: &[f64]) {
-        {
-            let rc = self.rc();
-            let mut inner = rc.borrow_mut();
-            if !inner.playing || inner.kind != SchedulerKind::Precise {
-                return;
-            }
-            for triple in data.chunks_exact(3) {
-                let (pane, at) = (triple[0] as usize, triple[2]);
-                let Some(p) = inner.panes.get_mut(pane) else { continue };
-                let range = p.replay.poll(at);
-                for i in range {
-                    let due = p.replay.due_clock(i).unwrap_or(at);
-                    release(p, i, due, at);
-                }
+        let rc = self.rc();
+        let mut inner = rc.borrow_mut();
+        if !inner.playing || inner.kind != SchedulerKind::Precise {
+            return;
+        }
+        for triple in data.chunks_exact(3) {
+            if let Some(p) = inner.panes.get_mut(triple[0] as usize) {
+                release_due(p, triple[2]);
             }
         }
-        self.ensure_frame();
     }
 
     pub(super) fn arm_naive_all(&self) {
@@ -94,7 +105,6 @@ impl ReplayEngine {
     /// Naive: one timer for the gap to this pane's next chunk.
     pub(super) fn arm_naive(&self, i: usize) {
         let Some(cb) = self.cb() else { return };
-        let Some(w) = window() else { return };
         let rc = self.rc();
         let mut inner = rc.borrow_mut();
         if !inner.playing || inner.kind != SchedulerKind::Naive {
@@ -111,7 +121,7 @@ impl ReplayEngine {
         } else {
             (offset(p.naive_next) - offset(p.naive_next - 1)).max(0.0)
         };
-        p.naive_timer = w
+        p.naive_timer = window()
             .set_timeout_with_callback_and_timeout_and_arguments_0(
                 cb.naive[i].as_ref().unchecked_ref(),
                 gap.max(0.0).round() as i32,
@@ -128,11 +138,12 @@ impl ReplayEngine {
                 return;
             }
             let Some(p) = inner.panes.get_mut(i) else { return };
+            p.naive_timer = None;
             let k = p.naive_next;
             if k < p.replay.len() {
                 let due = p.replay.due_clock(k).unwrap_or(now);
                 p.naive_next += 1;
-                release(p, k, due, now);
+                p.rec.release(k, due, now);
             }
         }
         self.arm_naive(i);

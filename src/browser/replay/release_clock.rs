@@ -17,7 +17,7 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 
-use super::clock::now_ms;
+use crate::browser::clock::now_ms;
 
 /// Path of the worker script (copied from `public/` by Trunk).
 pub const WORKER_URL: &str = "/public/replay-clock.js";

@@ -6,13 +6,32 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use lab_core::share::library::{Bundle, BundleItem, Entry, EntryKind};
+use lab_core::share::library::{Entry, EntryKind, fresh_id, trace_id};
 use lab_core::trace::Trace;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::idb::{self, DATA, Db, ENTRIES, StoreError};
+use super::page;
+
+mod bundle;
+mod view;
+
+pub use view::{MAX_BUNDLE_BYTES, UseLibraryView, file_name, use_library_view};
+
+/// Resolves after `ms` milliseconds.
+async fn sleep_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// A fresh entry id of `kind`.
+fn new_id(kind: EntryKind) -> String {
+    fresh_id(kind, page::epoch_ms(), page::random())
+}
 
 /// The library (provided as context by the app).
 #[derive(Clone, Copy)]
@@ -24,48 +43,6 @@ pub struct Library {
     pub error: RwSignal<Option<String>>,
     /// True once the saved entries are listed.
     pub ready: RwSignal<bool>,
-}
-
-/// Resolves after `ms` milliseconds.
-pub async fn sleep_ms(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-}
-
-fn now_ms() -> f64 {
-    js_sys::Date::now()
-}
-
-/// A library id for a trace: stable for a live run across its checkpoints
-/// (its start time), fresh otherwise.
-pub fn trace_id(trace: &Trace) -> String {
-    let kind = kind_of(trace);
-    match &trace.meta.created_at {
-        Some(at) if kind == EntryKind::Live => format!("live-{at}"),
-        _ => fresh_id(kind),
-    }
-}
-
-/// A new unique library id: the kind, the time and a random suffix.
-fn fresh_id(kind: EntryKind) -> String {
-    format!(
-        "{}-{}-{:06}",
-        kind.word().replace(' ', "-"),
-        now_ms() as u64,
-        (js_sys::Math::random() * 1e6) as u64
-    )
-}
-
-/// The entry kind of a trace.
-pub fn kind_of(trace: &Trace) -> EntryKind {
-    match trace.meta.source {
-        lab_core::trace::SourceKind::Live => EntryKind::Live,
-        _ => EntryKind::Replay,
-    }
 }
 
 /// Opens the library and lists what is saved.
@@ -165,9 +142,12 @@ impl Library {
         JsValue::from_str(&serde_json::to_string(e).unwrap_or_default())
     }
 
-    /// Saves (or updates) a trace; keeps the name and tags already given.
-    pub fn save_trace(&self, id: String, trace: &Trace, complete: bool) {
-        let mut entry = Entry::for_trace(id.clone(), kind_of(trace), trace, complete, now_ms());
+    /// Saves (or updates) a trace under its library id (a live run keeps
+    /// one across its checkpoints); keeps the name and tags already given.
+    pub fn save_trace(&self, trace: &Trace, complete: bool) {
+        let id = trace_id(trace, page::epoch_ms(), page::random());
+        let mut entry =
+            Entry::for_trace(id.clone(), EntryKind::of_trace(trace), trace, complete, page::epoch_ms());
         if let Some(old) = self.entries.with_untracked(|l| l.iter().find(|e| e.id == id).cloned()) {
             entry.name = old.name;
             entry.tags = old.tags;
@@ -184,8 +164,8 @@ impl Library {
 
     /// Saves an imported file (the file itself, as a Blob).
     pub fn save_file(&self, file: &web_sys::File) {
-        let id = fresh_id(EntryKind::Import);
-        let entry = Entry::for_file(id.clone(), &file.name(), file.size() as u64, now_ms());
+        let id = new_id(EntryKind::Import);
+        let entry = Entry::for_file(id.clone(), &file.name(), file.size() as u64, page::epoch_ms());
         self.upsert(entry.clone());
         let blob: JsValue = file.clone().into();
         let lib = *self;
@@ -199,8 +179,8 @@ impl Library {
     /// Saves a text document (a study's answers) as an entry of `kind`;
     /// `count` is what its list row shows (answers).
     pub fn save_text(&self, kind: EntryKind, name: &str, text: &str, count: usize) {
-        let id = fresh_id(kind);
-        let mut entry = Entry::for_file(id.clone(), name, text.len() as u64, now_ms());
+        let id = new_id(kind);
+        let mut entry = Entry::for_file(id.clone(), name, text.len() as u64, page::epoch_ms());
         entry.kind = kind;
         entry.file_name = None;
         entry.requests = count;
@@ -259,73 +239,5 @@ impl Library {
         let db = self.db().ok_or("the library is not open")?;
         let v = db.get(DATA, id).await.map_err(|e| e.to_string())?.ok_or("its file is missing")?;
         v.dyn_into::<web_sys::File>().map_err(|_| "it holds no file".to_string())
-    }
-
-    /// A bundle of the given entries (all when empty).
-    pub async fn bundle(&self, ids: &[String]) -> Result<Bundle, String> {
-        let db = self.db().ok_or("the library is not open")?;
-        let entries: Vec<Entry> = self
-            .entries
-            .get_untracked()
-            .into_iter()
-            .filter(|e| ids.is_empty() || ids.contains(&e.id))
-            .collect();
-        let mut items = Vec::new();
-        for entry in entries {
-            let v = db.get(DATA, &entry.id).await.map_err(|e| e.to_string())?;
-            let (trace, text) = match v {
-                Some(v) if v.is_string() => {
-                    let text = v.as_string().unwrap_or_default();
-                    match entry.kind {
-                        EntryKind::Live | EntryKind::Replay => (Trace::from_json(&text).ok(), None),
-                        _ => (None, Some(text)),
-                    }
-                }
-                Some(v) => match v.dyn_into::<web_sys::Blob>() {
-                    Ok(b) => {
-                        let t = wasm_bindgen_futures::JsFuture::from(b.text())
-                            .await
-                            .map_err(|e| super::files::js_message(&e))?;
-                        (None, t.as_string())
-                    }
-                    Err(_) => (None, None),
-                },
-                None => (None, None),
-            };
-            items.push(BundleItem { entry, trace, text });
-        }
-        Ok(Bundle::new(items))
-    }
-
-    /// Adds a bundle's items (new ids where they clash); returns how many.
-    pub async fn add_bundle(&self, bundle: Bundle) -> Result<usize, String> {
-        let mut writes = Vec::new();
-        let mut added = Vec::new();
-        for mut item in bundle.items {
-            if self.entries.with_untracked(|l| l.iter().any(|e| e.id == item.entry.id)) {
-                item.entry.id = format!("{}-copy-{}", item.entry.id, now_ms() as u64);
-            }
-            let data = match (&item.trace, &item.text) {
-                (Some(t), _) => JsValue::from_str(&t.to_json()),
-                (None, Some(text)) if item.entry.kind != EntryKind::Import => JsValue::from_str(text),
-                (None, Some(text)) => {
-                    let parts = js_sys::Array::of1(&JsValue::from_str(text));
-                    let name = item.entry.file_name.clone().unwrap_or_else(|| item.entry.name.clone());
-                    web_sys::File::new_with_str_sequence(&parts, &name)
-                        .map_err(|e| super::files::js_message(&e))?
-                        .into()
-                }
-                (None, None) => continue,
-            };
-            writes.push((ENTRIES, item.entry.id.clone(), Some(Self::entry_value(&item.entry))));
-            writes.push((DATA, item.entry.id.clone(), Some(data)));
-            added.push(item.entry);
-        }
-        let n = added.len();
-        self.write(writes).await.map_err(|e| e.to_string())?;
-        for e in added {
-            self.upsert(e);
-        }
-        Ok(n)
     }
 }

@@ -1,0 +1,287 @@
+//! The live run hook ([`use_live_run`], shaped like leptos-use hooks):
+//! runs one request, N in a row, N at once or a concurrency sweep
+//! (`lab_core::measure::sweep::RunMode`), shows the first request of each
+//! batch as it streams, and ends with a measured run.
+//!
+//! The request on screen writes its text into the elements of
+//! [`UseLiveRunOptions`] and its figures into [`UseLiveRun::stats`]; the
+//! others are measured but not drawn, so they have no paint times. While the
+//! run streams, [`UseLiveRun::checkpoint`] holds the run so far (finished
+//! requests and the partial one on screen) every second, for saving.
+
+mod request;
+
+use futures_util::future::join_all;
+use lab_core::measure::run::MeasuredRun;
+use lab_core::measure::sweep::RunMode;
+use lab_core::serve::protocol::ground_truth_url;
+use lab_core::stream::endpoint::EndpointConfig;
+use lab_core::stream::live::LiveStats;
+use lab_core::trace::{ClientInfo, RequestTrace, SourceKind, Trace, TraceMeta, redact_endpoint};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+pub use request::{CHECKPOINT_MS, LiveRequest, STATS_INTERVAL_MS};
+use request::{OnScreen, stream_completion};
+
+use super::clock::client_info;
+use super::library::Library;
+use super::page;
+use super::paint::measure_refresh_hz;
+use super::resource;
+use super::session_runs::SessionRuns;
+
+/// A stop button for one or more requests.
+#[derive(Clone)]
+pub struct Abort(web_sys::AbortController);
+
+impl Abort {
+    /// A fresh controller.
+    pub fn new() -> Option<Self> {
+        web_sys::AbortController::new().ok().map(Self)
+    }
+    /// Aborts every request using it.
+    pub fn abort(&self) {
+        self.0.abort();
+    }
+    /// True once aborted.
+    pub fn aborted(&self) -> bool {
+        self.0.signal().aborted()
+    }
+    fn signal(&self) -> web_sys::AbortSignal {
+        self.0.signal()
+    }
+}
+
+/// Everything a run needs.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Endpoint and request (no key).
+    pub config: EndpointConfig,
+    /// The key, if any (Authorization header only).
+    pub api_key: Option<String>,
+    /// CORS advice for the chosen server kind.
+    pub cors_hint: String,
+    /// Shape of the run.
+    pub mode: RunMode,
+    /// Label for the trace.
+    pub label: String,
+}
+
+/// Where a run stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunPhase {
+    /// Nothing running.
+    Idle,
+    /// Requests in flight.
+    Running {
+        /// Requests finished.
+        done: usize,
+        /// Requests planned.
+        total: usize,
+        /// Current concurrency.
+        concurrency: u32,
+    },
+    /// Ended normally.
+    Finished,
+    /// Stopped by the user.
+    Stopped,
+}
+
+/// Where the request on screen is drawn, and where runs are kept.
+#[derive(Clone, Copy)]
+pub struct UseLiveRunOptions {
+    /// Answer text.
+    pub content: NodeRef<leptos::html::Pre>,
+    /// Reasoning text.
+    pub reasoning: NodeRef<leptos::html::Pre>,
+    /// Saves every checkpoint and the finished run (under one id: a tab
+    /// closed mid-run leaves an "interrupted" entry).
+    pub library: Library,
+    /// Keeps finished runs for this page's replay panes and comparisons.
+    pub runs: SessionRuns,
+}
+
+/// The hook's signals and actions.
+#[derive(Clone, Copy)]
+pub struct UseLiveRun {
+    /// Phase.
+    pub phase: RwSignal<RunPhase>,
+    /// Figures of the request on screen.
+    pub stats: RwSignal<LiveStats>,
+    /// The last finished run, measured.
+    pub result: RwSignal<Option<MeasuredRun>>,
+    /// A problem that prevented the run (bad config).
+    pub error: RwSignal<Option<String>>,
+    /// The running run so far, every [`CHECKPOINT_MS`] and after every
+    /// batch; its `meta.created_at` names the run.
+    pub checkpoint: RwSignal<Option<Trace>>,
+    options: UseLiveRunOptions,
+    abort: StoredValue<Option<Abort>, LocalStorage>,
+    refresh_hz: StoredValue<Option<f64>>,
+}
+
+/// Creates the runner; aborts whatever is in flight when the owner is
+/// cleaned up.
+pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
+    let run = UseLiveRun {
+        phase: RwSignal::new(RunPhase::Idle),
+        stats: RwSignal::new(LiveStats::default()),
+        result: RwSignal::new(None),
+        error: RwSignal::new(None),
+        checkpoint: RwSignal::new(None),
+        options,
+        abort: StoredValue::new_local(None),
+        refresh_hz: StoredValue::new(None),
+    };
+    resource::enlarge_buffer();
+    spawn_local(async move {
+        let hz = measure_refresh_hz(20).await;
+        run.refresh_hz.set_value(hz);
+    });
+    on_cleanup(move || {
+        if let Some(a) = run.abort.try_get_value().flatten() {
+            a.abort();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(t) = run.checkpoint.get() {
+            options.library.save_trace(&t, false);
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(m) = run.result.get() {
+            options.library.save_trace(&m.trace, true);
+            options.runs.add(m);
+        }
+    });
+    run
+}
+
+impl UseLiveRun {
+    /// True while requests are in flight.
+    pub fn running(&self) -> Signal<bool> {
+        let phase = self.phase;
+        Signal::derive(move || matches!(phase.get(), RunPhase::Running { .. }))
+    }
+
+    /// Stops every request of the current run.
+    pub fn stop(&self) {
+        if let Some(a) = self.abort.get_value() {
+            a.abort();
+        }
+    }
+
+    /// Starts a run (unless one is running).
+    pub fn start(&self, spec: RunSpec) {
+        if matches!(self.phase.get_untracked(), RunPhase::Running { .. }) {
+            return;
+        }
+        let (url, body) = match (spec.config.completion_url(), spec.config.body()) {
+            (Ok(u), Ok(b)) => (u, b),
+            (Err(e), _) | (_, Err(e)) => return self.error.set(Some(e.to_string())),
+        };
+        let Some(abort) = Abort::new() else {
+            return self.error.set(Some("this browser cannot abort requests (no AbortController)".into()));
+        };
+        self.error.set(None);
+        self.abort.set_value(Some(abort.clone()));
+        let req = LiveRequest { url, body, api_key: spec.api_key.clone(), cors_hint: spec.cors_hint.clone() };
+        let run = *self;
+        spawn_local(async move { run.run(spec, req, abort).await });
+    }
+
+    async fn run(self, spec: RunSpec, req: LiveRequest, abort: Abort) {
+        let levels = spec.mode.levels();
+        let total = spec.mode.requests();
+        let started = Some(page::iso_now());
+        let client = client_info();
+        // The display's refresh rate is measured while the page starts; a
+        // run started at once learns it on the way.
+        let trace_of = |requests: Vec<RequestTrace>, concurrency: u32| {
+            let client = ClientInfo { display_refresh_hz: self.refresh_hz.get_value(), ..client.clone() };
+            trace_of(&spec, requests, concurrency, started.clone(), client)
+        };
+        let mut so_far: Vec<RequestTrace> = Vec::new();
+        let mut level_traces = Vec::new();
+        self.checkpoint.set(Some(trace_of(Vec::new(), spec.mode.max_concurrency())));
+        for (concurrency, rounds) in levels {
+            let first = so_far.len();
+            for _ in 0..rounds {
+                if abort.aborted() {
+                    break;
+                }
+                self.phase.set(RunPhase::Running { done: so_far.len(), total, concurrency });
+                let traces = {
+                    let publish = |partial: &RequestTrace| {
+                        let mut reqs = so_far.clone();
+                        reqs.push(partial.clone());
+                        self.checkpoint.set(Some(trace_of(reqs, spec.mode.max_concurrency())));
+                    };
+                    let on_stats = |s: LiveStats| self.stats.set(s);
+                    let batch = (0..concurrency).map(|i| {
+                        let screen = (i == 0).then(|| self.screen(&on_stats, &publish)).flatten();
+                        self.one(&req, &abort, screen)
+                    });
+                    join_all(batch).await
+                };
+                so_far.extend(traces);
+                self.checkpoint.set(Some(trace_of(so_far.clone(), spec.mode.max_concurrency())));
+            }
+            level_traces.push((concurrency, trace_of(so_far[first..].to_vec(), concurrency)));
+        }
+        let max_c = level_traces.iter().map(|(c, _)| *c).max().unwrap_or(1);
+        self.result.set(Some(MeasuredRun::of(trace_of(so_far, max_c), &level_traces)));
+        self.phase.set(if abort.aborted() { RunPhase::Stopped } else { RunPhase::Finished });
+        self.abort.set_value(None);
+    }
+
+    fn screen<'a>(
+        &self,
+        on_stats: &'a dyn Fn(LiveStats),
+        on_checkpoint: &'a dyn Fn(&RequestTrace),
+    ) -> Option<OnScreen<'a>> {
+        let content: web_sys::Element = self.options.content.get_untracked()?.into();
+        let reasoning: web_sys::Element = self.options.reasoning.get_untracked()?.into();
+        Some(OnScreen { content, reasoning, on_stats, on_checkpoint })
+    }
+
+    /// One request, with the server's ground truth and the browser's
+    /// network timing when there are any.
+    async fn one(&self, req: &LiveRequest, abort: &Abort, screen: Option<OnScreen<'_>>) -> RequestTrace {
+        let (mut trace, ground_truth) = stream_completion(req, abort, screen).await;
+        if let Some(id) = ground_truth
+            && let Ok(text) = super::fetch::get_text(&ground_truth_url(&req.url, &id), None).await
+        {
+            trace.server = lab_core::measure::groundtruth::parse_server_timing(&text);
+        }
+        trace.network = resource::find(&req.url, trace.sent_ms);
+        trace
+    }
+}
+
+/// The trace of a live run (or of one of its levels).
+fn trace_of(
+    spec: &RunSpec,
+    requests: Vec<RequestTrace>,
+    concurrency: u32,
+    at: Option<String>,
+    client: ClientInfo,
+) -> Trace {
+    Trace {
+        meta: TraceMeta {
+            label: Some(spec.label.clone()),
+            created_at: at,
+            source: SourceKind::Live,
+            endpoint: spec.config.completion_url().ok().map(|u| redact_endpoint(&u)),
+            api: Some(spec.config.api),
+            model: Some(spec.config.model.clone()),
+            tool: Some(format!("latency-lab {}", env!("CARGO_PKG_VERSION"))),
+            concurrency: Some(concurrency),
+            client,
+            ..TraceMeta::default()
+        },
+        requests,
+        ..Trace::default()
+    }
+}

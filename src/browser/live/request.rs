@@ -1,0 +1,226 @@
+//! One live request, from `fetch` to its trace. The request's [`Recorder`]
+//! has one owner, the future below: it stamps each piece of the body as it
+//! is read and, for the request on screen, each animation frame that shows
+//! new text, so every arrival and every paint is stamped once, in one place.
+//!
+//! Stamps: `sent` just before `fetch` is called (the request is built
+//! first); `headers` when the `fetch` promise resolves; each chunk when the
+//! reader hands its bytes over; a chunk's paint in the first animation frame
+//! after its text was put on the page (see [`crate::browser::paint`]).
+//!
+//! Never fails: every problem becomes a [`lab_core::trace::Failure`] in the
+//! trace, which keeps whatever arrived before it.
+
+use futures_util::{FutureExt, pin_mut, select_biased};
+use gloo_net::http::{Request, RequestBuilder, Response};
+use lab_core::stream::live::LiveStats;
+use lab_core::stream::record::{Recorder, StreamEnd, network_failure_message};
+use lab_core::trace::{ChunkKind, FailureKind, RequestTrace};
+use web_sys::{RequestCache, RequestCredentials, RequestMode};
+
+use super::Abort;
+use crate::browser::clock::now_ms;
+use crate::browser::fetch::browser_says;
+use crate::browser::page;
+use crate::browser::paint::next_frame;
+use crate::browser::render::{append_text, clear, follow_bottom};
+use crate::browser::stream::{Piece, StreamReader};
+
+/// Shortest interval between two refreshes of the live figures (ms).
+pub const STATS_INTERVAL_MS: f64 = 100.0;
+/// How often the partial trace of the request on screen is published, so
+/// a tab closed mid-run loses at most this much.
+pub const CHECKPOINT_MS: f64 = 1000.0;
+
+/// What to send.
+#[derive(Debug, Clone)]
+pub struct LiveRequest {
+    /// Completion URL.
+    pub url: String,
+    /// JSON body.
+    pub body: String,
+    /// Bearer key (sent only in the Authorization header).
+    pub api_key: Option<String>,
+    /// CORS advice for this kind of server (with `ORIGIN` placeholders).
+    pub cors_hint: String,
+}
+
+/// The request shown on the page: where its text goes and who hears about it.
+pub struct OnScreen<'a> {
+    /// Answer text.
+    pub content: web_sys::Element,
+    /// Reasoning text.
+    pub reasoning: web_sys::Element,
+    /// Receives the live figures (at most every [`STATS_INTERVAL_MS`]).
+    pub on_stats: &'a dyn Fn(LiveStats),
+    /// Receives the partial request (every [`CHECKPOINT_MS`]).
+    pub on_checkpoint: &'a dyn Fn(&RequestTrace),
+}
+
+fn builder(req: &LiveRequest, abort: &Abort) -> RequestBuilder {
+    let mut b = Request::post(&req.url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "text/event-stream")
+        .abort_signal(Some(&abort.signal()))
+        .mode(RequestMode::Cors)
+        .credentials(RequestCredentials::Omit)
+        .cache(RequestCache::NoStore);
+    if let Some(key) = req.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        b = b.header("Authorization", &format!("Bearer {key}"));
+    }
+    b
+}
+
+/// Streams one completion; the id of the server's ground-truth record
+/// comes back beside the trace (from `latency-lab serve`).
+pub async fn stream_completion(
+    req: &LiveRequest,
+    abort: &Abort,
+    screen: Option<OnScreen<'_>>,
+) -> (RequestTrace, Option<String>) {
+    let request = match builder(req, abort).body(req.body.as_str()) {
+        Ok(r) => r,
+        Err(e) => {
+            let at = now_ms();
+            return (Recorder::new(at).fail(at, FailureKind::Network, browser_says(e)), None);
+        }
+    };
+    let mut rec = Recorder::new(now_ms());
+    let response = match request.send().await {
+        Ok(r) => r,
+        Err(e) => {
+            let at = now_ms();
+            let t = if abort.aborted() {
+                rec.finish(at, StreamEnd::Aborted)
+            } else {
+                let msg =
+                    network_failure_message(&req.url, &page::origin(), &browser_says(e), &req.cors_hint);
+                rec.fail(at, FailureKind::Network, msg)
+            };
+            return (t, None);
+        }
+    };
+    rec.on_headers(now_ms(), response.status());
+    let ground_truth = response.headers().get(lab_core::serve::protocol::REQUEST_ID_HEADER);
+    let trace = match body_of(&response, &mut rec).await {
+        Err(t) => t,
+        Ok(body) => {
+            let reader = StreamReader::new(&body);
+            match screen {
+                Some(s) => read_on_screen(rec, &reader, abort, s).await,
+                None => read_off_screen(rec, &reader, abort).await,
+            }
+        }
+    };
+    (trace, ground_truth)
+}
+
+/// The event-stream body, or the finished trace that says why there is none.
+async fn body_of(response: &Response, rec: &mut Recorder) -> Result<web_sys::ReadableStream, RequestTrace> {
+    if !response.ok() {
+        let body = response.text().await.unwrap_or_default();
+        let retry = response.headers().get("retry-after");
+        return Err(rec.fail_http(now_ms(), response.status(), &body, retry.as_deref()));
+    }
+    let content_type = response.headers().get("content-type").unwrap_or_default();
+    let Some(body) = response.body() else {
+        return Err(rec.fail(now_ms(), FailureKind::Empty, "The response has no body.".into()));
+    };
+    if content_type.contains("text/event-stream") {
+        return Ok(body);
+    }
+    // Not a stream: read it whole, then explain (an error JSON, or a server
+    // that ignored "stream": true).
+    let mut bytes = Vec::new();
+    let _ = crate::browser::stream::read_stream(body, |_, b| bytes.extend_from_slice(b)).await;
+    let text = String::from_utf8_lossy(&bytes);
+    let message = match lab_core::stream::openai::error_from_body(&text) {
+        Some(e) => format!("The server answered with an error instead of a stream: {e}"),
+        None => format!(
+            "The server answered with \"{}\" instead of an event stream (text/event-stream); it may not support streaming. Body: {}",
+            if content_type.is_empty() { "no content type" } else { &content_type },
+            lab_core::stream::openai::snippet(&text)
+        ),
+    };
+    Err(rec.fail(now_ms(), FailureKind::Malformed, message))
+}
+
+fn end_of(failed: Option<String>, abort: &Abort) -> StreamEnd {
+    match failed {
+        None => StreamEnd::Closed,
+        Some(_) if abort.aborted() => StreamEnd::Aborted,
+        Some(m) => StreamEnd::Broken(m),
+    }
+}
+
+async fn read_off_screen(mut rec: Recorder, reader: &StreamReader, abort: &Abort) -> RequestTrace {
+    let failed = loop {
+        match reader.read().await {
+            Piece::Bytes(at, b) => {
+                rec.on_bytes(at, &b);
+            }
+            Piece::End => break None,
+            Piece::Failed(m) => break Some(m),
+        }
+    };
+    rec.finish(now_ms(), end_of(failed, abort))
+}
+
+/// Reads the body and runs the frames of the request on screen, in one
+/// loop: a read waits beside the next frame, and neither is dropped.
+async fn read_on_screen(
+    mut rec: Recorder,
+    reader: &StreamReader,
+    abort: &Abort,
+    s: OnScreen<'_>,
+) -> RequestTrace {
+    clear(&s.content);
+    clear(&s.reasoning);
+    (s.on_stats)(LiveStats::default());
+    let (mut committed, mut painted) = (0usize, 0usize);
+    let (mut last_stats, mut last_checkpoint) = (f64::NEG_INFINITY, now_ms());
+    let read = reader.read().fuse();
+    let frame = next_frame(1000).fuse();
+    pin_mut!(read, frame);
+    let failed = loop {
+        select_biased! {
+            piece = read => match piece {
+                Piece::Bytes(at, b) => {
+                    let range = rec.on_bytes(at, &b);
+                    for c in &rec.request().chunks[range.clone()] {
+                        append_text(if c.kind == ChunkKind::Reasoning { &s.reasoning } else { &s.content }, &c.text);
+                    }
+                    committed = range.end.max(committed);
+                    read.set(reader.read().fuse());
+                }
+                Piece::End => break None,
+                Piece::Failed(m) => break Some(m),
+            },
+            at = frame => {
+                if let Some(t) = at && painted < committed {
+                    rec.mark_painted(committed, t);
+                    painted = committed;
+                    follow_bottom(&s.content);
+                }
+                let now = now_ms();
+                if now - last_stats >= STATS_INTERVAL_MS {
+                    last_stats = now;
+                    (s.on_stats)(LiveStats::of(rec.request(), now));
+                }
+                if now - last_checkpoint >= CHECKPOINT_MS {
+                    last_checkpoint = now;
+                    (s.on_checkpoint)(rec.request());
+                }
+                frame.set(next_frame(1000).fuse());
+            },
+        }
+    };
+    let mut trace = rec.finish(now_ms(), end_of(failed, abort));
+    if committed > painted
+        && let Some(t) = next_frame(100).await
+    {
+        trace.mark_painted(committed, t);
+    }
+    (s.on_stats)(LiveStats::of(&trace, trace.end_ms.unwrap_or_else(now_ms)));
+    trace
+}

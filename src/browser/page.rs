@@ -1,0 +1,71 @@
+//! The page itself: its address, the wall clock and calendar, random
+//! numbers, the clipboard, full screen and asking the person. Thin wrappers,
+//! so views never reach for `window` themselves.
+
+use wasm_bindgen::JsValue;
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+/// The page's origin (`http://127.0.0.1:8080`), empty without a window.
+pub fn origin() -> String {
+    window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
+}
+
+/// The page's address without its fragment (origin and path).
+pub fn base_url() -> String {
+    let path = window().and_then(|w| w.location().pathname().ok()).unwrap_or_default();
+    format!("{}{path}", origin())
+}
+
+/// The URL fragment, with its `#` (empty when there is none).
+pub fn fragment() -> String {
+    window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
+}
+
+/// Milliseconds since the Unix epoch (the wall clock: for names and
+/// "saved at", never for measuring).
+pub fn epoch_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Now as ISO 8601 (`2026-12-03T10:00:00.000Z`).
+pub fn iso_now() -> String {
+    js_sys::Date::new_0().to_iso_string().into()
+}
+
+/// Today as `YYYY-MM-DD`.
+pub fn today() -> String {
+    iso_now().chars().take(10).collect()
+}
+
+/// A moment (ms since the epoch) as a local date and time for people.
+pub fn local_time(epoch_ms: f64) -> String {
+    js_sys::Date::new(&epoch_ms.into()).to_locale_string("en-GB", &JsValue::UNDEFINED).into()
+}
+
+/// A random number in `[0, 1)` (not for secrets).
+pub fn random() -> f64 {
+    js_sys::Math::random()
+}
+
+/// Copies text to the clipboard (best effort: the text is also shown for
+/// copying by hand).
+pub fn copy(text: &str) {
+    if let Some(w) = window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
+
+/// Asks the person to confirm (true without a window, as nothing can ask).
+pub fn confirm(question: &str) -> bool {
+    window().and_then(|w| w.confirm_with_message(question).ok()).unwrap_or(true)
+}
+
+/// Shows the whole page full screen (the browser may refuse).
+pub fn full_screen() {
+    if let Some(el) = window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+        let _ = el.request_fullscreen();
+    }
+}

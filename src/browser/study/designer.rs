@@ -1,0 +1,175 @@
+//! The study designer's hook: the draft study (the one open last time comes
+//! back), every valid edit saved, the studies saved in this browser, study
+//! files in and out, share links, and starting a participant.
+
+use lab_core::study::Study;
+use lab_core::trace::{MAX_TRACE_BYTES, Trace};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::flow::UseParticipantFlow;
+use super::store;
+use crate::browser::files::{self, download_text, js_message};
+use crate::browser::library::Library;
+use crate::browser::page;
+use crate::browser::share;
+
+/// Largest study file read (bytes).
+pub const MAX_STUDY_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The draft and what can be done with it.
+#[derive(Clone, Copy)]
+pub struct UseStudyDesigner {
+    /// The study being designed.
+    pub draft: RwSignal<Study>,
+    /// Studies saved in this browser.
+    pub saved: RwSignal<Vec<Study>>,
+    /// What just happened, for people.
+    pub message: RwSignal<Option<String>>,
+    /// The last share link made (cleared by the next edit).
+    pub link: RwSignal<Option<String>>,
+    /// Why a trace file gave no condition.
+    pub file_error: RwSignal<Option<String>>,
+    lib: Library,
+    flow: UseParticipantFlow,
+}
+
+/// Opens the designer on the study open last time (or the example).
+pub fn use_study_designer(lib: Library, flow: UseParticipantFlow) -> UseStudyDesigner {
+    let d = UseStudyDesigner {
+        draft: RwSignal::new(Study::example()),
+        saved: RwSignal::new(Vec::new()),
+        message: RwSignal::new(None),
+        link: RwSignal::new(None),
+        file_error: RwSignal::new(None),
+        lib,
+        flow,
+    };
+    let loaded = RwSignal::new(false);
+    spawn_local(async move {
+        if let Some(s) = store::current_study(&lib).await {
+            d.draft.set(s);
+        }
+        loaded.set(true);
+        d.reload_list();
+    });
+    // Every valid edit is saved.
+    Effect::new(move |_| {
+        let s = d.draft.get();
+        if !loaded.get() || s.validate().is_err() {
+            return;
+        }
+        d.link.set(None);
+        spawn_local(async move {
+            match store::save_study(&lib, &s).await {
+                Ok(()) => d.reload_list(),
+                Err(e) => d.message.set(Some(format!("The study could not be saved: {e}"))),
+            }
+        });
+    });
+    d
+}
+
+impl UseStudyDesigner {
+    fn reload_list(&self) {
+        let d = *self;
+        spawn_local(async move {
+            if let Ok(list) = store::studies(&d.lib).await {
+                d.saved.set(list);
+            }
+        });
+    }
+
+    /// Changes the draft.
+    pub fn edit(&self, f: impl FnOnce(&mut Study)) {
+        self.draft.update(f);
+    }
+
+    /// Opens a saved study, or (for `None`) a new one from the example.
+    pub fn open(&self, id: Option<&str>) {
+        match id {
+            None => {
+                let mut s = Study::example();
+                s.id = format!("study-{}", page::epoch_ms() as u64);
+                self.draft.set(s);
+            }
+            Some(id) => {
+                if let Some(s) = self.saved.with_untracked(|l| l.iter().find(|s| s.id == id).cloned()) {
+                    self.draft.set(s);
+                }
+            }
+        }
+    }
+
+    /// Opens a study file.
+    pub fn open_file(&self, file: web_sys::File) {
+        let d = *self;
+        spawn_local(async move {
+            let name = file.name();
+            let r = files::read_text(&file, MAX_STUDY_BYTES)
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|t| Study::from_json(&t).map_err(|e| e.to_string()));
+            match r {
+                Ok(s) => {
+                    d.message.set(Some(format!("Opened {name}.")));
+                    d.draft.set(s);
+                }
+                Err(e) => d.message.set(Some(format!("{name}: {e}"))),
+            }
+        });
+    }
+
+    /// Adds a condition replaying the first request with tokens of a trace
+    /// file.
+    pub fn add_recorded(&self, file: web_sys::File) {
+        let d = *self;
+        spawn_local(async move {
+            let name = file.name();
+            let read = files::read_text(&file, MAX_TRACE_BYTES as u64)
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|t| Trace::from_json(&t).map_err(|e| format!("{name}: {e}")));
+            let t = match read {
+                Ok(t) => t,
+                Err(e) => return d.file_error.set(Some(e)),
+            };
+            let label = t.meta.label.clone().unwrap_or_else(|| name.clone());
+            match t.requests.into_iter().find(|r| r.chunks.iter().any(|c| c.tokens > 0)) {
+                Some(req) => {
+                    d.file_error.set(None);
+                    d.draft.update(|s| s.add_recorded(label, req));
+                }
+                None => d.file_error.set(Some(format!("{name}: no request with generated tokens"))),
+            }
+        });
+    }
+
+    /// Offers the study as a file.
+    pub fn download(&self) {
+        let s = self.draft.get_untracked();
+        if let Err(e) = download_text(&format!("{}.study.json", s.id), "application/json", &s.to_json()) {
+            self.message.set(Some(js_message(&e)));
+        }
+    }
+
+    /// Makes (and copies) a link that opens the study for a participant.
+    pub fn share(&self) {
+        let s = self.draft.get_untracked();
+        match s.validate() {
+            Ok(()) => {
+                self.link.set(Some(share::link_for(&lab_core::share::link::Shared::Study(Box::new(s)))))
+            }
+            Err(e) => self.message.set(Some(e.to_string())),
+        }
+    }
+
+    /// Runs the study as a participant in this browser.
+    pub fn run(&self) {
+        let s = self.draft.get_untracked();
+        match s.validate() {
+            Ok(()) => self.flow.begin(s, false),
+            Err(e) => self.message.set(Some(format!("The study cannot run yet: {e}"))),
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! The study results hook: every session of the study in this browser,
+//! plus merged files from other participants' browsers (answers counted
+//! once), summarized by `lab_core::study::results`, exported as CSV, JSON
+//! or an HTML report.
+
+use lab_core::share::report;
+use lab_core::study::Study;
+use lab_core::study::results::{RESULTS_FORMAT, StudyResults, Summary, summarize, to_csv};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::store;
+use crate::browser::files::{self, download_text, js_message};
+use crate::browser::library::Library;
+use crate::browser::page;
+
+/// Largest results file merged (bytes).
+pub const MAX_RESULTS_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The results and what can be done with them.
+#[derive(Clone, Copy)]
+pub struct UseStudyResults {
+    /// All answers: this browser's sessions and the merged files.
+    pub combined: Memo<Option<StudyResults>>,
+    /// Their summary.
+    pub summary: Memo<Option<Summary>>,
+    /// What just happened, for people.
+    pub message: RwSignal<Option<String>>,
+    refresh: RwSignal<u32>,
+    merged: RwSignal<Vec<StudyResults>>,
+    study: Signal<Study>,
+}
+
+/// Results of `study`, read again whenever `closed` turns true (a
+/// participant session ended) or on [`UseStudyResults::refresh`].
+pub fn use_study_results(lib: Library, study: Signal<Study>, closed: Signal<bool>) -> UseStudyResults {
+    let local = RwSignal::new(None::<StudyResults>);
+    let merged = RwSignal::new(Vec::<StudyResults>::new());
+    let message = RwSignal::new(None::<String>);
+    let refresh = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        refresh.track();
+        if !closed.get() {
+            return;
+        }
+        let id = study.with(|s| s.id.clone());
+        spawn_local(async move {
+            match store::sessions(&lib, &id).await {
+                Ok(list) => {
+                    let mut all =
+                        StudyResults { format: RESULTS_FORMAT.into(), study_id: id, responses: Vec::new() };
+                    for s in list {
+                        let _ = all.merge(&s.results());
+                    }
+                    local.set(Some(all));
+                }
+                Err(e) => message.set(Some(e)),
+            }
+        });
+    });
+    let combined = Memo::new(move |_| {
+        let mut all = local.get()?;
+        for m in merged.get() {
+            let _ = all.merge(&m);
+        }
+        Some(all)
+    });
+    let summary = Memo::new(move |_| combined.get().map(|r| summarize(&study.get(), &r)));
+    UseStudyResults { combined, summary, message, refresh, merged, study }
+}
+
+impl UseStudyResults {
+    /// Reads this browser's sessions again.
+    pub fn refresh(&self) {
+        self.refresh.update(|n| *n += 1);
+    }
+
+    /// Merges other participants' results files.
+    pub fn merge(&self, chosen: Vec<web_sys::File>) {
+        let r = *self;
+        spawn_local(async move {
+            let mut notes = Vec::new();
+            let id = r.study.get_untracked().id;
+            for f in chosen {
+                let name = f.name();
+                let read = files::read_text(&f, MAX_RESULTS_BYTES)
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| StudyResults::from_json(&t).map_err(|e| e.to_string()));
+                match read {
+                    Ok(res) if res.study_id != id => {
+                        notes.push(format!("{name}: belongs to study \"{}\", not \"{id}\"", res.study_id))
+                    }
+                    Ok(res) => {
+                        let (answers, people) = (res.responses.len(), res.participants().len());
+                        notes.push(format!("{name}: {answers} answer(s) of {people} participant(s) merged"));
+                        r.merged.update(|m| m.push(res));
+                    }
+                    Err(e) => notes.push(format!("{name}: {e}")),
+                }
+            }
+            r.message.set(Some(notes.join("; ")));
+        });
+    }
+
+    /// Offers the results as `csv`, `json` or an HTML `report`.
+    pub fn export(&self, kind: &str) {
+        let Some(res) = self.combined.get_untracked() else { return };
+        let s = self.study.get_untracked();
+        let (name, mime, text) = match kind {
+            "csv" => (format!("{}-results.csv", s.id), "text/csv", to_csv(&res)),
+            "json" => (format!("{}-results.json", s.id), "application/json", res.to_json()),
+            _ => {
+                let sum = summarize(&s, &res);
+                (format!("{}-report.html", s.id), "text/html", report::study_report(&s, &sum, &page::today()))
+            }
+        };
+        if let Err(e) = download_text(&name, mime, &text) {
+            self.message.set(Some(js_message(&e)));
+        }
+    }
+}

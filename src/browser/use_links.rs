@@ -1,0 +1,65 @@
+//! What the app does when the URL changes: a share link opens the panes
+//! or the study it holds, `#participate` returns to the session in progress,
+//! and leaving `#participate` closes the participant overlay (the session
+//! stays saved, and Forward comes back to it).
+//!
+//! A damaged share link lands on the landing page with one plain sentence
+//! ([`DAMAGED_LINK`]); a study link, once read, is replaced in the history
+//! by `#participate`, so Back does not start another participant.
+
+use lab_core::share::link::{ShareError, Shared};
+use lab_core::share::route::{Route, View};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::replay_lab::UseReplayLab;
+use super::study::UseParticipantFlow;
+use super::use_route::UseRoute;
+
+/// What a damaged share link says.
+pub const DAMAGED_LINK: &str = "This shared link is damaged (perhaps cut or changed when it was copied), so it cannot open. Ask whoever sent it for the link again.";
+
+/// The notice a share link leaves, for people.
+fn notice_of(e: &ShareError) -> String {
+    match e {
+        ShareError::Damaged(_) | ShareError::NotALink => DAMAGED_LINK.to_string(),
+        other => format!("This shared link cannot open: {other}."),
+    }
+}
+
+/// Follows the route; `notice` receives what people should know.
+pub fn use_links(
+    route: UseRoute,
+    lab: UseReplayLab,
+    flow: UseParticipantFlow,
+    notice: RwSignal<Option<String>>,
+) {
+    Effect::new(move |_| {
+        let r = route.route.get();
+        let open = flow.flow.with_untracked(Option::is_some);
+        if r != Route::Participate && open {
+            flow.close();
+        }
+        match r {
+            Route::Share(payload) => match Shared::decode(&payload) {
+                Ok(Shared::Panes { title, panes }) => match lab.show_shared(&panes) {
+                    Ok(()) => notice.set(Some(format!("Opened the shared replay “{title}”."))),
+                    Err(e) => notice.set(Some(format!("The shared link cannot play: {e}"))),
+                },
+                Ok(Shared::Study(study)) => flow.begin(*study, true),
+                Err(e) => {
+                    notice.set(Some(notice_of(&e)));
+                    route.replace(Route::Landing);
+                }
+            },
+            Route::Participate if !open && !flow.starting() => {
+                spawn_local(async move {
+                    if !flow.resume().await {
+                        route.replace(Route::View(View::Study));
+                    }
+                });
+            }
+            _ => {}
+        }
+    });
+}

@@ -1,0 +1,49 @@
+//! A trace file opened for analysis: read (size-limited), checked,
+//! measured once; a bad file says why and leaves what was open before.
+
+use lab_core::measure::run::MeasuredRun;
+use lab_core::trace::{MAX_TRACE_BYTES, Trace};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::files;
+
+/// The open trace and the state of reading one.
+#[derive(Clone, Copy)]
+pub struct UseTraceFile {
+    /// The file's name and its run, measured.
+    pub loaded: RwSignal<Option<(String, MeasuredRun)>>,
+    /// Why the last file could not be opened.
+    pub error: RwSignal<Option<String>>,
+    /// A file is being read.
+    pub busy: RwSignal<bool>,
+}
+
+/// Nothing open yet.
+pub fn use_trace_file() -> UseTraceFile {
+    UseTraceFile { loaded: RwSignal::new(None), error: RwSignal::new(None), busy: RwSignal::new(false) }
+}
+
+impl UseTraceFile {
+    /// Opens the first of `chosen`.
+    pub fn open(&self, chosen: Vec<web_sys::File>) {
+        let Some(file) = chosen.into_iter().next() else { return };
+        let s = *self;
+        s.busy.set(true);
+        spawn_local(async move {
+            let name = file.name();
+            let read = files::read_text(&file, MAX_TRACE_BYTES as u64)
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|text| Trace::from_json(&text).map_err(|e| format!("{name}: {e}")));
+            match read {
+                Ok(trace) => {
+                    s.loaded.set(Some((name, MeasuredRun::of(trace, &[]))));
+                    s.error.set(None);
+                }
+                Err(e) => s.error.set(Some(e)),
+            }
+            s.busy.set(false);
+        });
+    }
+}

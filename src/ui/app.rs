@@ -1,0 +1,59 @@
+//! The whole app: the hooks that own its state, provided as context, and
+//! the shell around the views. Every view stays mounted (hidden when another
+//! is shown), so a run keeps streaming while you look at another view; the
+//! URL says which one shows ([`lab_core::share::route`]).
+
+use lab_core::share::route::{Route, View};
+use leptos::prelude::*;
+
+use super::shell::{AppHeader, Landing, Notice, TabBar};
+use super::{AnalyzeView, ImportView, LibraryView, LiveView, ParticipantMode, ReplayView, StudyView};
+use crate::browser::importer::use_importer;
+use crate::browser::library::use_library;
+use crate::browser::replay_lab::use_replay_lab;
+use crate::browser::session_runs::use_session_runs;
+use crate::browser::study::use_participant_flow;
+use crate::browser::use_links::use_links;
+use crate::browser::use_route::use_route;
+
+/// The app.
+#[component]
+pub fn App() -> impl IntoView {
+    let route = use_route();
+    let landed = route.route.get_untracked() == Route::Landing;
+    let lib = use_library();
+    let runs = use_session_runs();
+    let importer = use_importer();
+    let view = Memo::new(move |_| route.route.get().view());
+    let lab = use_replay_lab(lib, runs, Signal::derive(move || view.get() == View::Replay), landed);
+    let flow = use_participant_flow(lib, route);
+    let notice = RwSignal::new(None::<String>);
+    use_links(route, lab, flow, notice);
+    provide_context(route);
+    provide_context(lib);
+    provide_context(runs);
+    provide_context(importer);
+    provide_context(lab);
+    provide_context(flow);
+    let shown = move |v: View| move || view.get() != v;
+    view! {
+        <div class="app-page" inert=move || flow.is_open()>
+            <AppHeader/>
+            <TabBar current=view.into()/>
+            <Notice notice=notice/>
+            <Landing shown=Signal::derive(move || route.route.get() == Route::Landing)/>
+            <main class="app-main">
+                <div hidden=shown(View::Replay)><ReplayView/></div>
+                <div hidden=shown(View::Live)><LiveView/></div>
+                <div hidden=shown(View::Import)><ImportView/></div>
+                <div hidden=shown(View::Analyze)><AnalyzeView/></div>
+                <div hidden=shown(View::Study)><StudyView/></div>
+                <div hidden=shown(View::Library)><LibraryView/></div>
+            </main>
+            <footer class="app-footer">
+                "Metrics follow vLLM's benchmark definitions; percentiles are computed like numpy's."
+            </footer>
+        </div>
+        <ParticipantMode/>
+    }
+}

@@ -1,0 +1,90 @@
+//! Feeling an imported run: replay its typical (P50) and worst (P99)
+//! request by a chosen metric, or any request, side by side.
+
+use lab_core::import::digest::{PickBy, RunDigest};
+use leptos::prelude::*;
+
+use crate::browser::importer::{Importer, Pick, ReplayTarget, replay_pair};
+use crate::browser::replay_lab::UseReplayLab;
+use crate::browser::use_route::UseRoute;
+use crate::ui::format::{ms, opt};
+
+/// The replay section of run `key`.
+#[component]
+pub fn ReplayPicker(key: u32, digest: RunDigest) -> impl IntoView {
+    let importer = expect_context::<Importer>();
+    let to = ReplayTarget { lab: expect_context::<UseReplayLab>(), route: expect_context::<UseRoute>() };
+    let by = RwSignal::new(PickBy::Ttft);
+    let pick = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let requests = digest.analysis.metrics.requests;
+    let d = StoredValue::new(digest);
+    let at = move |p: f64| d.with_value(|d| d.request_at(by.get(), p).map(|r| r.index));
+    let named = move |i: Option<usize>, what: &str| {
+        i.map(|i| {
+            (
+                i,
+                format!(
+                    "{what} ({} {})",
+                    if what == "worst" { "P99" } else { "P50" },
+                    by.get_untracked().label()
+                ),
+            )
+        })
+    };
+    let go = move |a: Option<Pick>, b: Option<Pick>| match (a, b) {
+        (Some(a), Some(b)) => replay_pair(importer, to, key, d.with_value(|d| d.label.clone()), a, b, error),
+        _ => error.set(Some("no completed request to replay in this run".into())),
+    };
+    let picked = move |_| {
+        let n = d.with_value(|d| d.rows.len());
+        match pick.get_untracked().trim().parse::<usize>() {
+            Ok(i) if (1..=n).contains(&i) => {
+                go(Some((i - 1, "picked".to_string())), named(at(50.0), "typical"))
+            }
+            _ => error.set(Some(format!("pick a request number from 1 to {n}"))),
+        }
+    };
+    let summary = move || {
+        let (t, w) = (at(50.0), at(99.0));
+        d.with_value(|d| {
+            let f = |i: Option<usize>| {
+                i.and_then(|i| d.rows.get(i)).map_or_else(
+                    || "—".into(),
+                    |r| {
+                        format!(
+                            "#{} (TTFT {}, TPOT {}, E2EL {})",
+                            r.index + 1,
+                            opt(r.ttft_ms, ms),
+                            opt(r.tpot_ms, ms),
+                            opt(r.e2el_ms, ms)
+                        )
+                    },
+                )
+            };
+            format!("Typical: {}. Worst: {}.", f(t), f(w))
+        })
+    };
+    view! {
+        <section class="replay-picker" aria-label="Replay requests of this run">
+            <h4>"Feel it: replay requests of this run"</h4>
+            <label>"Typical and worst by "
+                <select data-testid="import-pick-by" on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    by.set(PickBy::ALL.into_iter().find(|p| format!("{p:?}") == v).unwrap_or(PickBy::Ttft));
+                }>
+                    {PickBy::ALL.iter().map(|p| view! { <option value=format!("{p:?}")>{p.label()}</option> }).collect_view()}
+                </select>
+            </label>
+            <button type="button" data-testid="replay-worst" on:click=move |_| go(named(at(99.0), "worst"), named(at(50.0), "typical"))>"Replay worst (P99) vs typical"</button>
+            <button type="button" class="secondary" data-testid="replay-typical" on:click=move |_| go(named(at(50.0), "typical"), named(at(99.0), "worst"))>"Replay typical (P50) vs worst"</button>
+            <label>"or request # "
+                <input type="number" min="1" max=requests.to_string() data-testid="import-pick" prop:value=move || pick.get()
+                    on:input=move |ev| pick.set(event_target_value(&ev))/>
+            </label>
+            <button type="button" class="secondary" data-testid="replay-pick" on:click=picked>"Replay it vs typical"</button>
+            <p class="hint">{summary}</p>
+            {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="import-replay-error">{e}</p> })}
+        </section>
+    }
+}

@@ -1,0 +1,86 @@
+//! The run library view: everything saved in this browser (live runs,
+//! replays, imported files, study results), to rename, tag, open, report,
+//! delete, and move between browsers as a bundle (state and actions:
+//! [`crate::browser::library`]).
+
+mod row;
+
+use leptos::prelude::*;
+
+use row::LibraryRow;
+
+use crate::browser::files;
+use crate::browser::importer::Importer;
+use crate::browser::library::{Library, use_library_view};
+use crate::browser::use_route::UseRoute;
+use crate::ui::live::RunResults;
+
+/// The library view.
+#[component]
+pub fn LibraryView() -> impl IntoView {
+    let lib = expect_context::<Library>();
+    let v = use_library_view(lib, expect_context::<Importer>(), expect_context::<UseRoute>());
+    view! {
+        <section class="panel" data-testid="library-view">
+            <h2>"Library"</h2>
+            <p class="hint">
+                "Every live run, replay, imported file and study result is kept in this browser (IndexedDB) and survives a reload. "
+                "A live run is saved every second while it streams, so closing the tab loses at most a second. "
+                "Export a bundle to move the library to another browser or to a colleague; API keys are never stored in it."
+            </p>
+            {move || lib.error.get().map(|m| view! { <p class="error" role="alert" data-testid="library-error">{m}</p> })}
+            {move || v.message.get().map(|m| view! { <p class="notice" role="status" data-testid="library-message">{m}</p> })}
+            <div class="library-controls">
+                <label>"Search "<input type="search" data-testid="library-filter" placeholder="name or tag"
+                    prop:value=move || v.filter.get() on:input=move |ev| v.filter.set(event_target_value(&ev))/></label>
+                <label>"Kind "
+                    <select data-testid="library-kind" on:change=move |ev| v.kind.set(event_target_value(&ev))>
+                        <option value="">"all"</option>
+                        <option value="live">"live runs"</option>
+                        <option value="replay">"replays"</option>
+                        <option value="import">"imported files"</option>
+                        <option value="study">"study results"</option>
+                    </select>
+                </label>
+                <button type="button" class="secondary" data-testid="library-export" on:click=move |_| v.export()>
+                    {move || match v.selected.with(Vec::len) { 0 => "Export all as bundle".to_string(), n => format!("Export {n} selected") }}
+                </button>
+                <label class="file">"Import a bundle "
+                    <input type="file" accept=".json,application/json" data-testid="library-import"
+                        on:change=move |ev| files::take_chosen(&ev).into_iter().take(1).for_each(|f| v.import_bundle(f))/>
+                </label>
+                <button type="button" class="danger" data-testid="library-delete" prop:disabled=move || v.selected.with(Vec::is_empty)
+                    on:click=move |_| v.delete_selected()>"Delete selected"</button>
+            </div>
+            <Show when=move || !lib.entries.with(Vec::is_empty) fallback=move || view! {
+                <p class="empty" data-testid="library-empty">
+                    {move || if lib.ready.get() { "Nothing saved yet. Runs, replays and imports land here automatically." } else { "Opening the library…" }}
+                </p>
+            }>
+                <div class="table-scroll" tabindex="0">
+                    <table class="metrics library" data-testid="library-table">
+                        <thead><tr>
+                            <th scope="col"><span class="sr-only">"select"</span></th>
+                            <th scope="col">"name"</th><th scope="col">"kind"</th><th scope="col">"tags"</th>
+                            <th scope="col">"saved"</th><th scope="col">"status"</th><th scope="col">"requests"</th>
+                            <th scope="col">"TTFT P50"</th><th scope="col">"E2EL P50"</th><th scope="col">""</th>
+                        </tr></thead>
+                        <tbody>
+                            <For each=move || v.visible.get() key=|e| (e.id.clone(), e.complete, e.name.clone(), e.tags.clone())
+                                children=move |e| view! { <LibraryRow view=v entry=e/> }/>
+                        </tbody>
+                    </table>
+                </div>
+            </Show>
+            {move || v.shown.get().map(|(id, run)| {
+                let title = lib.entries.with(|l| l.iter().find(|e| e.id == id).map(|e| e.name.clone())).unwrap_or_default();
+                view! {
+                    <div data-testid="library-shown">
+                        <h3>{title}</h3>
+                        <RunResults run=run/>
+                    </div>
+                }
+            })}
+        </section>
+    }
+}

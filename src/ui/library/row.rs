@@ -1,0 +1,55 @@
+//! One library entry: select, rename, tag, what it holds, open, download,
+//! report.
+
+use lab_core::share::library::{Entry, EntryKind, parse_tags};
+use leptos::prelude::*;
+
+use crate::browser::library::UseLibraryView;
+use crate::browser::page;
+use crate::ui::format::{ms, opt};
+
+/// A row of the library table.
+#[component]
+pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
+    let v = view;
+    let e = entry;
+    let id = e.id.clone();
+    let (id_sel, id_toggle, id_name, id_tags) = (id.clone(), id.clone(), id.clone(), id.clone());
+    let (e_open, e_dl, e_rep) = (e.clone(), e.clone(), e.clone());
+    let status = v.status(&e).word();
+    let is_trace = matches!(e.kind, EntryKind::Live | EntryKind::Replay);
+    let held = if is_trace {
+        format!(
+            "{}{}",
+            e.requests,
+            if e.failed > 0 { format!(" ({} failed)", e.failed) } else { String::new() }
+        )
+    } else {
+        e.file_bytes.map(|b| format!("{:.1} MB file", b as f64 / 1e6)).unwrap_or_default()
+    };
+    view! {
+        <tr data-testid="library-row" data-kind=format!("{:?}", e.kind).to_lowercase() data-status=status>
+            <td><input type="checkbox" aria-label=format!("select {}", e.name)
+                prop:checked=move || v.selected.with(|s| s.contains(&id_sel))
+                on:change=move |ev| v.toggle(id_toggle.clone(), event_target_checked(&ev))/></td>
+            <td><input type="text" class="inline-edit" data-testid="library-name" aria-label="name" prop:value=e.name.clone()
+                on:change=move |ev| v.rename(&id_name, event_target_value(&ev).trim().to_string())/></td>
+            <td>{e.kind.word()}</td>
+            <td><input type="text" class="inline-edit" data-testid="library-tags" aria-label="tags, comma separated"
+                placeholder="tags, comma separated" prop:value=e.tags.join(", ")
+                on:change=move |ev| v.retag(&id_tags, parse_tags(&event_target_value(&ev)))/></td>
+            <td>{page::local_time(e.saved_ms)}</td>
+            <td class=format!("status-{status}")>{status}</td>
+            <td>{held}</td>
+            <td>{opt(e.ttft_p50_ms, ms)}</td>
+            <td>{opt(e.e2el_p50_ms, ms)}</td>
+            <td class="row-actions">
+                <button type="button" class="secondary" data-testid="library-open" on:click=move |_| v.open(e_open.clone())>"Open"</button>
+                <button type="button" class="secondary" data-testid="library-download" on:click=move |_| v.download(e_dl.clone(), false)>"Download"</button>
+                {is_trace.then(|| view! {
+                    <button type="button" class="secondary" data-testid="library-report" on:click=move |_| v.download(e_rep.clone(), true)>"Report"</button>
+                })}
+            </td>
+        </tr>
+    }
+}

@@ -1,0 +1,100 @@
+//! The participant's cards outside trials (consent, instructions, welcome
+//! back, done) and the question of a trial.
+
+use lab_core::study::Question;
+use lab_core::study::flow::Step;
+use lab_core::study::results::Answer;
+use leptos::prelude::*;
+
+use crate::browser::study::UseParticipantFlow;
+
+/// The card of the step, when it is not a trial.
+#[component]
+pub fn StepCard() -> impl IntoView {
+    let f = expect_context::<UseParticipantFlow>();
+    let progress = move || f.flow.with(|f| f.as_ref().map(|f| f.progress()));
+    move || {
+        let (step, title, consent, instructions) = f.flow.with(|fl| {
+            fl.as_ref().map(|fl| {
+                (fl.step, fl.study.title.clone(), fl.study.consent.clone(), fl.study.instructions.clone())
+            })
+        })?;
+        Some(match step {
+            Step::Consent => view! {
+                <div class="participant-card" data-testid="participant-consent">
+                    <h2>{title}</h2>
+                    <p class="consent-text">{consent.unwrap_or_default()}</p>
+                    <button type="button" data-testid="consent-accept" data-autofocus="" on:click=move |_| f.accept_consent()>"I agree"</button>
+                </div>
+            }
+            .into_any(),
+            Step::Instructions => view! {
+                <div class="participant-card" data-testid="participant-instructions">
+                    <h2>{title}</h2>
+                    <p>{instructions}</p>
+                    <button type="button" data-testid="participant-begin" data-autofocus="" on:click=move |_| f.start_trials()>"Begin"</button>
+                </div>
+            }
+            .into_any(),
+            Step::Resume => view! {
+                <div class="participant-card" data-testid="participant-resume">
+                    <h2>"Welcome back"</h2>
+                    <p>{move || progress().map(|(d, n)| format!("Your answers are saved: {d} of {n} done. Continue where you left off."))}</p>
+                    <button type="button" data-testid="participant-continue" data-autofocus="" on:click=move |_| f.start_trials()>"Continue"</button>
+                </div>
+            }
+            .into_any(),
+            Step::Done => view! {
+                <div class="participant-card" data-testid="participant-done">
+                    <h2>"Thank you!"</h2>
+                    <p>"All done. Your answers are saved in this browser. If the researcher asked for them, download them here and send the file."</p>
+                    <button type="button" data-testid="participant-download" data-autofocus="" on:click=move |_| f.download_answers()>"Download my answers"</button>
+                    <button type="button" class="secondary" data-testid="participant-close" on:click=move |_| f.leave()>"Close"</button>
+                </div>
+            }
+            .into_any(),
+            Step::Ready | Step::Playing | Step::Answer(_) => ().into_any(),
+        })
+    }
+}
+
+/// The question to answer now.
+#[component]
+pub fn QuestionView(question: Question) -> impl IntoView {
+    let f = expect_context::<UseParticipantFlow>();
+    match question {
+        Question::Rating { id, prompt, points, low, high } => {
+            let qid = id.clone();
+            view! {
+                <fieldset class="question" data-testid="question-rating" data-question=id>
+                    <legend>{prompt}</legend>
+                    <div class="likert">
+                        <span class="likert-end">{low}</span>
+                        {(1..=points).map(|v| {
+                            let qid = qid.clone();
+                            view! {
+                                <button type="button" class="likert-point" data-testid=format!("rate-{v}") data-autofocus=(v == 1).then_some("")
+                                    on:click=move |_| f.answer(qid.clone(), Answer::Rating(v))>{v}</button>
+                            }
+                        }).collect_view()}
+                        <span class="likert-end">{high}</span>
+                    </div>
+                </fieldset>
+            }
+            .into_any()
+        }
+        Question::Choice { id, prompt } => {
+            let (a, b) = (id.clone(), id.clone());
+            view! {
+                <fieldset class="question" data-testid="question-choice" data-question=id>
+                    <legend>{prompt}</legend>
+                    <div class="choice">
+                        <button type="button" data-testid="choose-a" data-autofocus="" on:click=move |_| f.answer(a.clone(), Answer::Choice(0))>"A"</button>
+                        <button type="button" data-testid="choose-b" on:click=move |_| f.answer(b.clone(), Answer::Choice(1))>"B"</button>
+                    </div>
+                </fieldset>
+            }
+            .into_any()
+        }
+    }
+}
