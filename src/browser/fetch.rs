@@ -1,30 +1,67 @@
-//! Small GET requests (model lists, ground truth), through `gloo-net`.
+//! HTTP through the browser's own `fetch`, called with web-sys.
+//!
+//! gloo-net (named in the design card) was tried and measured: it adds
+//! 3.4 kB gzip to the page's wasm (BENCHMARKS.md, "What a dependency
+//! costs") for two calls the lab makes: a streamed POST and a small GET.
+//! Those calls are short here, and the live path keeps one promise hop per
+//! read (no wrapper futures between the reader and the clock).
 
-use gloo_net::http::Request;
-use web_sys::RequestCredentials;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Headers, RequestCredentials, RequestInit, Response};
 
-/// What the browser said of a failed request: the message, as a person
-/// reads it in the console ("Failed to fetch"), without the error's type.
-pub fn browser_says(e: gloo_net::Error) -> String {
-    match e {
-        gloo_net::Error::JsError(js) => js.message,
-        other => other.to_string(),
+use super::files::js_message;
+
+/// Headers for a request: `pairs` in order, then the API key (trimmed, if
+/// not blank) as a bearer token. The key goes nowhere else.
+pub fn headers(pairs: &[(&str, &str)], api_key: Option<&str>) -> Result<Headers, JsValue> {
+    let headers = Headers::new()?;
+    for (name, value) in pairs {
+        headers.set(name, value)?;
     }
+    if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
+        headers.set("Authorization", &format!("Bearer {key}"))?;
+    }
+    Ok(headers)
+}
+
+/// Sends a request; the error is what the browser said ("Failed to
+/// fetch", "The operation was aborted."), without the error's type.
+pub async fn send(url: &str, init: &RequestInit) -> Result<Response, String> {
+    let window = web_sys::window().ok_or("this page has no window")?;
+    let response =
+        JsFuture::from(window.fetch_with_str_and_init(url, init)).await.map_err(|e| js_message(&e))?;
+    response.dyn_into::<Response>().map_err(|e| js_message(&e))
+}
+
+/// The body as text; empty when it cannot be read (the status still says
+/// what happened).
+pub async fn text_of(response: &Response) -> String {
+    match response.text() {
+        Ok(p) => JsFuture::from(p).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+/// A response header, if present.
+pub fn header(response: &Response, name: &str) -> Option<String> {
+    response.headers().get(name).ok().flatten()
 }
 
 /// Fetches a document with GET (no cookies; the key, if any, only in the
 /// Authorization header). Returns the body text, or a message that says
 /// what went wrong (with the server's answer for an HTTP error).
 pub async fn get_text(url: &str, api_key: Option<&str>) -> Result<String, String> {
-    let mut req = Request::get(url).credentials(RequestCredentials::Omit);
-    if let Some(key) = api_key.map(str::trim).filter(|k| !k.is_empty()) {
-        req = req.header("Authorization", &format!("Bearer {key}"));
-    }
-    let resp = req.send().await.map_err(browser_says)?;
-    let text = resp.text().await.map_err(browser_says)?;
-    if resp.ok() {
+    let init = RequestInit::new();
+    init.set_method("GET");
+    let headers = headers(&[], api_key).map_err(|e| js_message(&e))?;
+    init.set_headers(&headers);
+    init.set_credentials(RequestCredentials::Omit);
+    let response = send(url, &init).await?;
+    let text = text_of(&response).await;
+    if response.ok() {
         Ok(text)
     } else {
-        Err(format!("HTTP {}: {}", resp.status(), lab_core::stream::openai::snippet(&text)))
+        Err(format!("HTTP {}: {}", response.status(), lab_core::stream::openai::snippet(&text)))
     }
 }

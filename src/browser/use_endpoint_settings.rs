@@ -1,22 +1,18 @@
 //! The Live endpoint's settings, kept in browser storage and in step with
-//! other tabs (through `leptos-use`'s storage hooks): the preset, the
+//! other tabs ([`super::storage`]): the preset, the
 //! request config and the API key. The key is never part of the config: it
 //! sits in `sessionStorage` (gone when the tab closes) unless "remember" is
 //! ticked, which moves it to `localStorage`; nothing else ever holds it.
 //! Also lists the server's models (`GET <base>/models`).
 
-use codee::string::{FromToStringCodec, JsonSerdeCodec};
+use lab_core::measure::sweep::RunMode;
 use lab_core::stream::endpoint::{self, EndpointConfig, PRESETS};
 use leptos::prelude::*;
-use leptos_use_storage::{
-    UseStorageOptions, use_local_storage, use_local_storage_with_options, use_session_storage,
-};
-
-use lab_core::measure::sweep::RunMode;
 
 use super::fetch::get_text;
 use super::live::RunSpec;
 use super::page;
+use super::storage::{Store, UseStorage, use_storage};
 
 /// Storage key of the request config (JSON, no key).
 pub const CONFIG_KEY: &str = "latency-lab.live.config";
@@ -42,59 +38,65 @@ pub struct UseEndpointSettings {
     pub models: RwSignal<Vec<String>>,
     /// Why the model list could not be fetched.
     pub models_error: RwSignal<Option<String>>,
-    set_preset: WriteSignal<String>,
-    set_config: WriteSignal<EndpointConfig>,
-    set_local_key: WriteSignal<String>,
-    set_session_key: WriteSignal<String>,
-    forget_local_key: Callback<()>,
-    forget_session_key: Callback<()>,
+    stored_preset: UseStorage,
+    stored_config: UseStorage,
+    local_key: UseStorage,
+    session_key: UseStorage,
 }
 
 /// Reads the saved settings (the replay preset on a first visit) and lists
 /// the models of the endpoint they name.
 pub fn use_endpoint_settings() -> UseEndpointSettings {
     let origin = page::origin();
+    let stored_preset = use_storage(Store::Local, PRESET_KEY);
+    let stored_config = use_storage(Store::Local, CONFIG_KEY);
+    let local_key = use_storage(Store::Local, API_KEY);
+    let session_key = use_storage(Store::Session, API_KEY);
+    let preset = Signal::derive(move || {
+        let p = stored_preset.value.get();
+        if p.is_empty() { REPLAY_PRESET.to_string() } else { p }
+    });
     let fresh = EndpointConfig::from_preset(&PRESETS[0], &origin);
-    let (preset, set_preset, _) = use_local_storage::<String, FromToStringCodec>(PRESET_KEY);
-    let (config, set_config, _) = use_local_storage_with_options::<EndpointConfig, JsonSerdeCodec>(
-        CONFIG_KEY,
-        UseStorageOptions::default().initial_value(fresh),
-    );
-    let (local_key, set_local_key, forget_local) = use_local_storage::<String, FromToStringCodec>(API_KEY);
-    let (session_key, set_session_key, forget_session) =
-        use_session_storage::<String, FromToStringCodec>(API_KEY);
-    if preset.get_untracked().is_empty() {
-        set_preset.set(REPLAY_PRESET.into());
-    }
-    if preset.get_untracked() == REPLAY_PRESET {
-        // The built-in endpoint is wherever this page is served from now.
-        set_config.update(|c| c.base_url = format!("{origin}/v1"));
-    }
+    let config = Signal::derive(move || {
+        let stored = stored_config.value.with(|json| serde_json::from_str::<EndpointConfig>(json).ok());
+        stored.unwrap_or_else(|| fresh.clone())
+    });
     let s = UseEndpointSettings {
         preset,
         config,
         api_key: Signal::derive(move || {
-            let local = local_key.get();
-            if local.is_empty() { session_key.get() } else { local }
+            let local = local_key.value.get();
+            if local.is_empty() { session_key.value.get() } else { local }
         }),
-        remember: RwSignal::new(!local_key.get_untracked().is_empty()),
+        remember: RwSignal::new(!local_key.value.get_untracked().is_empty()),
         models: RwSignal::new(Vec::new()),
         models_error: RwSignal::new(None),
-        set_preset,
-        set_config,
-        set_local_key,
-        set_session_key,
-        forget_local_key: Callback::new(move |()| forget_local()),
-        forget_session_key: Callback::new(move |()| forget_session()),
+        stored_preset,
+        stored_config,
+        local_key,
+        session_key,
     };
+    if s.preset.get_untracked() == REPLAY_PRESET {
+        // The built-in endpoint is wherever this page is served from now
+        // (once, at start: a base URL typed afterwards stays).
+        s.edit(|c| c.base_url = format!("{}/v1", page::origin()));
+    }
     s.list_models();
     s
 }
 
 impl UseEndpointSettings {
-    /// Changes the config.
+    /// Changes the config (and stores it, without the key).
     pub fn edit(&self, f: impl FnOnce(&mut EndpointConfig)) {
-        self.set_config.update(f);
+        let mut c = self.config.get_untracked();
+        f(&mut c);
+        self.store_config(&c);
+    }
+
+    fn store_config(&self, c: &EndpointConfig) {
+        if let Ok(json) = serde_json::to_string(c) {
+            let _ = self.stored_config.set(json);
+        }
     }
 
     /// Sets the key, kept where [`Self::remember`] says.
@@ -109,18 +111,10 @@ impl UseEndpointSettings {
     }
 
     fn store_key(&self, key: String, remember: bool) {
-        let (keep, forget_other) = if remember {
-            (self.set_local_key, self.forget_session_key)
-        } else {
-            (self.set_session_key, self.forget_local_key)
-        };
-        forget_other.run(());
-        if key.is_empty() {
-            self.forget_local_key.run(());
-            self.forget_session_key.run(());
-        } else {
-            keep.set(key);
-        }
+        let (keep, other) =
+            if remember { (self.local_key, self.session_key) } else { (self.session_key, self.local_key) };
+        let _ = other.set(String::new());
+        let _ = keep.set(key);
     }
 
     /// What a run of `mode` needs, labelled `label` (the model's name when
@@ -153,8 +147,8 @@ impl UseEndpointSettings {
         let mut c = EndpointConfig::from_preset(p, &page::origin());
         c.prompt = old.prompt;
         c.system = old.system;
-        self.set_preset.set(id.to_string());
-        self.set_config.set(c);
+        let _ = self.stored_preset.set(id.to_string());
+        self.store_config(&c);
         self.models.set(Vec::new());
         self.models_error.set(None);
         self.list_models();
@@ -174,7 +168,7 @@ impl UseEndpointSettings {
                     if s.config.get_untracked().model.is_empty()
                         && let Some(first) = models.first()
                     {
-                        s.set_config.update(|c| c.model = first.clone());
+                        s.edit(|c| c.model = first.clone());
                     }
                     s.models.set(models);
                 }

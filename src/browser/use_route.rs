@@ -7,14 +7,13 @@
 //! leptos-rs/leptos#2184), and paths need a server that answers every path
 //! with the app, which static hosts do not; the lab's share links are
 //! fragments already. The hook listens to `hashchange` (fired by Back,
-//! Forward and typed fragments) through `leptos-use`, and writes the
+//! Forward and typed fragments) with Leptos's own window listener, and writes the
 //! fragment (a new history entry) or replaces it (no entry, for a link that
 //! was read and should not be read again on Back).
 
 use lab_core::share::route::Route;
 use leptos::ev::hashchange;
 use leptos::prelude::*;
-use leptos_use_event_listener::use_event_listener;
 use wasm_bindgen::JsValue;
 
 use super::page;
@@ -30,12 +29,13 @@ pub struct UseRoute {
 /// Follows the page's fragment.
 pub fn use_route() -> UseRoute {
     let (route, set) = signal(Route::parse(&page::fragment()));
-    let _ = use_event_listener(window(), hashchange, move |_| {
+    let listener = window_event_listener(hashchange, move |_| {
         let now = Route::parse(&page::fragment());
         if route.get_untracked() != now {
             set.set(now);
         }
     });
+    on_cleanup(move || listener.remove());
     UseRoute { route, set }
 }
 

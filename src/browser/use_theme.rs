@@ -1,12 +1,12 @@
 //! The colour theme hook: follow the system (`auto`), or a choice kept in
-//! `localStorage` (in step with other tabs, through `leptos-use`), applied as
-//! `data-theme` on the root element (the stylesheet has both palettes). An
-//! inline script in `index.html` applies the saved choice before the first
-//! paint; this hook keeps it applied afterwards.
+//! `localStorage` (in step with other tabs), applied as `data-theme` on the
+//! root element (the stylesheet has both palettes). An inline script in
+//! `index.html` applies the saved choice before the first paint; this hook
+//! keeps it applied afterwards.
 
-use codee::string::FromToStringCodec;
 use leptos::prelude::*;
-use leptos_use_storage::use_local_storage;
+
+use super::storage::{Store, UseStorage, use_storage};
 
 /// Storage key (also read by the inline script of `index.html`).
 pub const KEY: &str = "latency-lab.theme";
@@ -18,15 +18,14 @@ pub const THEMES: [&str; 3] = ["auto", "light", "dark"];
 pub struct UseTheme {
     /// The current choice (one of [`THEMES`]).
     pub theme: Signal<String>,
-    set: WriteSignal<String>,
-    forget: Callback<()>,
+    saved: UseStorage,
 }
 
 /// Reads the saved theme and keeps the page in it.
 pub fn use_theme() -> UseTheme {
-    let (saved, set, forget) = use_local_storage::<String, FromToStringCodec>(KEY);
+    let saved = use_storage(Store::Local, KEY);
     let theme = Signal::derive(move || {
-        let t = saved.get();
+        let t = saved.value.get();
         if THEMES.contains(&t.as_str()) { t } else { THEMES[0].to_string() }
     });
     Effect::new(move |_| {
@@ -39,19 +38,16 @@ pub fn use_theme() -> UseTheme {
             };
         }
     });
-    UseTheme { theme, set, forget: Callback::new(move |()| forget()) }
+    UseTheme { theme, saved }
 }
 
 impl UseTheme {
-    /// The next theme in [`THEMES`] (auto, light, dark, auto …).
+    /// The next theme in [`THEMES`] (auto, light, dark, auto …); `auto` is
+    /// stored as no choice.
     pub fn cycle(&self) {
         let now = self.theme.get_untracked();
         let i = THEMES.iter().position(|t| *t == now).unwrap_or(0);
         let next = THEMES[(i + 1) % THEMES.len()];
-        if next == THEMES[0] {
-            self.forget.run(());
-        } else {
-            self.set.set(next.to_string());
-        }
+        let _ = self.saved.set(if next == THEMES[0] { String::new() } else { next.to_string() });
     }
 }

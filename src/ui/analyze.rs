@@ -13,7 +13,7 @@ use crate::browser::use_trace_file::use_trace_file;
 pub fn AnalyzeView() -> impl IntoView {
     let file = use_trace_file();
     let zone = NodeRef::new();
-    let drop = use_file_drop(zone, Callback::new(move |chosen| file.open(chosen)));
+    use_file_drop(zone, Callback::new(move |chosen| file.open(chosen)));
     view! {
         <section class="panel" data-testid="analyze-view">
             <h2>"Analyze a trace"</h2>
@@ -23,7 +23,7 @@ pub fn AnalyzeView() -> impl IntoView {
                 "The command line gives the same figures: "
                 <code>"latency-lab analyze FILE --json"</code>
             </p>
-            <label class="dropzone" class:over=move || drop.over.get() node_ref=zone>
+            <label class="dropzone" node_ref=zone>
                 <input type="file" accept=".json,application/json" data-testid="trace-input"
                     on:change=move |ev| file.open(files::take_chosen(&ev))/>
                 <span>"Drop a trace file here, or click to choose one."</span>

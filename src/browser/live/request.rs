@@ -12,7 +12,7 @@
 //! trace, which keeps whatever arrived before it.
 
 use futures_util::{FutureExt, pin_mut, select_biased};
-use gloo_net::http::{Request, RequestBuilder, Response};
+
 use lab_core::stream::live::LiveStats;
 use lab_core::stream::record::{Recorder, StreamEnd, network_failure_message};
 use lab_core::trace::{ChunkKind, FailureKind, RequestTrace};
@@ -20,11 +20,13 @@ use web_sys::{RequestCache, RequestCredentials, RequestMode};
 
 use super::Abort;
 use crate::browser::clock::now_ms;
-use crate::browser::fetch::browser_says;
+use crate::browser::fetch::{header, headers, send, text_of};
+use crate::browser::files::js_message;
 use crate::browser::page;
 use crate::browser::paint::next_frame;
 use crate::browser::render::{append_text, clear, follow_bottom};
 use crate::browser::stream::{Piece, StreamReader};
+use wasm_bindgen::JsValue;
 
 /// Shortest interval between two refreshes of the live figures (ms).
 pub const STATS_INTERVAL_MS: f64 = 100.0;
@@ -57,18 +59,20 @@ pub struct OnScreen<'a> {
     pub on_checkpoint: &'a dyn Fn(&RequestTrace),
 }
 
-fn builder(req: &LiveRequest, abort: &Abort) -> RequestBuilder {
-    let mut b = Request::post(&req.url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "text/event-stream")
-        .abort_signal(Some(&abort.signal()))
-        .mode(RequestMode::Cors)
-        .credentials(RequestCredentials::Omit)
-        .cache(RequestCache::NoStore);
-    if let Some(key) = req.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
-        b = b.header("Authorization", &format!("Bearer {key}"));
-    }
-    b
+fn build_init(req: &LiveRequest, abort: &Abort) -> Result<web_sys::RequestInit, JsValue> {
+    let headers = headers(
+        &[("Content-Type", "application/json"), ("Accept", "text/event-stream")],
+        req.api_key.as_deref(),
+    )?;
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&req.body));
+    init.set_signal(Some(&abort.signal()));
+    init.set_mode(RequestMode::Cors);
+    init.set_credentials(RequestCredentials::Omit);
+    init.set_cache(RequestCache::NoStore);
+    Ok(init)
 }
 
 /// Streams one completion; the id of the server's ground-truth record
@@ -78,30 +82,29 @@ pub async fn stream_completion(
     abort: &Abort,
     screen: Option<OnScreen<'_>>,
 ) -> (RequestTrace, Option<String>) {
-    let request = match builder(req, abort).body(req.body.as_str()) {
-        Ok(r) => r,
+    let init = match build_init(req, abort) {
+        Ok(i) => i,
         Err(e) => {
             let at = now_ms();
-            return (Recorder::new(at).fail(at, FailureKind::Network, browser_says(e)), None);
+            return (Recorder::new(at).fail(at, FailureKind::Network, js_message(&e)), None);
         }
     };
     let mut rec = Recorder::new(now_ms());
-    let response = match request.send().await {
+    let response = match send(&req.url, &init).await {
         Ok(r) => r,
         Err(e) => {
             let at = now_ms();
             let t = if abort.aborted() {
                 rec.finish(at, StreamEnd::Aborted)
             } else {
-                let msg =
-                    network_failure_message(&req.url, &page::origin(), &browser_says(e), &req.cors_hint);
+                let msg = network_failure_message(&req.url, &page::origin(), &e, &req.cors_hint);
                 rec.fail(at, FailureKind::Network, msg)
             };
             return (t, None);
         }
     };
     rec.on_headers(now_ms(), response.status());
-    let ground_truth = response.headers().get(lab_core::serve::protocol::REQUEST_ID_HEADER);
+    let ground_truth = header(&response, lab_core::serve::protocol::REQUEST_ID_HEADER);
     let trace = match body_of(&response, &mut rec).await {
         Err(t) => t,
         Ok(body) => {
@@ -116,13 +119,16 @@ pub async fn stream_completion(
 }
 
 /// The event-stream body, or the finished trace that says why there is none.
-async fn body_of(response: &Response, rec: &mut Recorder) -> Result<web_sys::ReadableStream, RequestTrace> {
+async fn body_of(
+    response: &web_sys::Response,
+    rec: &mut Recorder,
+) -> Result<web_sys::ReadableStream, RequestTrace> {
     if !response.ok() {
-        let body = response.text().await.unwrap_or_default();
-        let retry = response.headers().get("retry-after");
+        let body = text_of(response).await;
+        let retry = header(response, "retry-after");
         return Err(rec.fail_http(now_ms(), response.status(), &body, retry.as_deref()));
     }
-    let content_type = response.headers().get("content-type").unwrap_or_default();
+    let content_type = header(response, "content-type").unwrap_or_default();
     let Some(body) = response.body() else {
         return Err(rec.fail(now_ms(), FailureKind::Empty, "The response has no body.".into()));
     };

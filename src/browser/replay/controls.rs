@@ -60,7 +60,7 @@ impl ReplayEngine {
         self.notice.set(None);
         self.arm();
         self.arm_naive_all();
-        self.frame_loop.get_value().0.run(());
+        self.frame_loop.resume();
     }
 
     /// Pauses every pane.

@@ -75,7 +75,7 @@ impl ReplayEngine {
             }
             // Paused or done: this frame showed the last released text.
             if !inner.playing {
-                self.frame_loop.get_value().1.run(());
+                self.frame_loop.pause();
             }
             (all_done, inner.looping)
         };

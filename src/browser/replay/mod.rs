@@ -20,7 +20,7 @@
 //! up and nested timers are clamped to 4 ms.
 //!
 //! Released text waits and is put on the page in the next animation frame
-//! (`leptos-use`'s rAF loop, running only while something plays; one DOM
+//! (a frame loop running only while something plays; one DOM
 //! update per pane per frame); that frame's clock is the chunk's paint
 //! time. Frames later than 1.5 refresh intervals count as late. A hidden tab
 //! pauses the replay (and says so): browsers throttle background timers, so
@@ -36,13 +36,13 @@ mod timers;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use super::use_frame_loop::{FrameLoop, use_frame_loop};
+use super::use_visibility::use_visibility;
 use lab_core::measure::run::MeasuredRun;
 use lab_core::replay::pane::{FrameCounter, PaneConfig, PaneRecording};
 use lab_core::replay::player::Replay;
 use lab_core::stream::live::LiveStats;
 use leptos::prelude::*;
-use leptos_use_document_visibility::use_document_visibility;
-use leptos_use_raf_fn::{UseRafFnOptions, use_raf_fn_with_options};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 
@@ -148,7 +148,7 @@ struct Callbacks {
 pub struct ReplayEngine {
     inner: StoredValue<Rc<RefCell<Inner>>, LocalStorage>,
     callbacks: StoredValue<Option<Rc<Callbacks>>, LocalStorage>,
-    frame_loop: StoredValue<(Callback<()>, Callback<()>)>,
+    frame_loop: FrameLoop,
     /// Playing or not.
     pub playing: RwSignal<bool>,
     /// A message for the user (hidden-tab pause).
@@ -178,19 +178,15 @@ pub fn use_replay_engine() -> ReplayEngine {
         clocks: None,
     };
     let holder = StoredValue::new_local(None::<ReplayEngine>);
-    let raf = use_raf_fn_with_options(
-        move |_| {
-            if let Some(e) = holder.get_value() {
-                e.on_frame();
-            }
-        },
-        UseRafFnOptions::default().immediate(false),
-    );
-    let (resume, pause) = (raf.resume, raf.pause);
+    let frame_loop = use_frame_loop(move |_| {
+        if let Some(e) = holder.get_value() {
+            e.on_frame();
+        }
+    });
     let engine = ReplayEngine {
         inner: StoredValue::new_local(Rc::new(RefCell::new(inner))),
         callbacks: StoredValue::new_local(None),
-        frame_loop: StoredValue::new((Callback::new(move |()| resume()), Callback::new(move |()| pause()))),
+        frame_loop,
         playing: RwSignal::new(false),
         notice: RwSignal::new(None),
         panes: [slot(), slot(), slot(), slot()],
@@ -198,9 +194,9 @@ pub fn use_replay_engine() -> ReplayEngine {
     };
     holder.set_value(Some(engine));
     engine.install();
-    let visibility = use_document_visibility();
+    let hidden = use_visibility();
     Effect::new(move |_| {
-        if visibility.get() == web_sys::VisibilityState::Hidden && engine.rc().borrow().playing {
+        if hidden.get() && engine.rc().borrow().playing {
             engine.pause();
             engine.notice.set(Some(HIDDEN_NOTICE.into()));
         }

@@ -29,7 +29,7 @@ pub fn ImportView() -> impl IntoView {
         importer.import(chosen);
     });
     let zone = NodeRef::new();
-    let drop = use_file_drop(zone, take);
+    use_file_drop(zone, take);
     let slo_draft = RwSignal::new(importer.slos.get_untracked());
     view! {
         <section class="panel" data-testid="import-view">
@@ -44,7 +44,7 @@ pub fn ImportView() -> impl IntoView {
                 "The format is recognised from the content. Files are read in a background worker "
                 "and never leave this browser."
             </p>
-            <label class="dropzone" class:over=move || drop.over.get() node_ref=zone>
+            <label class="dropzone" node_ref=zone>
                 <input type="file" multiple accept=".json,.jsonl,application/json" data-testid="import-input"
                     on:change=move |ev| take.run(files::take_chosen(&ev))/>
                 <span>"Drop result files here (several at once is fine), or click to choose."</span>
