@@ -99,7 +99,7 @@ describe('import results', () => {
     const errors = page.getByTestId('import-error');
     await waitForText(errors.nth(2), /./);
     const all = (await errors.allInnerTexts()).join('\n');
-    assert.match(all, /vLLM bench serve result but cannot be read: the file ends early \(truncated\?\) at line/);
+    assert.match(all, /vLLM bench serve result but cannot be read: the text ends early \(.*cut off\?\): .* \(line \d+, column \d+\)/);
     assert.match(all, /not a format the lab reads .* expected a Latency Lab trace, a vLLM/);
     assert.match(all, /not UTF-8 text/);
     assert.equal(await page.getByTestId('import-run').count(), 1, 'the loaded run stays');

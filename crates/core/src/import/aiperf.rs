@@ -72,12 +72,8 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
         if line.trim().is_empty() {
             continue;
         }
-        let r: Record = serde_json::from_str(line).map_err(|e| {
-            ImportError::broken(
-                Format::AiPerf,
-                format!("line {}: {}", i + 1, ImportError::json(Format::AiPerf, &e)),
-            )
-        })?;
+        let r: Record =
+            serde_json::from_str(line).map_err(|e| ImportError::json_line(Format::AiPerf, &e, i + 1))?;
         if r.metadata.benchmark_phase.as_deref() == Some("warmup") {
             warmup += 1;
             continue;

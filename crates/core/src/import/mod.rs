@@ -127,13 +127,12 @@ impl ImportError {
     }
 
     pub(crate) fn json(format: Format, e: &serde_json::Error) -> Self {
-        let what = match e.classify() {
-            serde_json::error::Category::Eof => "the file ends early (truncated?)",
-            serde_json::error::Category::Syntax => "invalid JSON",
-            serde_json::error::Category::Data => "a field has an unexpected type",
-            serde_json::error::Category::Io => "read error",
-        };
-        Self::broken(format, format!("{what} at line {}, column {}: {e}", e.line(), e.column()))
+        Self::broken(format, crate::trace::json_error::plain(e))
+    }
+
+    /// A JSON error on line `line` (1-based) of a JSON-lines file.
+    pub(crate) fn json_line(format: Format, e: &serde_json::Error, line: usize) -> Self {
+        Self::broken(format, crate::trace::json_error::at_line(e, line))
     }
 }
 

@@ -59,9 +59,10 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
         Err(e) if e.classify() == serde_json::error::Category::Syntax && e.line() > 1 => {
             // --append-result: one object per line.
             let mut runs = Vec::new();
-            for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-                let r: VllmResult =
-                    serde_json::from_str(line).map_err(|e| ImportError::json(Format::Vllm, &e))?;
+            let lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+            for (i, (n, line)) in lines.enumerate() {
+                let r: VllmResult = serde_json::from_str(line)
+                    .map_err(|e| ImportError::json_line(Format::Vllm, &e, n + 1))?;
                 runs.push(run(r, i)?);
             }
             Ok(runs)

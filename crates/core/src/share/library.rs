@@ -275,7 +275,8 @@ impl Bundle {
 
     /// Reads and checks a bundle (every trace is validated).
     pub fn from_json(text: &str) -> Result<Self, BundleError> {
-        let b: Bundle = serde_json::from_str(text).map_err(|e| BundleError::Parse(e.to_string()))?;
+        let b: Bundle = serde_json::from_str(text)
+            .map_err(|e| BundleError::Parse(crate::trace::json_error::plain(&e)))?;
         if b.format != BUNDLE_FORMAT {
             return Err(BundleError::Parse(format!(
                 "format is \"{}\", expected \"{BUNDLE_FORMAT}\"",

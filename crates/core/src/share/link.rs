@@ -125,7 +125,8 @@ impl Shared {
         let packed = from_base64url(body)?;
         let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_JSON_BYTES)
             .map_err(|e| ShareError::Damaged(format!("cannot decompress ({:?})", e.status)))?;
-        let shared: Shared = serde_json::from_slice(&json).map_err(|e| ShareError::Damaged(e.to_string()))?;
+        let shared: Shared = serde_json::from_slice(&json)
+            .map_err(|e| ShareError::Damaged(crate::trace::json_error::plain(&e)))?;
         if let Shared::Study(s) = &shared {
             s.validate()?;
         }

@@ -264,7 +264,7 @@ impl EndpointConfig {
             match serde_json::from_str::<Value>(&self.extra_body) {
                 Ok(Value::Object(extra)) => body.extend(extra),
                 Ok(_) => return Err(ConfigError::ExtraBody("not an object".into())),
-                Err(e) => return Err(ConfigError::ExtraBody(e.to_string())),
+                Err(e) => return Err(ConfigError::ExtraBody(crate::trace::json_error::plain(&e))),
             }
         }
         Ok(Value::Object(body).to_string())

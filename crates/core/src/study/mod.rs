@@ -200,7 +200,8 @@ pub enum StudyError {
 impl Study {
     /// Reads and validates a study file.
     pub fn from_json(text: &str) -> Result<Self, StudyError> {
-        let s: Study = serde_json::from_str(text).map_err(|e| StudyError::Parse(e.to_string()))?;
+        let s: Study =
+            serde_json::from_str(text).map_err(|e| StudyError::Parse(crate::trace::json_error::plain(&e)))?;
         s.validate()?;
         Ok(s)
     }

@@ -205,7 +205,8 @@ pub enum ResultsError {
 impl StudyResults {
     /// Reads a results file.
     pub fn from_json(text: &str) -> Result<Self, ResultsError> {
-        let r: StudyResults = serde_json::from_str(text).map_err(|e| ResultsError::Parse(e.to_string()))?;
+        let r: StudyResults = serde_json::from_str(text)
+            .map_err(|e| ResultsError::Parse(crate::trace::json_error::plain(&e)))?;
         if r.format != RESULTS_FORMAT {
             return Err(ResultsError::Parse(format!(
                 "format is \"{}\", expected \"{RESULTS_FORMAT}\"",

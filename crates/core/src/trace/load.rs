@@ -15,7 +15,7 @@ pub enum TraceError {
         limit: usize,
     },
     /// Not JSON at all, or cut off.
-    #[error("not valid JSON (line {line}, column {column}): {message}")]
+    #[error("not valid JSON: {message}")]
     Json {
         /// 1-based line of the error.
         line: usize,
@@ -69,7 +69,7 @@ impl Trace {
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| TraceError::Json {
             line: e.line(),
             column: e.column(),
-            message: e.to_string(),
+            message: super::json_error::plain(&e),
         })?;
         Self::from_value(value)
     }

@@ -24,6 +24,7 @@
 //! with [`TraceError::TooNew`]. Secrets never enter a trace: endpoints are
 //! stored through [`redact_endpoint`].
 
+pub mod json_error;
 mod load;
 mod redact;
 

@@ -135,8 +135,10 @@ pub fn decode(data: &str) -> Result<StreamItem, DecodeError> {
     if trimmed == "[DONE]" {
         return Ok(StreamItem::Done);
     }
-    let value: Value = serde_json::from_str(trimmed)
-        .map_err(|e| DecodeError::Json { message: e.to_string(), snippet: snippet(trimmed) })?;
+    let value: Value = serde_json::from_str(trimmed).map_err(|e| DecodeError::Json {
+        message: crate::trace::json_error::plain(&e),
+        snippet: snippet(trimmed),
+    })?;
     let Some(obj) = value.as_object() else {
         return Err(DecodeError::NotAnObject { snippet: snippet(trimmed) });
     };
