@@ -92,7 +92,11 @@ fn bad_input_exits_2_with_a_clear_message() {
     let dir = std::env::temp_dir().join(format!("lab-cli-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cases: [(&str, &[u8], &str); 6] = [
-        ("cut.json", b"{\"schema_version\": 1, \"requests\": [", "not valid JSON: the text ends early (cut off?): a list […] is not closed (line 1, column 35)"),
+        (
+            "cut.json",
+            b"{\"schema_version\": 1, \"requests\": [",
+            "not valid JSON: the text ends early (cut off?): a list […] is not closed (line 1, column 35)",
+        ),
         ("foreign.json", b"{\"hello\": [0.1]}", "expected a Latency Lab trace, a vLLM"),
         (
             "undetailed.json",

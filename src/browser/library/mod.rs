@@ -85,13 +85,17 @@ impl Library {
     /// Waits until the database is open (or failed to open), at most 10 s.
     pub async fn opened(&self) -> Result<Db, String> {
         for _ in 0..500 {
-            if self.ready.get_untracked() {
+            // Ready, or the library is gone with its owner (nothing to wait for).
+            if self.ready.try_get_untracked().is_none_or(|ready| ready) {
                 break;
             }
             sleep_ms(20).await;
         }
         self.db().ok_or_else(|| {
-            self.error.get_untracked().unwrap_or_else(|| "browser storage did not open in time".into())
+            self.error
+                .try_get_untracked()
+                .flatten()
+                .unwrap_or_else(|| "browser storage did not open in time".into())
         })
     }
 

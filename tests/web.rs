@@ -1,0 +1,202 @@
+//! Component tests in headless Chromium (as in Leptos's examples): each
+//! mounts one component on its hooks, drives it the way a person does
+//! (events that bubble, as the browser sends them) and asserts its DOM.
+
+use std::time::Duration;
+
+use lab_core::measure::run::MeasuredRun;
+use lab_core::replay::profile::Profile;
+use lab_core::study::{ConditionSource, Study};
+use latency_lab_app::browser::library::use_library;
+use latency_lab_app::browser::study::{UseParticipantFlow, use_participant_flow};
+use latency_lab_app::browser::use_endpoint_settings::{API_KEY, CONFIG_KEY, use_endpoint_settings};
+use latency_lab_app::browser::use_route::use_route;
+use latency_lab_app::ui::ParticipantMode;
+use latency_lab_app::ui::live::{EndpointForm, RunResults};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{HtmlElement, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A fresh element to mount into.
+fn container() -> HtmlElement {
+    let doc = document();
+    let div = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&div).unwrap();
+    div.unchecked_into()
+}
+
+fn by_id(root: &HtmlElement, id: &str) -> Option<HtmlElement> {
+    root.query_selector(&format!("[data-testid=\"{id}\"]")).unwrap().map(JsCast::unchecked_into)
+}
+
+fn text(root: &HtmlElement, id: &str) -> String {
+    by_id(root, id).map(|e| e.inner_text()).unwrap_or_default()
+}
+
+/// Types `value` into an input and sends the `change` a person's edit ends with.
+fn change(input: &HtmlElement, value: &str) {
+    input.unchecked_ref::<HtmlInputElement>().set_value(value);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    input.dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
+}
+
+async fn sleep(d: Duration) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ =
+            window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, d.as_millis() as i32);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Waits (up to `limit`) until `ok` holds.
+async fn until(what: &str, limit: Duration, ok: impl Fn() -> bool) {
+    let step = Duration::from_millis(20);
+    let mut waited = Duration::ZERO;
+    while !ok() {
+        assert!(waited < limit, "timed out waiting for {what}");
+        sleep(step).await;
+        waited += step;
+    }
+}
+
+fn focused_id() -> String {
+    document().active_element().and_then(|e| e.get_attribute("data-testid")).unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn endpoint_form_keeps_settings_and_never_stores_the_key_in_the_config() {
+    let local = window().local_storage().unwrap().unwrap();
+    let session = window().session_storage().unwrap().unwrap();
+    local.clear().unwrap();
+    session.clear().unwrap();
+    let root = container();
+    let disabled = RwSignal::new(false);
+    let _handle = mount_to(root.clone(), move || {
+        let settings = use_endpoint_settings();
+        view! { <EndpointForm settings=settings disabled=disabled.into()/> }
+    });
+    sleep(Duration::from_millis(30)).await;
+    let base = by_id(&root, "base-url").expect("base URL field");
+    let origin = window().location().origin().unwrap();
+    assert_eq!(base.unchecked_ref::<HtmlInputElement>().value(), format!("{origin}/v1"), "the replay preset");
+    change(&base, "http://127.0.0.1:9/v1");
+    change(&by_id(&root, "model").unwrap(), "my-model");
+    change(&by_id(&root, "api-key").unwrap(), "sk-planted-0123");
+    let config = local.get_item(CONFIG_KEY).unwrap().unwrap_or_default();
+    assert!(config.contains("http://127.0.0.1:9/v1") && config.contains("my-model"), "{config}");
+    assert!(!config.contains("sk-planted"), "the key is not part of the config");
+    assert_eq!(
+        session.get_item(API_KEY).unwrap().as_deref(),
+        Some("sk-planted-0123"),
+        "the tab keeps the key"
+    );
+    assert_eq!(local.get_item(API_KEY).unwrap(), None, "not on the device unless remembered");
+    // Remembering moves it; the form shows what is stored.
+    let remember = by_id(&root, "remember-key").unwrap();
+    remember.click();
+    assert_eq!(local.get_item(API_KEY).unwrap().as_deref(), Some("sk-planted-0123"));
+    assert_eq!(session.get_item(API_KEY).unwrap(), None);
+    // While a run is going, the fields are locked.
+    disabled.set(true);
+    sleep(Duration::from_millis(30)).await;
+    let fieldsets = root.query_selector_all("fieldset").unwrap();
+    assert!(fieldsets.length() >= 2);
+    for i in 0..fieldsets.length() {
+        let f: web_sys::HtmlFieldSetElement = fieldsets.get(i).unwrap().unchecked_into();
+        assert!(f.disabled(), "fieldset {i} is disabled while running");
+    }
+    local.clear().unwrap();
+    session.clear().unwrap();
+}
+
+#[wasm_bindgen_test]
+fn run_results_show_the_figures_measured_once() {
+    let trace = Profile::simple("steady", 150.0, 10.0, 20).to_trace(5, 10);
+    let run = MeasuredRun::of(trace, &[]);
+    let m = run.analysis.metrics.clone();
+    let root = container();
+    let shown = run.clone();
+    let _handle = mount_to(root.clone(), move || view! { <RunResults run=shown.clone()/> });
+    assert!(by_id(&root, "run-results").is_some());
+    assert!(by_id(&root, "download-trace").is_some());
+    assert_eq!(text(&root, "requests"), m.requests.to_string());
+    assert_eq!(text(&root, "completed"), m.completed.to_string());
+    assert_eq!(text(&root, "failed"), "0");
+    let ttft_p50 = m.ttft_ms.as_ref().unwrap().p50;
+    let shown_p50: f64 = text(&root, "metric-ttft-p50").trim().parse().expect("a number");
+    assert!((shown_p50 - ttft_p50).abs() <= 0.005 + 1e-9, "{shown_p50} vs {ttft_p50}");
+    assert!(by_id(&root, "http1-warning").is_none(), "one request at a time needs no HTTP/1.1 warning");
+    assert!(
+        root.query_selector("[data-testid^=score-]").unwrap().is_some(),
+        "scenario scores are part of the results"
+    );
+}
+
+/// A study whose samples are short (a trial plays in well under a second).
+fn quick_study() -> Study {
+    let mut s = Study::example();
+    s.id = "component-test".into();
+    s.title = "Component test".into();
+    for c in &mut s.conditions {
+        c.source = ConditionSource::Profile("ttft=30,tpot=5,jitter=constant,tokens=8,text=chat".into());
+    }
+    s
+}
+
+#[wasm_bindgen_test]
+async fn participant_flow_moves_focus_through_a_trial() {
+    let root = container();
+    let flow = StoredValue::new_local(None::<UseParticipantFlow>);
+    let _handle = mount_to(root.clone(), move || {
+        let route = use_route();
+        let lib = use_library();
+        let f = use_participant_flow(lib, route);
+        flow.set_value(Some(f));
+        provide_context(f);
+        view! { <ParticipantMode/> }
+    });
+    let f = flow.get_value().unwrap();
+    f.begin(quick_study(), false);
+    let limit = Duration::from_secs(10);
+    until("the consent", limit, || by_id(&root, "participant-consent").is_some()).await;
+    assert!(!by_id(&root, "participant").unwrap().hidden(), "the overlay is shown");
+    until("focus on I agree", limit, || focused_id() == "consent-accept").await;
+    assert!(text(&root, "participant-announce").contains("please read the consent"));
+    by_id(&root, "consent-accept").unwrap().click();
+    until("focus on Begin", limit, || focused_id() == "participant-begin").await;
+    by_id(&root, "participant-begin").unwrap().click();
+    until("focus on Play", limit, || focused_id() == "trial-play").await;
+    assert!(text(&root, "participant-announce").ends_with("press Play."));
+    assert!(!text(&root, "trial-title").is_empty());
+    by_id(&root, "trial-play").unwrap().click();
+    until("the question", limit, || root.query_selector("fieldset.question").unwrap().is_some()).await;
+    let first = if by_id(&root, "question-rating").is_some() { "rate-1" } else { "choose-a" };
+    until("focus on the question", limit, || focused_id() == first).await;
+    let legend = root.query_selector("fieldset.question legend").unwrap().unwrap();
+    let prompt = legend.text_content().unwrap_or_default();
+    assert!(text(&root, "participant-announce").ends_with(&prompt), "the question is announced");
+    // The samples played in the panes, as text.
+    assert!(!text(&root, "trial-output-0").is_empty());
+    // Answer every question of the first trial.
+    for _ in 0..4 {
+        let id = focused_id();
+        if id == "trial-play" || id == "participant-download" {
+            break;
+        }
+        by_id(&root, if id == "rate-1" { "rate-4" } else { "choose-a" }).unwrap().click();
+        until("the next step", limit, || focused_id() != id || document().active_element().is_none()).await;
+        sleep(Duration::from_millis(50)).await;
+    }
+    until("the next trial", limit, || matches!(focused_id().as_str(), "trial-play" | "participant-download"))
+        .await;
+    assert!(
+        text(&root, "participant-progress").starts_with("1 of "),
+        "{}",
+        text(&root, "participant-progress")
+    );
+    f.leave();
+}
