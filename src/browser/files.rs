@@ -47,6 +47,14 @@ pub async fn read_text(file: &web_sys::File, limit: u64) -> Result<String, FileE
     text.as_string().ok_or(FileError::Read { name, message: "not text".into() })
 }
 
+/// Reads a trace file (at most `lab_core::trace::MAX_TRACE_BYTES`); the
+/// error names the file and says what is wrong with it.
+pub async fn read_trace(file: &web_sys::File) -> Result<lab_core::trace::Trace, String> {
+    let name = file.name();
+    let text = read_text(file, lab_core::trace::MAX_TRACE_BYTES as u64).await.map_err(|e| e.to_string())?;
+    lab_core::trace::Trace::from_json(&text).map_err(|e| format!("{name}: {e}"))
+}
+
 /// The files chosen in a file input (from its `change` event). The input is
 /// cleared, so choosing the same file again fires again.
 pub fn take_chosen(ev: &web_sys::Event) -> Vec<web_sys::File> {

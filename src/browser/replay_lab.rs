@@ -10,7 +10,6 @@ use lab_core::replay::pane::{
 use lab_core::replay::profile;
 use lab_core::replay::story;
 use lab_core::share::link::{Shared, SharedPane};
-use lab_core::trace::{MAX_TRACE_BYTES, Trace};
 use leptos::html::Div;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -193,10 +192,7 @@ impl UseReplayLab {
         let lab = *self;
         spawn_local(async move {
             let name = file.name();
-            let read = files::read_text(&file, MAX_TRACE_BYTES as u64)
-                .await
-                .map_err(|e| e.to_string())
-                .and_then(|t| Trace::from_json(&t).map_err(|e| format!("{name}: {e}")));
+            let read = files::read_trace(&file).await;
             let trace = match read {
                 Ok(t) => t,
                 Err(e) => return lab.file_error.set(Some(e)),

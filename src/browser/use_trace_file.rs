@@ -2,7 +2,6 @@
 //! measured once; a bad file says why and leaves what was open before.
 
 use lab_core::measure::run::MeasuredRun;
-use lab_core::trace::{MAX_TRACE_BYTES, Trace};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -32,10 +31,7 @@ impl UseTraceFile {
         s.busy.set(true);
         spawn_local(async move {
             let name = file.name();
-            let read = files::read_text(&file, MAX_TRACE_BYTES as u64)
-                .await
-                .map_err(|e| e.to_string())
-                .and_then(|text| Trace::from_json(&text).map_err(|e| format!("{name}: {e}")));
+            let read = files::read_trace(&file).await;
             match read {
                 Ok(trace) => {
                     s.loaded.set(Some((name, MeasuredRun::of(trace, &[]))));

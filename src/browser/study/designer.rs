@@ -3,7 +3,6 @@
 //! files in and out, share links, and starting a participant.
 
 use lab_core::study::Study;
-use lab_core::trace::{MAX_TRACE_BYTES, Trace};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -126,10 +125,7 @@ impl UseStudyDesigner {
         let d = *self;
         spawn_local(async move {
             let name = file.name();
-            let read = files::read_text(&file, MAX_TRACE_BYTES as u64)
-                .await
-                .map_err(|e| e.to_string())
-                .and_then(|t| Trace::from_json(&t).map_err(|e| format!("{name}: {e}")));
+            let read = files::read_trace(&file).await;
             let t = match read {
                 Ok(t) => t,
                 Err(e) => return d.file_error.set(Some(e)),
