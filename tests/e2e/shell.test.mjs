@@ -96,7 +96,7 @@ describe('app shell', () => {
       mimeType: 'application/json',
       buffer: Buffer.from('{"schema_version": 1, "requests": [{"sent_ms": '),
     });
-    await waitForText(page.getByTestId('load-error'), /broken\.json: not valid JSON \(line 1, column \d+\)/);
+    await waitForText(page.getByTestId('load-error'), /broken\.json: not valid JSON: the text ends early \(empty, or cut off\?\): a value is missing \(line 1, column \d+\)/);
     assert.equal(await page.getByTestId('requests').innerText(), '6', 'previous analysis stays');
     await page.getByTestId('trace-input').setInputFiles({
       name: 'other.json',
