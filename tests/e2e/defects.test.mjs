@@ -4,11 +4,11 @@
 // error card goes when a later import succeeds; no console warning on load;
 // a participant completes a trial with the keyboard alone, focus following
 // every step, the page behind inert and each question announced.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
+import { ROOT, labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
 
 const LINKS = JSON.parse(readFileSync(path.join(ROOT, 'tests/fixtures/share-links.json'), 'utf8'));
 const VLLM = path.join(ROOT, 'tests/fixtures/import/vllm_bench_serve.json');
@@ -43,19 +43,10 @@ async function focusIs(page, testId) {
 }
 
 describe('defects of a first walk through the app', () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.stop();
-  });
+  const lab = labSuite();
 
   test('a report made while a run records says it is partial; scenario names are not doubled', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#live`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
     await setField(page, 'model', 'profile:ttft=100,tpot=40,tokens=300');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('live-tokens').or(page.getByTestId('run-status')), /\S/);
@@ -78,7 +69,7 @@ describe('defects of a first walk through the app', () => {
   });
 
   test('files that are not JSON say what was expected in plain words, with line and column', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#analyze`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#analyze`);
     await page.getByTestId('trace-input').setInputFiles({
       name: 'notes.json',
       mimeType: 'application/json',
@@ -99,7 +90,7 @@ describe('defects of a first walk through the app', () => {
   });
 
   test('an import error card goes when a later import succeeds', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#import`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#import`);
     await drop(page, [{ name: 'broken.json', text: '{"backend": "vllm", "ttfts": [' }]);
     await waitForText(page.getByTestId('import-error').first(), /cannot be read/);
     await drop(page, [{ name: path.basename(VLLM), text: readFileSync(VLLM, 'utf8') }]);
@@ -110,13 +101,13 @@ describe('defects of a first walk through the app', () => {
   });
 
   test('the page loads with no console warning (no ignored integrity attribute)', async () => {
-    const context = await browser.newContext();
+    const context = await lab.browser.newContext();
     const page = await context.newPage();
     const said = [];
     page.on('console', (m) => {
       if (m.type() === 'warning' || m.type() === 'error') said.push(`${m.type()}: ${m.text()}`);
     });
-    await page.goto(server.url);
+    await page.goto(lab.server.url);
     await page.getByTestId('app-header').waitFor();
     await page.getByTestId('pane-1-result').waitFor({ timeout: 30_000 });
     assert.deepEqual(said, []);
@@ -124,7 +115,7 @@ describe('defects of a first walk through the app', () => {
   });
 
   test('a participant finishes a trial with the keyboard alone; focus follows; the page behind is inert', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}${LINKS.study.fragment}`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}${LINKS.study.fragment}`);
     await page.getByTestId('participant-consent').waitFor();
     assert.equal(await page.locator('.app-page').evaluate((el) => el.inert), true, 'the page behind is inert');
     const announce = page.getByTestId('participant-announce');

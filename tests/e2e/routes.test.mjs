@@ -2,11 +2,11 @@
 // the URL (typed, pasted or reloaded), and share links made by an earlier
 // version of the lab (tests/fixtures/share-links.json) still open what they
 // opened. Damaged links land on the landing page with one plain sentence.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, launchBrowser, openPage, startServer, waitForText } from './lib/lab.mjs';
+import { ROOT, labSuite, openPage, waitForText } from './lib/lab.mjs';
 
 const LINKS = JSON.parse(readFileSync(path.join(ROOT, 'tests/fixtures/share-links.json'), 'utf8'));
 const DAMAGED =
@@ -35,19 +35,10 @@ async function notice(page) {
 }
 
 describe('views are routes', () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.stop();
-  });
+  const lab = labSuite();
 
   test('Back and Forward move between views; the view follows the URL; reload keeps it', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#replay`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#replay`);
     await expectView(page, 'replay');
     for (const v of ['live', 'import', 'study']) {
       await page.getByTestId(`tab-${v}`).click();
@@ -60,7 +51,7 @@ describe('views are routes', () => {
     await page.goForward();
     await expectView(page, 'import');
     // A URL typed or pasted over the open page switches the view.
-    await page.goto(`${server.url}#library`);
+    await page.goto(`${lab.server.url}#library`);
     await expectView(page, 'library');
     await page.reload();
     await page.getByTestId('app-header').waitFor();
@@ -68,7 +59,7 @@ describe('views are routes', () => {
     await page.goBack();
     await expectView(page, 'import');
     // No fragment: the landing page over the replay view.
-    await page.goto(server.url);
+    await page.goto(lab.server.url);
     await page.getByTestId('landing').waitFor({ state: 'visible' });
     assert.deepEqual((await where(page)).shown, ['replay']);
     assert.deepEqual(problems, []);
@@ -76,7 +67,7 @@ describe('views are routes', () => {
   });
 
   test('the fixture replay link opens its story, with the story\'s explanation', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}${LINKS.replay_story.fragment}`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}${LINKS.replay_story.fragment}`);
     assert.match(await notice(page), /^Opened the shared replay “.+”\.$/);
     await page.getByTestId('replay-view').waitFor({ state: 'visible' });
     const titles = (await page.locator('[data-testid^=pane-][data-testid$=-title]').allInnerTexts()).filter(Boolean);
@@ -88,20 +79,20 @@ describe('views are routes', () => {
   });
 
   test('the fixture study link opens the participant flow; #participate returns to it', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}${LINKS.study.fragment}`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}${LINKS.study.fragment}`);
     await page.getByTestId('participant-consent').waitFor();
     assert.match(await page.getByTestId('participant-consent').innerText(), new RegExp(LINKS.study.title.replace(/[()]/g, '\\$&')));
     await page.waitForFunction(() => location.hash === '#participate');
     await page.reload();
     await page.getByTestId('participant-consent').waitFor();
     // Back leaves the flow (the session stays); Forward returns to it.
-    await page.goto(`${server.url}#study`);
+    await page.goto(`${lab.server.url}#study`);
     await page.getByTestId('study-view').waitFor({ state: 'visible' });
     assert.equal(await page.getByTestId('participant').isVisible(), false);
     await page.goBack();
     await page.getByTestId('participant-consent').waitFor();
     // In a browser with no session, #participate opens the study view.
-    const fresh = await openPage(browser, `${server.url}#participate`);
+    const fresh = await openPage(lab.browser, `${lab.server.url}#participate`);
     await expectView(fresh.page, 'study');
     assert.deepEqual([...problems, ...fresh.problems], []);
     await context.close();
@@ -113,7 +104,7 @@ describe('views are routes', () => {
     const mid = Math.floor(good.length / 2);
     const changed = good.slice(0, mid) + (good[mid] === 'A' ? 'B' : 'A') + good.slice(mid + 1);
     for (const fragment of ['#share=v1.garbage', good.slice(0, mid), changed, '#share=v1.']) {
-      const { page, context, problems } = await openPage(browser, `${server.url}${fragment}`);
+      const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}${fragment}`);
       assert.equal(await notice(page), DAMAGED, fragment);
       await page.getByTestId('landing').waitFor({ state: 'visible' });
       assert.equal(new URL(page.url()).hash, '', 'the damaged link is gone from the address');

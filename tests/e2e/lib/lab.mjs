@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium } from 'playwright-core';
 
@@ -46,6 +47,24 @@ export async function startServer(extraArgs = []) {
   }
   proc.kill('SIGKILL');
   throw new Error(`latency-lab serve did not start:\n${output}`);
+}
+
+/**
+ * A `latency-lab serve` and a headless Chromium for one suite: started in
+ * its `before`, stopped in its `after`. Read `lab.server` and `lab.browser`
+ * inside the tests.
+ */
+export function labSuite(serverArgs = []) {
+  const lab = { server: null, browser: null };
+  before(async () => {
+    lab.server = await startServer(serverArgs);
+    lab.browser = await launchBrowser();
+  });
+  after(async () => {
+    await lab.browser?.close();
+    lab.server?.stop();
+  });
+  return lab;
 }
 
 /** Launches headless Chromium. */
