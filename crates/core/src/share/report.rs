@@ -78,6 +78,28 @@ fn stats_row(out: &mut String, name: &str, s: Option<&Stats>) {
     }
 }
 
+/// "N (C completed, F failed)". In a partial run, a request that had not
+/// ended when the run was saved (no end, no failure) is named apart: its
+/// figures count what it had received, but it did not complete.
+fn requests_fact(trace: &Trace, per_request: &[RequestMetrics], status: EntryStatus) -> String {
+    let open = match status {
+        EntryStatus::Complete => 0,
+        EntryStatus::Recording | EntryStatus::Interrupted => per_request
+            .iter()
+            .filter(|m| m.completed && trace.requests.get(m.index).is_some_and(|r| r.end_ms.is_none()))
+            .count(),
+    };
+    let completed = per_request.iter().filter(|m| m.completed).count() - open;
+    let failed = per_request.len() - completed - open;
+    let mut fact = format!("{} ({completed} completed, {failed} failed", per_request.len());
+    if open > 0 {
+        let how = if status == EntryStatus::Recording { "still streaming" } else { "cut off" };
+        let _ = write!(fact, ", {open} {how} when saved");
+    }
+    fact.push(')');
+    fact
+}
+
 /// A run report (see the module docs). `generated_at` is printed as given;
 /// a run that is not complete says so before anything else.
 pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str, status: EntryStatus) -> String {
@@ -93,7 +115,7 @@ pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str, status
         ("Endpoint", trace.meta.endpoint.clone()),
         ("Recorded", trace.meta.created_at.clone()),
         ("Source", Some(format!("{:?}", trace.meta.source).to_lowercase())),
-        ("Requests", Some(format!("{} ({} completed, {} failed)", m.requests, m.completed, m.failed))),
+        ("Requests", Some(requests_fact(trace, &m.per_request, status))),
         ("Output tokens/s (system)", Some(num(m.output_tokens_per_s, 1))),
     ];
     for (k, v) in facts {
@@ -387,6 +409,7 @@ mod tests {
         }
         let partial = run_report(&t, &a, "2026-12-02", EntryStatus::Recording);
         assert!(partial.contains("Partial: this run was still recording"), "a partial run says so");
+        assert!(html.contains("<td>5 (5 completed, 0 failed)</td>"), "a finished run counts its requests");
         assert!(!html.contains("<script"), "label must be escaped");
         assert!(html.contains("&lt;script&gt;"));
         assert!(!html.contains("src=\"http"), "no external resources");
@@ -423,5 +446,19 @@ mod tests {
         assert!(html.contains("<td>slow start, fast stream</td><td>4</td><td>3.00</td>"), "{html}");
         assert_eq!(html.matches("<circle").count(), 3);
         assert!(html.contains("Placement check: the left sample (A) was chosen 100%"));
+    }
+
+    #[test]
+    fn a_partial_run_does_not_count_its_open_request_as_completed() {
+        let mut t = Profile::simple("p", 150.0, 10.0, 20).to_trace(3, 10);
+        t.requests[2].end_ms = None;
+        let a = Analysis::of(&t, &AnalysisOptions::default());
+        let recording = run_report(&t, &a, "2026-12-03", EntryStatus::Recording);
+        assert!(recording.contains("<td>3 (2 completed, 0 failed, 1 still streaming when saved)</td>"));
+        let cut = run_report(&t, &a, "2026-12-03", EntryStatus::Interrupted);
+        assert!(cut.contains("<td>3 (2 completed, 0 failed, 1 cut off when saved)</td>"));
+        // A finished run whose file has no end times (imports) is complete.
+        let done = run_report(&t, &a, "2026-12-03", EntryStatus::Complete);
+        assert!(done.contains("<td>3 (3 completed, 0 failed)</td>"));
     }
 }
