@@ -2,11 +2,11 @@
 // CLI's and to vLLM's own figures), its P99 request replays in the replay
 // lab; an AIPerf pair compares the tool's figures; broken files say what was
 // expected and leave the loaded runs alone; two runs compare with deltas.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, analyzeJson, launchBrowser, openPage, startServer, waitForText } from './lib/lab.mjs';
+import { ROOT, analyzeJson, labSuite, openPage, waitForText } from './lib/lab.mjs';
 
 const FIXTURES = path.join(ROOT, 'tests/fixtures/import');
 const fixture = (name) => path.join(FIXTURES, name);
@@ -23,19 +23,10 @@ async function dropFiles(page, files) {
 }
 
 describe('import results', () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.stop();
-  });
+  const lab = labSuite();
 
   test('drop a vLLM result: summary, tool figures equal, replay its P99 request', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#import`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#import`);
     await dropFiles(page, [fixture('vllm_bench_serve.json')]);
     const card = page.getByTestId('import-run');
     await card.waitFor({ timeout: 15_000 });
@@ -77,7 +68,7 @@ describe('import results', () => {
   });
 
   test('AIPerf records with their aggregate, any order; broken files keep the others', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#import`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#import`);
     await dropFiles(page, [fixture('aiperf_0.13.0_profile_export_aiperf.json'), fixture('aiperf_0.13.0_profile_export.jsonl')]);
     const card = page.getByTestId('import-run');
     await card.waitFor({ timeout: 15_000 });
@@ -108,7 +99,7 @@ describe('import results', () => {
   });
 
   test('compare two runs: table with deltas and a TTFT CDF per run', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#import`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#import`);
     await dropFiles(page, [fixture('vllm_bench_serve.json'), fixture('guidellm_0.8.1_benchmarks.json')]);
     await waitForText(page.getByTestId('import-run').nth(1).getByTestId('import-run-label'), /./, 15_000);
     const rows = page.getByTestId('compare-row');

@@ -2,28 +2,19 @@
 // tab that goes away mid-run (as "interrupted", with what arrived); a bundle
 // exports everything and brings it back after deleting; imported files are
 // kept and open again in the Import view.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
+import { ROOT, labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
 
 const rows = (page) => page.locator('[data-testid=library-row]');
 
 describe('run library', () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.stop();
-  });
+  const lab = labSuite();
 
   test('a run cut by leaving the page is kept as interrupted, with what arrived', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#live`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
     // 300 tokens at 40 ms: about 12 s; leave after about 2.5 s.
     await setField(page, 'model', 'profile:ttft=100,tpot=40,tokens=300');
     await page.getByTestId('start').click();
@@ -33,7 +24,7 @@ describe('run library', () => {
     await waitForText(page.locator('[data-testid=library-row][data-kind=live] td.status-recording'), /recording/);
     // The tab "closes": navigate away and come back.
     await page.goto('about:blank');
-    await page.goto(`${server.url}#library`);
+    await page.goto(`${lab.server.url}#library`);
     const row = page.locator('[data-testid=library-row][data-kind=live]');
     await row.first().waitFor();
     assert.equal(await row.count(), 1);
@@ -51,7 +42,7 @@ describe('run library', () => {
   });
 
   test('bundle export, delete, import; imported files reopen', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#live`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
     await setField(page, 'model', 'profile:ttft=50,tpot=5,tokens=20');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);

@@ -1,31 +1,22 @@
 // The app shell: the release build (wasm-opt'd) loads in Chromium from
 // `latency-lab serve`, cross-origin isolated, and its trace analyzer shows
 // the same figures as `latency-lab analyze`.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ROOT, analyzeJson, assertShown, launchBrowser, openPage, startServer, waitForText } from './lib/lab.mjs';
+import { ROOT, analyzeJson, assertShown, labSuite, openPage, waitForText } from './lib/lab.mjs';
 
 const FIXTURE = path.join(ROOT, 'tests/fixtures/hand.trace.json');
 
 describe('app shell', () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.stop();
-  });
+  const lab = labSuite();
 
   test('serves the app with isolation headers and renders without errors', async () => {
-    const res = await fetch(server.url);
+    const res = await fetch(lab.server.url);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cross-origin-opener-policy'), 'same-origin');
     assert.equal(res.headers.get('cross-origin-embedder-policy'), 'require-corp');
-    const { page, context, problems } = await openPage(browser, `${server.url}#analyze`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#analyze`);
     assert.match(await page.getByRole('heading', { level: 1 }).innerText(), /Latency Lab/);
     assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
     assert.match(await page.getByTestId('cross-origin-isolated').innerText(), /^cross-origin isolated$/);
@@ -35,14 +26,14 @@ describe('app shell', () => {
   });
 
   test('unknown paths fall back to the app', async () => {
-    const res = await fetch(new URL('/some/deep/link', server.url));
+    const res = await fetch(new URL('/some/deep/link', lab.server.url));
     assert.equal(res.status, 200);
     assert.match(await res.text(), /<title>Latency Lab<\/title>/);
   });
 
   test('trace analysis in the browser equals the CLI', async () => {
     const cli = analyzeJson(FIXTURE);
-    const { page, context, problems } = await openPage(browser, `${server.url}#analyze`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#analyze`);
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('analysis').waitFor();
     assert.equal(await page.getByTestId('requests').innerText(), String(cli.requests));
@@ -63,7 +54,7 @@ describe('app shell', () => {
   });
 
   test('SLOs and weights are editable and change the results', async () => {
-    const { page, context } = await openPage(browser, `${server.url}#analyze`);
+    const { page, context } = await openPage(lab.browser, `${lab.server.url}#analyze`);
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('analysis').waitFor();
     const cli = analyzeJson(FIXTURE, ['--slo', 'ttft:200,tpot:30']);
@@ -88,7 +79,7 @@ describe('app shell', () => {
   });
 
   test('a broken file explains itself and keeps the loaded trace', async () => {
-    const { page, context } = await openPage(browser, `${server.url}#analyze`);
+    const { page, context } = await openPage(lab.browser, `${lab.server.url}#analyze`);
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('analysis').waitFor();
     await page.getByTestId('trace-input').setInputFiles({

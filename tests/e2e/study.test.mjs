@@ -3,10 +3,10 @@
 // exported CSV's rows and the summary statistics shown are checked against
 // values computed here from the answers the test gave. Also: share links
 // open a study and a replay preset; the library keeps runs across reloads.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
+import { labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
 
 const CONDITIONS = [
   { name: 'snappy', spec: 'ttft=80,tpot=8,tokens=12' },
@@ -59,19 +59,10 @@ async function answerTrial(page, k) {
 }
 
 describe('UX study', () => {
-  let server;
-  let browser;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    server?.stop();
-  });
+  const lab = labSuite();
 
   test('design 3 conditions, run as a participant with a reload, export CSV, check statistics', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#study`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
     await page.getByTestId('study-view').waitFor();
     await page.getByTestId('study-saved').selectOption('~new');
     await setField(page, 'study-title', 'E2E perception study');
@@ -204,7 +195,7 @@ describe('UX study', () => {
   });
 
   test('a study link opens straight into the participant flow', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#study`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
     await page.getByTestId('study-saved').selectOption('~new');
     await setField(page, 'study-title', 'Linked study');
     await page.getByTestId('study-share').click();
@@ -212,11 +203,11 @@ describe('UX study', () => {
     assert.match(link, /#share=v1\.[A-Za-z0-9_-]+$/);
     assert.ok(!/key|bearer/i.test(link));
     await context.close();
-    const fresh = await openPage(browser, link);
+    const fresh = await openPage(lab.browser, link);
     await fresh.page.getByTestId('participant-consent').waitFor();
     assert.match(await fresh.page.getByTestId('participant-consent').innerText(), /Linked study/);
     // A damaged link says so instead of failing silently.
-    const broken = await openPage(browser, `${server.url}#share=v1.AAAA`);
+    const broken = await openPage(lab.browser, `${lab.server.url}#share=v1.AAAA`);
     await waitForText(broken.page.getByTestId('app-notice'), /damaged/);
     assert.deepEqual([...problems, ...fresh.problems, ...broken.problems], []);
     await fresh.context.close();
@@ -224,12 +215,12 @@ describe('UX study', () => {
   });
 
   test('a replay link opens the same panes; the library keeps runs across a reload', async () => {
-    const { page, context, problems } = await openPage(browser, `${server.url}#replay`);
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#replay`);
     await page.getByTestId('story-jitter').click();
     await page.getByTestId('replay-share').click();
     const link = await page.getByTestId('replay-link').inputValue();
     const titles = await page.locator('[data-testid^=pane-][data-testid$=-title]').allInnerTexts().catch(() => []);
-    const fresh = await openPage(browser, link);
+    const fresh = await openPage(lab.browser, link);
     await waitForText(fresh.page.getByTestId('app-notice'), /Opened the shared replay/);
     const freshTitles = await fresh.page.locator('[data-testid^=pane-][data-testid$=-title]').allInnerTexts().catch(() => []);
     assert.deepEqual(freshTitles, titles);
@@ -245,7 +236,7 @@ describe('UX study', () => {
     await tagsBox.fill('Demo, GPU-A');
     await tagsBox.blur();
     await fresh.page.waitForTimeout(300);
-    await fresh.page.goto(`${server.url}#library`);
+    await fresh.page.goto(`${lab.server.url}#library`);
     await fresh.page.locator('[data-testid=library-row]').first().waitFor();
     assert.ok((await fresh.page.locator('[data-testid=library-row]').count()) >= n);
     const names = await fresh.page.getByTestId('library-name').evaluateAll((els) => els.map((e) => e.value));
