@@ -120,3 +120,30 @@ async fn indexeddb_writes_commit_and_read_back() {
     let err = db.write(vec![("no-such-store", "k".into(), Some(JsValue::TRUE))]).await.unwrap_err();
     assert!(err.to_string().contains("storage"), "{err}");
 }
+
+#[wasm_bindgen_test]
+async fn share_links_made_by_the_browser_and_natively_read_each_other() {
+    use lab_core::share::link::{MAX_JSON_BYTES, ShareError, Shared, SharedPane, base64url};
+    use latency_lab_app::browser::share;
+    let shared = Shared::Panes {
+        title: "Same tokens/s".into(),
+        panes: vec![
+            SharedPane { title: "steady".into(), profile: "ttft=150,tpot=30".into(), prompt_tokens: 0 },
+            SharedPane { title: "wait".into(), profile: "ttft=2500,tpot=5".into(), prompt_tokens: 512 },
+        ],
+    };
+    // The browser's CompressionStream writes what miniz_oxide reads, and back.
+    let made_here = share::encode(&shared).await.expect("the browser packs");
+    assert_eq!(Shared::decode(&made_here), Ok(shared.clone()));
+    assert_eq!(share::decode(&shared.encode()).await, Ok(shared.clone()));
+    assert_eq!(share::decode(&format!("https://lab.example/#share={made_here}")).await, Ok(shared.clone()));
+    // Damaged: cut, changed, not DEFLATE, not a link.
+    let cut = &made_here[..made_here.len() / 2];
+    assert!(matches!(share::decode(cut).await, Err(ShareError::Damaged(_))), "cut");
+    assert!(matches!(share::decode("v1.garbage").await, Err(ShareError::Damaged(_))), "garbage");
+    assert_eq!(share::decode("hello").await, Err(ShareError::NotALink));
+    // A decompression bomb stops at the limit.
+    let bomb = miniz_oxide::deflate::compress_to_vec(&vec![b' '; MAX_JSON_BYTES + 10], 9);
+    let e = share::decode(&format!("v1.{}", base64url(&bomb))).await.unwrap_err();
+    assert!(e.to_string().contains("more than"), "{e}");
+}

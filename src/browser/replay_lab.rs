@@ -240,7 +240,13 @@ impl UseReplayLab {
             None => story::story(&self.story_id.get_untracked())
                 .map_or_else(|| "Side by side".to_string(), |s| s.title),
         };
-        self.share_link.set(Some(shared.map(|panes| share::link_for(&Shared::Panes { title, panes }))));
+        let link = self.share_link;
+        match shared {
+            Err(e) => link.set(Some(Err(e))),
+            Ok(panes) => spawn_local(async move {
+                link.set(Some(share::link_for(&Shared::Panes { title, panes }).await));
+            }),
+        }
     }
 
     /// Plays or pauses.

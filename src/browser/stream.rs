@@ -63,6 +63,13 @@ impl StreamReader {
     }
 }
 
+impl StreamReader {
+    /// Stops reading: the stream is cancelled (what is pending is dropped).
+    pub fn cancel(&self) {
+        let _ = self.reader.cancel();
+    }
+}
+
 impl Drop for StreamReader {
     fn drop(&mut self) {
         self.reader.release_lock();

@@ -13,6 +13,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::replay_lab::UseReplayLab;
+use super::share;
 use super::study::UseParticipantFlow;
 use super::use_route::UseRoute;
 
@@ -41,17 +42,19 @@ pub fn use_links(
             flow.close();
         }
         match r {
-            Route::Share(payload) => match Shared::decode(&payload) {
-                Ok(Shared::Panes { title, panes }) => match lab.show_shared(&panes) {
-                    Ok(()) => notice.set(Some(format!("Opened the shared replay “{title}”."))),
-                    Err(e) => notice.set(Some(format!("The shared link cannot play: {e}"))),
-                },
-                Ok(Shared::Study(study)) => flow.begin(*study, true),
-                Err(e) => {
-                    notice.set(Some(notice_of(&e)));
-                    route.replace(Route::Landing);
+            Route::Share(payload) => spawn_local(async move {
+                match share::decode(&payload).await {
+                    Ok(Shared::Panes { title, panes }) => match lab.show_shared(&panes) {
+                        Ok(()) => notice.set(Some(format!("Opened the shared replay “{title}”."))),
+                        Err(e) => notice.set(Some(format!("The shared link cannot play: {e}"))),
+                    },
+                    Ok(Shared::Study(study)) => flow.begin(*study, true),
+                    Err(e) => {
+                        notice.set(Some(notice_of(&e)));
+                        route.replace(Route::Landing);
+                    }
                 }
-            },
+            }),
             Route::Participate if !open && !flow.starting() => {
                 spawn_local(async move {
                     if !flow.resume().await {

@@ -154,7 +154,13 @@ impl UseStudyDesigner {
         let s = self.draft.get_untracked();
         match s.validate() {
             Ok(()) => {
-                self.link.set(Some(share::link_for(&lab_core::share::link::Shared::Study(Box::new(s)))))
+                let d = *self;
+                spawn_local(async move {
+                    match share::link_for(&lab_core::share::link::Shared::Study(Box::new(s))).await {
+                        Ok(url) => d.link.set(Some(url)),
+                        Err(e) => d.message.set(Some(e)),
+                    }
+                });
             }
             Err(e) => self.message.set(Some(e.to_string())),
         }

@@ -2,8 +2,9 @@
 //! fragment, so one link opens straight into it.
 //!
 //! Form: `#share=v1.<payload>`, the payload being the JSON of a [`Shared`]
-//! compressed with raw DEFLATE (`miniz_oxide`, level 9) and written in
-//! unpadded base64url (RFC 4648 §5). Only what is shared goes in: profiles,
+//! compressed with raw DEFLATE (RFC 1951: `miniz_oxide` at level 9
+//! natively, the browser's `CompressionStream` in the web app) and written
+//! in unpadded base64url (RFC 4648 §5). Only what is shared goes in: profiles,
 //! titles, study texts and, for recorded conditions, the request's chunks.
 //! Endpoints and API keys have no place in these types, so a link cannot
 //! carry them.
@@ -106,32 +107,54 @@ pub fn from_base64url(text: &str) -> Result<Vec<u8>, ShareError> {
 impl Shared {
     /// The link payload (`v1.…`), without `#share=`.
     pub fn encode(&self) -> String {
-        let json = serde_json::to_vec(self).unwrap_or_default();
-        let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-        format!("{PREFIX}{}", base64url(&packed))
+        payload_of(&miniz_oxide::deflate::compress_to_vec(&self.to_json(), 9))
     }
 
     /// Reads a payload, a fragment (`#share=…`) or a whole URL.
     pub fn decode(link: &str) -> Result<Self, ShareError> {
-        if link.len() > MAX_LINK_BYTES {
-            return Err(ShareError::TooLong(link.len()));
-        }
-        let payload = match link.find(FRAGMENT_KEY) {
-            Some(i) => &link[i + FRAGMENT_KEY.len()..],
-            None => link,
-        };
-        let payload = payload.split('&').next().unwrap_or("").trim();
-        let body = payload.strip_prefix(PREFIX).ok_or(ShareError::NotALink)?;
-        let packed = from_base64url(body)?;
+        let packed = packed_of(link)?;
         let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_JSON_BYTES)
             .map_err(|e| ShareError::Damaged(format!("cannot decompress ({:?})", e.status)))?;
-        let shared: Shared = serde_json::from_slice(&json)
+        Self::from_json(&json)
+    }
+
+    /// What a link packs: the JSON (before compression).
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// A link's content from its decompressed JSON (a study is validated).
+    pub fn from_json(json: &[u8]) -> Result<Self, ShareError> {
+        let shared: Shared = serde_json::from_slice(json)
             .map_err(|e| ShareError::Damaged(crate::trace::json_error::plain(&e)))?;
         if let Shared::Study(s) = &shared {
             s.validate()?;
         }
         Ok(shared)
     }
+}
+
+/// The payload (`v1.…`) of compressed bytes (raw DEFLATE). [`Shared::encode`]
+/// compresses with `miniz_oxide`; the web app, with the browser's own
+/// `CompressionStream("deflate-raw")`: the same format, so either reads
+/// the other's links.
+pub fn payload_of(packed: &[u8]) -> String {
+    format!("{PREFIX}{}", base64url(packed))
+}
+
+/// The compressed bytes in a payload, a fragment (`#share=…`) or a whole
+/// URL, checked for length and alphabet.
+pub fn packed_of(link: &str) -> Result<Vec<u8>, ShareError> {
+    if link.len() > MAX_LINK_BYTES {
+        return Err(ShareError::TooLong(link.len()));
+    }
+    let payload = match link.find(FRAGMENT_KEY) {
+        Some(i) => &link[i + FRAGMENT_KEY.len()..],
+        None => link,
+    };
+    let payload = payload.split('&').next().unwrap_or("").trim();
+    let body = payload.strip_prefix(PREFIX).ok_or(ShareError::NotALink)?;
+    from_base64url(body)
 }
 
 #[cfg(test)]
