@@ -22,6 +22,9 @@ async function where(page) {
 
 async function expectView(page, view) {
   await page.getByTestId(`${view}-view`).waitFor({ state: 'visible' });
+  // The address may settle a moment after the view (e.g. `#participate` with
+  // no session in this browser is rewritten once the lookup ends).
+  await page.waitForFunction((h) => location.hash === h, `#${view}`, { timeout: 5000 }).catch(() => {});
   const w = await where(page);
   assert.deepEqual(w.shown, [view], `only ${view} is shown`);
   assert.equal(w.hash, `#${view}`);
