@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ARTIFACTS, analyzeJson, assertShown, downloadTrace, launchBrowser, openPage, runLive, startServer, waitForText,
+  ARTIFACTS, LATE_MS, MEDIAN_LATE_MS, analyzeJson, assertShown, downloadTrace, launchBrowser, openPage, runLive, startServer, waitForText,
 } from './lib/lab.mjs';
 
 const median = (xs) => {
@@ -64,12 +64,14 @@ describe('live mode on the replay endpoint', () => {
     });
     writeFileSync(path.join(ARTIFACTS, 'live-accuracy.json'), JSON.stringify({ frame_ms: frame, rows }, null, 2));
     // The server itself is exact: TTFT 300 ms, gaps 20 ms.
-    for (const r of rows) assert.ok(Math.abs(r.ttft_server - 300) < 2, `server TTFT ${r.ttft_server}`);
+    // How close the lab comes is measured by tests/bench/live_browsers.bench.mjs.
+    for (const r of rows) assert.ok(r.ttft_server >= 300 && r.ttft_server < 300 + LATE_MS, `server TTFT ${r.ttft_server}`);
     const ttftDelta = median(rows.map((r) => r.ttft_delta));
-    assert.ok(ttftDelta >= 0 && ttftDelta <= 5, `median TTFT delta ${ttftDelta} ms`);
+    assert.ok(ttftDelta >= 0 && ttftDelta <= MEDIAN_LATE_MS, `median TTFT delta ${ttftDelta} ms`);
     for (const r of rows) {
-      assert.ok(Math.abs(r.itl_median_delta) <= 5, `ITL median delta ${r.itl_median_delta} ms`);
-      assert.ok(r.first_paint_lag >= 0 && r.first_paint_lag <= frame + 5, `first paint ${r.first_paint_lag} ms after arrival (frame ${frame})`);
+      assert.ok(r.ttft_delta >= 0, `TTFT ${r.ttft_client} ms before the server sent it (${r.ttft_server} ms)`);
+      assert.ok(Math.abs(r.itl_median_delta) <= MEDIAN_LATE_MS, `ITL median delta ${r.itl_median_delta} ms`);
+      assert.ok(r.first_paint_lag >= 0 && r.first_paint_lag <= frame + LATE_MS, `first paint ${r.first_paint_lag} ms after arrival (frame ${frame})`);
     }
     // The UI shows the same comparison.
     const shown = Number(await page.getByTestId('ttft-delta').innerText());

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ARTIFACTS, launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
+import { ARTIFACTS, LATE_MS, MEDIAN_LATE_MS, launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -42,11 +42,12 @@ describe('replay lab', () => {
     await page.getByTestId('pane-0-result').waitFor();
     const tps = [0, 1].map((i) => page.getByTestId(`pane-${i}-result-tps`).innerText());
     const [t0, t1] = await Promise.all(tps);
-    assert.equal(t0, t1, 'same tokens/s shown');
-    assert.ok(Math.abs(Number(t0) - 80 / 3.31) < 0.3, `tokens/s ${t0}`);
+    // Both panes are due to end 3.31 s after they start: 80 tokens at
+    // 80 / 3.31 tokens/s (shown to 0.1), a little less when a release is late.
+    for (const t of [t0, t1]) assert.ok(Number(t) <= 80 / 3.31 + 0.05 && Number(t) >= 80 / (3.31 + LATE_MS / 1000), `tokens/s ${t}`);
     const ttft = await Promise.all([0, 1].map((i) => page.getByTestId(`pane-${i}-result-ttft`).innerText()));
     const [a, b] = ttft.map((s) => Number(s.replace(' ms', '')));
-    assert.ok(Math.abs(a - 150) < 5 && Math.abs(b - 2520) < 5, `TTFT ${ttft}`);
+    assert.ok(a >= 149.5 && a < 150 + LATE_MS && b >= 2519.5 && b < 2520 + LATE_MS, `TTFT ${ttft}`);
     // textContent: blocks scrolled out of view skip rendering (content-visibility), so innerText omits them.
     assert.match(await page.getByTestId('pane-0-output').textContent(), /Good question! Time to first token/);
 
@@ -63,13 +64,18 @@ describe('replay lab', () => {
       assert.ok(emit.every((e) => e >= 0), 'never released early');
       const row = { pane: i, emit_p50: pct(emit, 0.5), emit_p99: pct(emit, 0.99), paint_p50: pct(paint, 0.5), paint_max: Math.max(...paint), frame: 1000 / hz, late_frames: trace.meta.replay.late_frames, frames: trace.meta.replay.frames };
       row.late = emit.map((e, k) => [k, +e.toFixed(3)]).filter(([, e]) => e > 1);
+      row.due_end = chunks.at(-1).due_ms - trace.requests[0].sent_ms;
       rows.push(row);
       writeFileSync(path.join(ARTIFACTS, 'replay-fidelity.json'), JSON.stringify(rows, null, 2));
-      assert.ok(row.emit_p99 <= 2, `pane ${i}: release P99 ${row.emit_p99.toFixed(3)} ms after due`);
-      assert.ok(row.paint_max <= row.frame + 8, `pane ${i}: painted up to ${row.paint_max.toFixed(1)} ms after release (frame ${row.frame.toFixed(1)} ms)`);
-      assert.ok(row.paint_p50 <= row.frame, `pane ${i}: median paint lag ${row.paint_p50.toFixed(1)} ms`);
+      // The precision of these is measured by tests/bench/replay.bench.mjs.
+      assert.ok(row.emit_p99 <= LATE_MS, `pane ${i}: release P99 ${row.emit_p99.toFixed(3)} ms after due`);
+      assert.ok(row.emit_p50 <= MEDIAN_LATE_MS, `pane ${i}: median release ${row.emit_p50.toFixed(3)} ms after due`);
+      assert.ok(paint.every((p) => p >= 0), `pane ${i}: painted before release`);
+      assert.ok(row.paint_max <= row.frame + LATE_MS, `pane ${i}: painted up to ${row.paint_max.toFixed(1)} ms after release (frame ${row.frame.toFixed(1)} ms)`);
+      assert.ok(row.paint_p50 <= row.frame + MEDIAN_LATE_MS, `pane ${i}: median paint lag ${row.paint_p50.toFixed(1)} ms`);
     }
     writeFileSync(path.join(ARTIFACTS, 'replay-fidelity.json'), JSON.stringify(rows, null, 2));
+    assert.ok(Math.abs(rows[0].due_end - rows[1].due_end) < 1e-6, `both panes are due to end together: ${rows.map((r) => r.due_end)}`);
     assert.match(await page.getByTestId('pane-0-fidelity').innerText(), /^Scheduler \(precise\): released/);
     // Both replays are in the library.
     await page.getByTestId('tab-library').click();
@@ -90,7 +96,7 @@ describe('replay lab', () => {
     await page.getByTestId('restart').click();
     await waitForText(page.getByTestId('play'), /^Play$/, 20_000);
     const e2el2 = Number((await page.getByTestId('pane-1-result-e2el').innerText()).replace(' ms', ''));
-    assert.ok(Math.abs(e2el2 - e2el1 / 2) < 20, `×2 speed: ${e2el1} → ${e2el2} ms`);
+    assert.ok(Math.abs(e2el2 - e2el1 / 2) < LATE_MS, `×2 speed: ${e2el1} → ${e2el2} ms`);
     await page.getByTestId('speed').selectOption('1');
     await page.getByTestId('story-stalls').click();
     await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]\d+$/);

@@ -209,6 +209,10 @@ impl Future for Wait {
 mod tests {
     use super::*;
 
+    /// How late a timer may fire and still pass: the suite runs on shared
+    /// machines beside other work; precision is measured by `./lab bench`.
+    const LATE: Duration = Duration::from_millis(250);
+
     #[tokio::test(flavor = "current_thread")]
     async fn never_early_and_ordered() {
         let pacer = Pacer::new();
@@ -223,8 +227,7 @@ mod tests {
         for h in handles {
             let (due, fired) = h.await.unwrap();
             assert!(fired >= due, "fired {:?} early", due - fired);
-            // Generous bound: CI machines are busy; precision is measured in benchmarks.
-            assert!(fired - due < Duration::from_millis(50), "fired {:?} late", fired - due);
+            assert!(fired - due < LATE, "fired {:?} late", fired - due);
         }
     }
 
@@ -250,7 +253,7 @@ mod tests {
         tokio::task::yield_now().await; // the driver now sleeps towards `far`
         let near = start + Duration::from_millis(20);
         let fired = pacer.until(near).await;
-        assert!(fired >= near && fired - near < Duration::from_millis(50), "fired {:?}", fired - start);
+        assert!(fired >= near && fired - near < LATE, "fired {:?}", fired - start);
         drop(far);
     }
 }

@@ -12,6 +12,14 @@ use lab_core::stream::record::{Recorder, StreamEnd};
 use lab_core::trace::FailureKind;
 use serde_json::Value;
 
+/// How late a chunk may leave the server, or reach this client, and still
+/// pass (ms). The tests run on shared machines next to other work (the
+/// suite is checked with two CPU-bound processes beside it), so this bound
+/// only catches a pacer that ignores its schedule (a burst at the end, the
+/// wrong pace); how close to due chunks really leave is measured by
+/// `./lab bench` (the `load` example) and recorded in BENCHMARKS.md.
+const LATE_MS: f64 = 250.0;
+
 struct Server {
     child: Child,
     addr: String,
@@ -143,11 +151,12 @@ fn streams_a_profile_on_time_and_reports_ground_truth() {
     assert_eq!(t.chunks.len(), 30);
     assert_eq!(t.usage.unwrap().completion_tokens, Some(30));
     assert!(header(&head, "content-type").unwrap().starts_with("text/event-stream"));
-    let ttft = t.chunks[0].arrived_ms - t.sent_ms;
-    assert!((95.0..130.0).contains(&ttft), "TTFT {ttft}");
-    let mut gaps: Vec<f64> = t.chunks.windows(2).map(|w| w[1].arrived_ms - w[0].arrived_ms).collect();
-    gaps.sort_by(f64::total_cmp);
-    assert!((gaps[gaps.len() / 2] - 20.0).abs() < 3.0, "median gap {}", gaps[gaps.len() / 2]);
+    // Never before due (this clock starts before the server's), never far after.
+    let arrived: Vec<f64> = t.chunks.iter().map(|c| c.arrived_ms - t.sent_ms).collect();
+    for (k, a) in arrived.iter().enumerate() {
+        let due = 100.0 + 20.0 * k as f64;
+        assert!(*a >= due && *a < due + LATE_MS, "token {k} arrived at {a} ms, due {due}");
+    }
     let id = header(&head, "x-latency-lab-request-id").unwrap().to_string();
     let (_, s, rest) = request(&srv.addr, "GET", &format!("/v1/lab/requests/{id}"), &[], "");
     let truth: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
@@ -157,7 +166,7 @@ fn streams_a_profile_on_time_and_reports_ground_truth() {
     for c in chunks {
         let (due, sent) = (c["due_ms"].as_f64().unwrap(), c["sent_ms"].as_f64().unwrap());
         assert!(sent >= due, "sent {sent} before due {due}");
-        assert!(sent - due < 5.0, "sent {sent} for due {due}");
+        assert!(sent - due < LATE_MS, "sent {sent} for due {due}");
     }
 }
 
@@ -166,8 +175,11 @@ fn replays_a_recorded_request_and_answers_without_stream() {
     let srv = start(&[]);
     let (_, t) = stream(&srv.addr, "trace:hand#1", &[]);
     assert_eq!(t.text(), "A burst of four.");
-    let gap = t.chunks[1].arrived_ms - t.chunks[0].arrived_ms;
-    assert!((35.0..55.0).contains(&gap), "recorded gap of 40 ms replayed as {gap}");
+    // Recorded at 200, 240 and 260 ms after the request was sent.
+    for (c, due) in t.chunks.iter().zip([200.0, 240.0, 260.0]) {
+        let at = c.arrived_ms - t.sent_ms;
+        assert!(at >= due && at < due + LATE_MS, "recorded at {due} ms, replayed at {at} ms");
+    }
     let t0 = Instant::now();
     let (head, s, rest) = request(
         &srv.addr,
@@ -284,7 +296,10 @@ fn concurrent_streams_each_keep_their_own_schedule() {
         for (k, c) in chunks.iter().enumerate() {
             let (due, sent) = (c["due_ms"].as_f64().unwrap(), c["sent_ms"].as_f64().unwrap());
             assert!((due - (50.0 + k as f64 * tpot)).abs() < 1e-6, "due {due} for token {k} at {tpot} ms");
-            assert!(sent >= due && sent - due < 5.0, "token {k} at {tpot} ms/token: sent {sent}, due {due}");
+            assert!(
+                sent >= due && sent - due < LATE_MS,
+                "token {k} at {tpot} ms/token: sent {sent}, due {due}"
+            );
         }
     }
 }

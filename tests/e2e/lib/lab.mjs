@@ -15,6 +15,19 @@ export const LAB_BIN = process.env.LAB_BIN ?? path.join(ROOT, 'target/release/la
 export const DIST = process.env.LAB_DIST ?? path.join(ROOT, 'dist');
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
+/**
+ * Bounds of the suite's timed assertions (ms). The suite runs on shared
+ * 2-core machines beside other work, and is checked with two CPU-bound
+ * processes running next to it (README, "Tests on a busy machine"), so a
+ * timed assertion only catches what is broken: an event early, or stamped
+ * at the wrong moment, a schedule ignored. How precise the lab is gets
+ * measured by `./lab bench` and recorded in BENCHMARKS.md, never asserted.
+ * - `LATE_MS`: how late one event (a release, a paint, an arrival) may be.
+ * - `MEDIAN_LATE_MS`: how far the median of several may be off.
+ */
+export const LATE_MS = 250;
+export const MEDIAN_LATE_MS = 50;
+
 /** Flags for Chromium on a closed network, run as root. */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
