@@ -2,27 +2,37 @@
 //!
 //! - [`now_ms`] is `performance.now()`: monotonic milliseconds since the page
 //!   started, the clock every trace of the lab is written in.
-//! - Browsers coarsen it against timing attacks: 100 µs in Chromium normally,
-//!   5 µs when the page is cross-origin isolated (served with COOP/COEP, as
-//!   `latency-lab serve` does). [`timer_resolution_ms`] measures the step
+//! - Browsers coarsen it against timing attacks: 100 µs in Chromium and 1 ms
+//!   in Firefox normally, 5 µs and 20 µs when the page is cross-origin
+//!   isolated (served with COOP/COEP, as `latency-lab serve` does; see
+//!   `lab_core::trace::client`). [`timer_resolution_ms`] measures the step
 //!   actually observed.
 
 use lab_core::trace::ClientInfo;
 use wasm_bindgen::JsValue;
 
-/// Number of clock reads used to estimate the timer resolution.
-pub const RESOLUTION_PROBES: usize = 2_000;
+/// Clock steps the resolution probe waits to see before it stops.
+pub const RESOLUTION_STEPS: usize = 5;
+/// Longest the resolution probe reads the clock (ms): Firefox's coarse
+/// clock steps every 1 ms, so five steps fit well within this.
+pub const RESOLUTION_BUDGET_MS: f64 = 20.0;
+/// Most clock reads of the probe (a clock that never moves ends it).
+pub const RESOLUTION_READS: usize = 2_000_000;
 
-fn performance() -> Option<web_sys::Performance> {
-    let global = js_sys::global();
-    js_sys::Reflect::get(&global, &JsValue::from_str("performance"))
-        .ok()
-        .and_then(|p| wasm_bindgen::JsCast::dyn_into::<web_sys::Performance>(p).ok())
+thread_local! {
+    static PERFORMANCE: Option<web_sys::Performance> = {
+        let global = js_sys::global();
+        js_sys::Reflect::get(&global, &JsValue::from_str("performance"))
+            .ok()
+            .and_then(|p| wasm_bindgen::JsCast::dyn_into::<web_sys::Performance>(p).ok())
+    };
+    static RESOLUTION: std::cell::OnceCell<Option<f64>> = const { std::cell::OnceCell::new() };
 }
 
-/// `performance.now()` in ms (0 when the clock is unavailable).
+/// `performance.now()` in ms (0 when the clock is unavailable). The
+/// `Performance` object is looked up once, so a stamp is one call.
 pub fn now_ms() -> f64 {
-    performance().map_or(0.0, |p| p.now())
+    PERFORMANCE.with(|p| p.as_ref().map_or(0.0, web_sys::Performance::now))
 }
 
 /// `self.crossOriginIsolated`.
@@ -34,20 +44,31 @@ pub fn cross_origin_isolated() -> bool {
 }
 
 /// The smallest positive step between successive clock reads (ms), or
-/// `None` when the clock never moved during the probe.
+/// `None` when the clock never moved during the probe. Probed once per
+/// page: the clock is read until it has stepped [`RESOLUTION_STEPS`] times
+/// or for [`RESOLUTION_BUDGET_MS`] (at most [`RESOLUTION_READS`] reads).
 pub fn timer_resolution_ms() -> Option<f64> {
-    let p = performance()?;
-    let mut last = p.now();
-    let mut best = f64::INFINITY;
-    for _ in 0..RESOLUTION_PROBES {
-        let t = p.now();
-        let d = t - last;
-        if d > 0.0 && d < best {
-            best = d;
+    RESOLUTION.with(|r| *r.get_or_init(probe_resolution))
+}
+
+fn probe_resolution() -> Option<f64> {
+    PERFORMANCE.with(|p| {
+        let p = p.as_ref()?;
+        let start = p.now();
+        let (mut last, mut best, mut steps) = (start, f64::INFINITY, 0);
+        for _ in 0..RESOLUTION_READS {
+            if steps >= RESOLUTION_STEPS || last - start >= RESOLUTION_BUDGET_MS {
+                break;
+            }
+            let t = p.now();
+            if t > last {
+                best = best.min(t - last);
+                steps += 1;
+                last = t;
+            }
         }
-        last = t;
-    }
-    best.is_finite().then_some(best)
+        best.is_finite().then_some(best)
+    })
 }
 
 /// `navigator.userAgent`, when available.
@@ -62,6 +83,7 @@ pub fn client_info() -> ClientInfo {
         user_agent: user_agent(),
         timer_resolution_ms: timer_resolution_ms(),
         cross_origin_isolated: Some(cross_origin_isolated()),
-        display_refresh_hz: None,
+        ..ClientInfo::default()
     }
+    .with_browser()
 }

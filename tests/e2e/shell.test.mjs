@@ -19,7 +19,7 @@ describe('app shell', () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#analyze`);
     assert.match(await page.getByRole('heading', { level: 1 }).innerText(), /Latency Lab/);
     assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
-    assert.match(await page.getByTestId('cross-origin-isolated').innerText(), /^cross-origin isolated$/);
+    assert.match(await page.getByTestId('clock-note').innerText(), /^Clock step \d+ µs · cross-origin isolated$/);
     await page.getByTestId('analyze-empty').waitFor();
     assert.deepEqual(problems, []);
     await context.close();

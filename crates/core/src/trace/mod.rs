@@ -24,9 +24,12 @@
 //! with [`TraceError::TooNew`]. Secrets never enter a trace: endpoints are
 //! stored through [`redact_endpoint`].
 
+pub mod client;
 pub mod json_error;
 mod load;
 mod redact;
+
+pub use client::ClientInfo;
 
 pub use load::TraceError;
 pub use redact::redact_endpoint;
@@ -98,24 +101,6 @@ pub enum ApiFlavor {
     Chat,
     /// `POST /v1/completions`.
     Completions,
-}
-
-/// The client the trace was measured on (browser facts that bound accuracy).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ClientInfo {
-    /// `navigator.userAgent`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_agent: Option<String>,
-    /// Smallest observed step of the clock, in ms (browsers coarsen it to
-    /// 0.1 ms, or 5 µs when cross-origin isolated).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timer_resolution_ms: Option<f64>,
-    /// `self.crossOriginIsolated`: whether the fine-grained clock was on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cross_origin_isolated: Option<bool>,
-    /// Measured display refresh rate in Hz (paint times are frame-quantised).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub display_refresh_hz: Option<f64>,
 }
 
 /// Metadata of a trace. Every field is optional so that partial knowledge
