@@ -65,3 +65,22 @@ pub async fn measure_refresh_hz(frames: usize) -> Option<f64> {
     let median = gaps[gaps.len() / 2];
     Some(1000.0 / median)
 }
+
+/// Resolves in a new task of the event loop (a zero-delay timer), after
+/// every microtask queued before it, effects and their DOM updates included.
+pub async fn next_task() {
+    let Some(window) = web_sys::window() else { return };
+    let promise = js_sys::Promise::new(&mut |resolve, _reject| {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+/// Waits until the page has drawn what is pending and has nothing queued:
+/// the next animation frame (or 100 ms in a hidden tab), then a new task.
+/// A measured request starts here, so the browser is free to send it the
+/// moment it is made and to hand its first bytes over the moment they come.
+pub async fn settled() {
+    next_frame(100).await;
+    next_task().await;
+}

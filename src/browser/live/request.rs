@@ -23,7 +23,7 @@ use crate::browser::clock::now_ms;
 use crate::browser::fetch::{header, headers, send, text_of};
 use crate::browser::files::js_message;
 use crate::browser::page;
-use crate::browser::paint::next_frame;
+use crate::browser::paint::{next_frame, settled};
 use crate::browser::render::{append_text, clear, follow_bottom};
 use crate::browser::stream::{Piece, StreamReader};
 use wasm_bindgen::JsValue;
@@ -89,6 +89,9 @@ pub async fn stream_completion(
             return (Recorder::new(at).fail(at, FailureKind::Network, js_message(&e)), None);
         }
     };
+    // The page's own work (the view of the run so far, saving it) is done
+    // first, so none of it runs between the stamp and the request leaving.
+    settled().await;
     let mut rec = Recorder::new(now_ms());
     let response = match send(&req.url, &init).await {
         Ok(r) => r,
