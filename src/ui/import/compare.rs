@@ -3,7 +3,7 @@
 
 use lab_core::AnalysisOptions;
 use lab_core::chart::{LinearScale, step_polyline};
-use lab_core::import::digest::{COMPARED, Delta, RunDigest, compare_runs};
+use lab_core::import::digest::{COMPARED, Delta, RunDigest, browsers_note, compare_runs};
 use lab_core::measure::slo::SloSet;
 use leptos::prelude::*;
 
@@ -106,6 +106,11 @@ pub fn CompareRuns() -> impl IntoView {
                     }
                 }).collect_view()}
             </fieldset>
+            {move || {
+                let runs = chosen.get();
+                browsers_note(&runs.iter().map(|c| &c.digest).collect::<Vec<_>>())
+                    .map(|note| view! { <p class="notice" data-testid="compare-browsers">{note}</p> })
+            }}
             <CompareTable runs=chosen/>
             <figure class="chart-figure">
                 <TtftCdf runs=chosen/>

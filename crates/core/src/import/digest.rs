@@ -119,6 +119,10 @@ pub struct RunDigest {
     pub rows: Vec<RequestRow>,
     /// TTFT CDF of the completed requests.
     pub ttft_cdf: Vec<(f64, f64)>,
+    /// The browser a lab trace was measured in ("Firefox 140"), with its
+    /// clock step; `None` for a tool's result or a trace that does not say.
+    #[serde(default)]
+    pub client: Option<String>,
 }
 
 impl RunDigest {
@@ -156,6 +160,7 @@ impl RunDigest {
         let label = trace.meta.label.clone().unwrap_or_else(|| fallback_label.to_string());
         let mut d = Self::build(label, metrics, ids, trace.meta.model.clone(), opts);
         d.concurrency = trace.meta.concurrency;
+        d.client = trace.meta.client.browser_short();
         d
     }
 
@@ -185,6 +190,7 @@ impl RunDigest {
             comparison: Vec::new(),
             rows,
             ttft_cdf: cdf(&ttfts),
+            client: None,
         }
     }
 
@@ -319,6 +325,30 @@ pub fn compare_runs(runs: &[&Analysis]) -> Vec<Vec<Delta>> {
         .collect()
 }
 
+/// When compared runs were measured in different browsers, one sentence
+/// that says so and names each run's browser: browsers differ in clock
+/// precision, in how soon they hand received bytes to the page and in when
+/// they paint, so part of such a difference is the browser's, not the
+/// endpoint's. `None` when fewer than two browsers are known among them.
+pub fn browsers_note(runs: &[&RunDigest]) -> Option<String> {
+    let mut browsers: Vec<&str> = runs.iter().filter_map(|r| r.client.as_deref()).collect();
+    browsers.sort_unstable();
+    browsers.dedup();
+    if browsers.len() < 2 {
+        return None;
+    }
+    let each: Vec<String> = runs
+        .iter()
+        .map(|r| format!("{}: {}", r.label, r.client.as_deref().unwrap_or("not a browser run")))
+        .collect();
+    Some(format!(
+        "These runs were measured in different browsers ({}). Browsers differ in clock precision and in how soon \
+         they hand arriving bytes to the page and paint them, so part of the difference is the browser's, not the \
+         endpoint's: compare runs from one browser to judge an endpoint.",
+        each.join("; ")
+    ))
+}
+
 /// At most [`CDF_POINTS`] points of the CDF of ascending `sorted` values.
 pub fn cdf(sorted: &[f64]) -> Vec<(f64, f64)> {
     let n = sorted.len();
@@ -376,6 +406,28 @@ mod tests {
         assert_eq!(c[0], (0.0, 1e-4));
         assert_eq!(*c.last().unwrap(), (9999.0, 1.0));
         assert_eq!(cdf(&[5.0, 5.0, 7.0]), [(5.0, 2.0 / 3.0), (7.0, 1.0)]);
+    }
+
+    #[test]
+    fn a_note_says_when_runs_come_from_different_browsers() {
+        let run = |label: &str, client: Option<&str>| RunDigest {
+            label: label.into(),
+            client: client.map(String::from),
+            ..sample()
+        };
+        let (ff, ch, tool) = (run("A", Some("Firefox 140")), run("B", Some("Chrome 148")), run("C", None));
+        assert_eq!(browsers_note(&[&ff, &run("A2", Some("Firefox 140")), &tool]), None, "one browser");
+        assert_eq!(browsers_note(&[&ff]), None);
+        let note = browsers_note(&[&ff, &ch, &tool]).unwrap();
+        assert!(
+            note.starts_with("These runs were measured in different browsers (A: Firefox 140; B: Chrome 148; C: not a browser run)."),
+            "{note}"
+        );
+        let mut trace = Trace::default();
+        trace.meta.client.user_agent =
+            Some("Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0".into());
+        let d = RunDigest::of_trace(&trace, "t", &AnalysisOptions::default());
+        assert_eq!(d.client.as_deref(), Some("Firefox 140"), "older traces: from the user agent");
     }
 
     fn sample() -> RunDigest {
