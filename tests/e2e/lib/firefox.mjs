@@ -1,0 +1,78 @@
+// Debian's Firefox ESR, driven headless by puppeteer-core over WebDriver BiDi
+// (no geckodriver, no browser download). The Firefox suites and the
+// cross-browser benchmarks launch it here.
+import { after, before } from 'node:test';
+import puppeteer from 'puppeteer-core';
+import { startServer } from './lab.mjs';
+
+export const FIREFOX = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
+
+/** Firefox preferences for a closed network and a test that nobody watches. */
+const PREFS = {
+  'app.update.enabled': false,
+  'browser.shell.checkDefaultBrowser': false,
+  'datareporting.policy.dataSubmissionEnabled': false,
+  'network.captive-portal-service.enabled': false,
+  'network.connectivity-service.enabled': false,
+  'browser.safebrowsing.update.enabled': false,
+  'extensions.update.enabled': false,
+};
+
+/** Launches headless Firefox ESR. */
+export function launchFirefox() {
+  return puppeteer.launch({
+    browser: 'firefox',
+    executablePath: FIREFOX,
+    headless: true,
+    defaultViewport: null,
+    extraPrefsFirefox: PREFS,
+  });
+}
+
+/**
+ * Sizes the page. puppeteer sends the size and a screen orientation in one
+ * go; Firefox ESR 140 takes the size but has no orientation command yet, so
+ * only that part's refusal is let through.
+ */
+export async function setViewport(page, viewport) {
+  try {
+    await page.setViewport(viewport);
+  } catch (e) {
+    if (!/setScreenOrientationOverride|unknown command/i.test(String(e?.message))) throw e;
+  }
+}
+
+/**
+ * Opens `url` in a fresh browser context (its own storage) and waits for the
+ * app; records console errors and uncaught exceptions in `problems`.
+ */
+export async function openFirefoxPage(browser, url, viewport = { width: 1280, height: 800 }) {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await setViewport(page, viewport);
+  const problems = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(url);
+  await page.waitForSelector('[data-testid="app-header"]');
+  return { page, context, problems };
+}
+
+/**
+ * A `latency-lab serve` and a headless Firefox for one suite, like
+ * `labSuite` for Chromium: started in `before`, stopped in `after`.
+ */
+export function firefoxSuite(serverArgs = []) {
+  const lab = { server: null, browser: null };
+  before(async () => {
+    lab.server = await startServer(serverArgs);
+    lab.browser = await launchFirefox();
+  });
+  after(async () => {
+    await lab.browser?.close();
+    lab.server?.stop();
+  });
+  return lab;
+}
