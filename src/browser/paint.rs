@@ -76,11 +76,22 @@ pub async fn next_task() {
     let _ = JsFuture::from(promise).await;
 }
 
+/// Frames [`settled`] waits. The first draws what the page changed (the
+/// last request's results); the browser rasterises and composites it on
+/// other threads after that, on the same cores that send the next request.
+/// Measured (BENCHMARKS.md, "Live accuracy per browser"): waiting one frame
+/// left Firefox's requests 4.4 ms slower than a plain fetch loop's, two
+/// frames 1.1–3.8 ms; SETTLE_FRAMES is the value measured best.
+pub const SETTLE_FRAMES: usize = 3;
+
 /// Waits until the page has drawn what is pending and has nothing queued:
-/// the next animation frame (or 100 ms in a hidden tab), then a new task.
-/// A measured request starts here, so the browser is free to send it the
-/// moment it is made and to hand its first bytes over the moment they come.
+/// [`SETTLE_FRAMES`] animation frames (each at most 100 ms in a hidden
+/// tab), then a new task. A measured request starts here, so the browser is
+/// free to send it the moment it is made and to hand its first bytes over
+/// the moment they come.
 pub async fn settled() {
-    next_frame(100).await;
+    for _ in 0..SETTLE_FRAMES {
+        next_frame(100).await;
+    }
     next_task().await;
 }
