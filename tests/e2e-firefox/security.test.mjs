@@ -3,49 +3,11 @@
 // localStorage and no console line.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { firefoxSuite, openFirefoxPage } from '../e2e/lib/firefox.mjs';
+import { dumpIndexedDb, hostileTraceFile } from '../e2e/lib/hostile.mjs';
 import { click, count, download, runLive, setValue, text, waitFor } from '../e2e/lib/dom.mjs';
 
 const KEY = 'sk-PLANTED-5b0ffe1dfox';
-const HOSTILE = [
-  '<img src=x onerror="window.__pwned=1">',
-  ' <script>window.__pwned=2</script>',
-  ' <a href="javascript:window.__pwned=4">x</a>',
-  ' <svg onload="window.__pwned=5"></svg>',
-];
-
-function hostileTraceFile() {
-  let t = 0;
-  const chunks = HOSTILE.map((text) => ({ arrived_ms: (t += 30), text, tokens: 1 }));
-  const trace = {
-    schema_version: 1,
-    format: 'latency-lab/trace',
-    meta: { label: 'hostile', source: 'live' },
-    requests: [{ sent_ms: 0, headers_ms: 10, status: 200, chunks, end_ms: t + 5 }],
-  };
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'lab-ff-sec-')), 'hostile.trace.json');
-  writeFileSync(file, JSON.stringify(trace));
-  return file;
-}
-
-/** Every value in every IndexedDB store of the page, as text. */
-function dumpIndexedDb(page) {
-  return page.evaluate(async () => {
-    let out = '';
-    for (const { name } of await indexedDB.databases()) {
-      const db = await new Promise((ok, err) => { const r = indexedDB.open(name); r.onsuccess = () => ok(r.result); r.onerror = err; });
-      for (const store of db.objectStoreNames) {
-        const values = await new Promise((ok) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => ok(r.result); });
-        for (const v of values) out += (v instanceof Blob ? await v.text() : typeof v === 'string' ? v : JSON.stringify(v)) + '\n';
-      }
-      db.close();
-    }
-    return out;
-  });
-}
 
 describe('security (Firefox)', () => {
   const lab = firefoxSuite(['--trace', hostileTraceFile()]);

@@ -4,48 +4,11 @@
 // output streamed from the server stays text.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
+import { dumpIndexedDb, hostileTraceFile } from './lib/hostile.mjs';
 
 const KEY = 'sk-PLANTED-7d3e91c0ffee';
-
-const HOSTILE = [
-  '<img src=x onerror="window.__pwned=1">',
-  ' <script>window.__pwned=2</script>',
-  ' [click](javascript:window.__pwned=3)',
-  ' <a href="javascript:window.__pwned=4">x</a>',
-  ' <svg onload="window.__pwned=5"></svg>',
-];
-
-function hostileTrace() {
-  let t = 0;
-  const chunks = HOSTILE.map((text) => ({ arrived_ms: (t += 30), text, tokens: 1 }));
-  return {
-    schema_version: 1,
-    format: 'latency-lab/trace',
-    meta: { label: 'hostile', source: 'live' },
-    requests: [{ sent_ms: 0, headers_ms: 10, status: 200, chunks, end_ms: t + 5 }],
-  };
-}
-
-/** Every value in every IndexedDB store of the page, as text. */
-async function dumpIndexedDb(page) {
-  return page.evaluate(async () => {
-    const names = (await indexedDB.databases()).map((d) => d.name);
-    let out = '';
-    for (const name of names) {
-      const db = await new Promise((ok, err) => { const r = indexedDB.open(name); r.onsuccess = () => ok(r.result); r.onerror = err; });
-      for (const store of db.objectStoreNames) {
-        const values = await new Promise((ok) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => ok(r.result); });
-        for (const v of values) out += (v instanceof Blob ? await v.text() : typeof v === 'string' ? v : JSON.stringify(v)) + '\n';
-      }
-      db.close();
-    }
-    return out;
-  });
-}
 
 async function download(page, locator) {
   const [d] = await Promise.all([page.waitForEvent('download'), locator.click()]);
@@ -56,9 +19,7 @@ describe('security', () => {
   let server;
   let browser;
   before(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'lab-sec-'));
-    writeFileSync(path.join(dir, 'hostile.trace.json'), JSON.stringify(hostileTrace()));
-    server = await startServer(['--trace', path.join(dir, 'hostile.trace.json')]);
+    server = await startServer(['--trace', hostileTraceFile()]);
     browser = await launchBrowser();
   });
   after(async () => {

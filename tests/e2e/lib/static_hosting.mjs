@@ -3,11 +3,12 @@
 // any static host does. The same checks run in Chromium and Firefox
 // (tests/e2e/static.test.mjs, tests/e2e-firefox/static.test.mjs) through
 // the driver-neutral helpers of dom.mjs.
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { DIST, LATE_MS } from './lab.mjs';
+import { DIST, LATE_MS, startServer } from './lab.mjs';
 import { click, downloadTrace, runLive, setValue, text, waitFor, waitText } from './dom.mjs';
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.png': 'image/png', '.ico': 'image/x-icon' };
@@ -70,4 +71,38 @@ export async function checkLive(page, baseUrl) {
   assert.ok(ttftDelta >= -trace.meta.client.timer_resolution_ms && ttftDelta < LATE_MS, `TTFT delta ${ttftDelta}`);
   assert.equal(trace.meta.client.cross_origin_isolated, false);
   return trace;
+}
+
+/**
+ * The static-hosting suite for one browser: `launch()` starts it,
+ * `open(browser, url)` opens a page ({ page, context, problems }); `note`
+ * is the clock note expected in the header, `name` the browser the trace
+ * should name.
+ */
+export function staticHostingSuite({ title, launch, open, note, name }) {
+  describe(title, () => {
+    let host;
+    let endpoint;
+    let browser;
+    before(async () => {
+      host = await startStaticServer();
+      endpoint = await startServer();
+      browser = await launch();
+    });
+    after(async () => {
+      await browser?.close();
+      endpoint?.stop();
+      host?.stop();
+    });
+
+    test('loads, says what precision was lost, replays, streams live across origins', async () => {
+      const { page, context, problems } = await open(browser, host.url);
+      assert.match(await checkBadge(page), note);
+      const replay = await checkReplay(page);
+      assert.equal(replay.meta.client.browser, name);
+      await checkLive(page, `${endpoint.url}v1`);
+      assert.deepEqual(problems, []);
+      await context.close();
+    });
+  });
 }
