@@ -119,8 +119,8 @@ pub struct RunDigest {
     pub rows: Vec<RequestRow>,
     /// TTFT CDF of the completed requests.
     pub ttft_cdf: Vec<(f64, f64)>,
-    /// The browser a lab trace was measured in ("Firefox 140"), with its
-    /// clock step; `None` for a tool's result or a trace that does not say.
+    /// The browser a lab trace was measured in ("Firefox 140"); `None` for
+    /// a tool's result or a trace that does not say.
     #[serde(default)]
     pub client: Option<String>,
 }

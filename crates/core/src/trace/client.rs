@@ -12,8 +12,6 @@
 //!   host does not, and [`clock_note`] says what that costs and how to get
 //!   the fine clock back.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 /// The client the trace was measured on (browser facts that bound accuracy).
@@ -59,6 +57,11 @@ fn version_after<'a>(ua: &'a str, token: &str) -> Option<&'a str> {
     (end > 0).then(|| &rest[..end])
 }
 
+/// "Firefox 140" from "Firefox" and "140.0".
+fn name_and_major(name: &str, version: &str) -> String {
+    format!("{name} {}", version.split('.').next().unwrap_or(version))
+}
+
 impl Browser {
     /// Reads the browser from a user agent string. Order matters: Edge and
     /// Chrome also say "Safari", Chromium-based browsers also say "Chrome".
@@ -75,13 +78,7 @@ impl Browser {
 
     /// Name and major version ("Firefox 140"): what tells two runs' clients apart.
     pub fn short(&self) -> String {
-        format!("{} {}", self.name, self.version.split('.').next().unwrap_or(&self.version))
-    }
-}
-
-impl fmt::Display for Browser {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} ({})", self.name, self.version, self.engine)
+        name_and_major(self.name, &self.version)
     }
 }
 
@@ -100,7 +97,7 @@ impl ClientInfo {
     /// recorded fields or, for older traces, the user agent.
     pub fn browser_short(&self) -> Option<String> {
         match (&self.browser, &self.browser_version) {
-            (Some(n), Some(v)) => Some(format!("{n} {}", v.split('.').next().unwrap_or(v))),
+            (Some(n), Some(v)) => Some(name_and_major(n, v)),
             _ => self.user_agent.as_deref().and_then(Browser::from_user_agent).map(|b| b.short()),
         }
     }
