@@ -1,9 +1,8 @@
 // Debian's Firefox ESR, driven headless by puppeteer-core over WebDriver BiDi
 // (no geckodriver, no browser download). The Firefox suites and the
 // cross-browser benchmarks launch it here.
-import { after, before } from 'node:test';
 import puppeteer from 'puppeteer-core';
-import { startServer } from './lab.mjs';
+import { labSuite } from './lab.mjs';
 
 export const FIREFOX = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 
@@ -60,19 +59,7 @@ export async function openFirefoxPage(browser, url, viewport = { width: 1280, he
   return { page, context, problems };
 }
 
-/**
- * A `latency-lab serve` and a headless Firefox for one suite, like
- * `labSuite` for Chromium: started in `before`, stopped in `after`.
- */
+/** `labSuite` with headless Firefox: `lab.server` and `lab.browser` in the tests. */
 export function firefoxSuite(serverArgs = []) {
-  const lab = { server: null, browser: null };
-  before(async () => {
-    lab.server = await startServer(serverArgs);
-    lab.browser = await launchFirefox();
-  });
-  after(async () => {
-    await lab.browser?.close();
-    lab.server?.stop();
-  });
-  return lab;
+  return labSuite(serverArgs, launchFirefox);
 }

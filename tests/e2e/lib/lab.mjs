@@ -63,15 +63,15 @@ export async function startServer(extraArgs = []) {
 }
 
 /**
- * A `latency-lab serve` and a headless Chromium for one suite: started in
- * its `before`, stopped in its `after`. Read `lab.server` and `lab.browser`
- * inside the tests.
+ * A `latency-lab serve` and a headless browser (Chromium unless `launch`
+ * says otherwise) for one suite: started in its `before`, stopped in its
+ * `after`. Read `lab.server` and `lab.browser` inside the tests.
  */
-export function labSuite(serverArgs = []) {
+export function labSuite(serverArgs = [], launch = launchBrowser) {
   const lab = { server: null, browser: null };
   before(async () => {
     lab.server = await startServer(serverArgs);
-    lab.browser = await launchBrowser();
+    lab.browser = await launch();
   });
   after(async () => {
     await lab.browser?.close();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { DIST, LATE_MS, startServer } from './lab.mjs';
+import { DIST, LATE_MS, labSuite } from './lab.mjs';
 import { click, downloadTrace, runLive, setValue, text, waitFor, waitText } from './dom.mjs';
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.svg': 'image/svg+xml', '.json': 'application/json', '.png': 'image/png', '.ico': 'image/x-icon' };
@@ -81,26 +81,19 @@ export async function checkLive(page, baseUrl) {
  */
 export function staticHostingSuite({ title, launch, open, note, name }) {
   describe(title, () => {
+    const lab = labSuite([], launch); // the CORS-enabled endpoint and the browser
     let host;
-    let endpoint;
-    let browser;
     before(async () => {
       host = await startStaticServer();
-      endpoint = await startServer();
-      browser = await launch();
     });
-    after(async () => {
-      await browser?.close();
-      endpoint?.stop();
-      host?.stop();
-    });
+    after(() => host?.stop());
 
     test('loads, says what precision was lost, replays, streams live across origins', async () => {
-      const { page, context, problems } = await open(browser, host.url);
+      const { page, context, problems } = await open(lab.browser, host.url);
       assert.match(await checkBadge(page), note);
       const replay = await checkReplay(page);
       assert.equal(replay.meta.client.browser, name);
-      await checkLive(page, `${endpoint.url}v1`);
+      await checkLive(page, `${lab.server.url}v1`);
       assert.deepEqual(problems, []);
       await context.close();
     });
