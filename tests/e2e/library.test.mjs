@@ -70,6 +70,7 @@ describe('run library', () => {
     // Delete everything.
     for (const box of await page.locator('[data-testid=library-row] input[type=checkbox]').all()) await box.check();
     await page.getByTestId('library-delete').click();
+    await waitForText(page.getByTestId('library-message'), /Deleted 2 entries/);
     await page.getByTestId('library-empty').waitFor();
     await page.reload();
     await page.getByTestId('library-empty').waitFor();

@@ -219,15 +219,14 @@ impl Library {
         });
     }
 
-    /// Deletes entries and their data.
-    pub fn delete(&self, ids: Vec<String>) {
+    /// Deletes entries and their data; the rows go once the deletion is
+    /// committed (a failure leaves them listed, with the reason).
+    pub async fn delete(&self, ids: &[String]) -> Result<(), String> {
+        let writes =
+            ids.iter().flat_map(|id| [(ENTRIES, id.clone(), None), (DATA, id.clone(), None)]).collect();
+        self.write(writes).await.map_err(|e| e.to_string())?;
         self.entries.update(|l| l.retain(|e| !ids.contains(&e.id)));
-        let lib = *self;
-        spawn_local(async move {
-            let writes =
-                ids.into_iter().flat_map(|id| [(ENTRIES, id.clone(), None), (DATA, id, None)]).collect();
-            let _ = lib.write(writes).await;
-        });
+        Ok(())
     }
 
     /// The saved trace of an entry.

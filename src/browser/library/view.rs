@@ -55,6 +55,11 @@ pub fn file_name(t: &Trace, suffix: &str) -> String {
     format!("latency-lab-{label}-{date}{suffix}")
 }
 
+/// The ending of "entr…" for `n` entries.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "y" } else { "ies" }
+}
+
 /// Creates the view's state over the library.
 pub fn use_library_view(lib: Library, importer: Importer, route: UseRoute) -> UseLibraryView {
     let filter = RwSignal::new(String::new());
@@ -159,7 +164,7 @@ impl UseLibraryView {
             let n = b.items.len();
             let name = format!("latency-lab-library-{}.bundle.json", page::today());
             v.message.set(Some(match download_text(&name, "application/json", &b.to_json()) {
-                Ok(()) => format!("Exported {n} entr{} to {name}.", if n == 1 { "y" } else { "ies" }),
+                Ok(()) => format!("Exported {n} entr{} to {name}.", plural(n)),
                 Err(m) => js_message(&m),
             }));
         });
@@ -178,23 +183,31 @@ impl UseLibraryView {
                 Err(e) => Err(e.to_string()),
             };
             v.message.set(Some(match r {
-                Ok(n) => format!("Added {n} entr{} from {name}.", if n == 1 { "y" } else { "ies" }),
+                Ok(n) => format!("Added {n} entr{} from {name}.", plural(n)),
                 Err(m) => format!("{name}: {m}"),
             }));
         });
     }
 
-    /// Deletes the selected entries.
+    /// Deletes the selected entries; says so once it is committed.
     pub fn delete_selected(&self) {
-        let ids = self.selected.get_untracked();
+        let v = *self;
+        let ids = v.selected.get_untracked();
         if ids.is_empty() {
             return;
         }
-        self.lib.delete(ids.clone());
-        self.selected.set(Vec::new());
-        if self.shown.with_untracked(|s| s.as_ref().is_some_and(|(id, _)| ids.contains(id))) {
-            self.shown.set(None);
-        }
+        let n = ids.len();
+        v.message.set(Some(format!("Deleting {n} entr{}…", plural(n))));
+        spawn_local(async move {
+            if let Err(m) = v.lib.delete(&ids).await {
+                return v.message.set(Some(format!("Nothing was deleted: {m}")));
+            }
+            v.message.set(Some(format!("Deleted {n} entr{}.", plural(n))));
+            v.selected.update(|s| s.retain(|id| !ids.contains(id)));
+            if v.shown.with_untracked(|s| s.as_ref().is_some_and(|(id, _)| ids.contains(id))) {
+                v.shown.set(None);
+            }
+        });
     }
 
     /// Selects or unselects an entry.

@@ -52,10 +52,10 @@ pub fn LibraryView() -> impl IntoView {
                 <button type="button" class="danger" data-testid="library-delete" prop:disabled=move || v.selected.with(Vec::is_empty)
                     on:click=move |_| v.delete_selected()>"Delete selected"</button>
             </div>
-            <Show when=move || !lib.entries.with(Vec::is_empty) fallback=move || view! {
-                <p class="empty" data-testid="library-empty">
-                    {move || if lib.ready.get() { "Nothing saved yet. Runs, replays and imports land here automatically." } else { "Opening the library…" }}
-                </p>
+            <Show when=move || !lib.entries.with(Vec::is_empty) fallback=move || if lib.ready.get() {
+                view! { <p class="empty" data-testid="library-empty">"Nothing saved yet. Runs, replays and imports land here automatically."</p> }.into_any()
+            } else {
+                view! { <p class="empty" data-testid="library-opening">"Opening the library…"</p> }.into_any()
             }>
                 <div class="table-scroll" tabindex="0">
                     <table class="metrics library" data-testid="library-table">
