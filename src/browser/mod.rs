@@ -20,7 +20,7 @@
 //!
 //! Plain adapters beside them: [`clock`] (the page clock), [`page`] (the
 //! page's address, wall clock, clipboard…), [`stream`] (reading a body),
-//! [`fetch`], [`files`], [`paint`], [`render`], [`resource`], [`idb`],
+//! [`fetch`], [`files`], [`paint`], [`render`], [`markdown_dom`], [`resource`], [`idb`],
 //! [`share`], [`chart_export`], and the import worker's side,
 //! [`import_worker`].
 
@@ -33,6 +33,7 @@ pub mod import_worker;
 pub mod importer;
 pub mod library;
 pub mod live;
+pub mod markdown_dom;
 pub mod page;
 pub mod paint;
 pub mod render;

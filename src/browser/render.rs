@@ -2,6 +2,11 @@
 //! (never parsed as HTML), so model output cannot inject markup, and each
 //! append costs O(chunk), not O(text so far).
 
+/// A new element of `tag` (not yet in the page).
+pub fn el(tag: &str) -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.create_element(tag).ok()
+}
+
 /// Appends `text` to `el` as a text node.
 pub fn append_text(el: &web_sys::Element, text: &str) {
     let _ = el.append_with_str_1(text);

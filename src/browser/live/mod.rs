@@ -92,7 +92,9 @@ pub enum RunPhase {
 #[derive(Clone, Copy)]
 pub struct UseLiveRunOptions {
     /// Answer text.
-    pub content: NodeRef<leptos::html::Pre>,
+    pub content: NodeRef<leptos::html::Div>,
+    /// Shows the answer as Markdown (else as text); read when a request starts.
+    pub markdown: Signal<bool>,
     /// Reasoning text.
     pub reasoning: NodeRef<leptos::html::Pre>,
     /// Saves every checkpoint and the finished run (under one id: a tab
@@ -243,7 +245,8 @@ impl UseLiveRun {
     ) -> Option<OnScreen<'a>> {
         let content: web_sys::Element = self.options.content.get_untracked()?.into();
         let reasoning: web_sys::Element = self.options.reasoning.get_untracked()?.into();
-        Some(OnScreen { content, reasoning, on_stats, on_checkpoint })
+        let markdown = self.options.markdown.get_untracked();
+        Some(OnScreen { content, markdown, reasoning, on_stats, on_checkpoint })
     }
 
     /// One request, with the server's ground truth and the browser's

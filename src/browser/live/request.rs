@@ -14,6 +14,7 @@
 use futures_util::{FutureExt, pin_mut, select_biased};
 
 use lab_core::stream::live::LiveStats;
+use lab_core::stream::markdown::MarkdownStream;
 use lab_core::stream::record::{Recorder, StreamEnd, network_failure_message};
 use lab_core::trace::{ChunkKind, FailureKind, RequestTrace};
 use web_sys::{RequestCache, RequestCredentials, RequestMode};
@@ -22,6 +23,7 @@ use super::Abort;
 use crate::browser::clock::now_ms;
 use crate::browser::fetch::{header, headers, send, text_of};
 use crate::browser::files::js_message;
+use crate::browser::markdown_dom::MarkdownState;
 use crate::browser::page;
 use crate::browser::paint::{next_frame, settled};
 use crate::browser::render::{append_text, clear, follow_bottom};
@@ -51,6 +53,8 @@ pub struct LiveRequest {
 pub struct OnScreen<'a> {
     /// Answer text.
     pub content: web_sys::Element,
+    /// Renders the answer as Markdown (else as text).
+    pub markdown: bool,
     /// Reasoning text.
     pub reasoning: web_sys::Element,
     /// Receives the live figures (at most every [`STATS_INTERVAL_MS`]).
@@ -185,6 +189,9 @@ async fn read_on_screen(
 ) -> RequestTrace {
     clear(&s.content);
     clear(&s.reasoning);
+    let _ = s.content.class_list().toggle_with_force("markdown", s.markdown);
+    // Markdown is rendered once per frame, from the text that came since.
+    let mut md = s.markdown.then(|| (MarkdownState::new(MarkdownStream::new()), String::new()));
     (s.on_stats)(LiveStats::default());
     let (mut committed, mut painted) = (0usize, 0usize);
     let (mut last_stats, mut last_checkpoint) = (f64::NEG_INFINITY, now_ms());
@@ -197,7 +204,11 @@ async fn read_on_screen(
                 Piece::Bytes(at, b) => {
                     let range = rec.on_bytes(at, &b);
                     for c in &rec.request().chunks[range.clone()] {
-                        append_text(if c.kind == ChunkKind::Reasoning { &s.reasoning } else { &s.content }, &c.text);
+                        match (&mut md, c.kind) {
+                            (_, ChunkKind::Reasoning) => append_text(&s.reasoning, &c.text),
+                            (Some((_, pending)), _) => pending.push_str(&c.text),
+                            (None, _) => append_text(&s.content, &c.text),
+                        }
                     }
                     committed = range.end.max(committed);
                     read.set(reader.read().fuse());
@@ -206,6 +217,11 @@ async fn read_on_screen(
                 Piece::Failed(m) => break Some(m),
             },
             at = frame => {
+                if let Some((state, pending)) = &mut md && !pending.is_empty() {
+                    let updates = state.stream.push(pending);
+                    state.apply(&s.content, updates);
+                    pending.clear();
+                }
                 if let Some(t) = at && painted < committed {
                     rec.mark_painted(committed, t);
                     painted = committed;
@@ -225,6 +241,11 @@ async fn read_on_screen(
         }
     };
     let mut trace = rec.finish(now_ms(), end_of(failed, abort));
+    if let Some((mut state, pending)) = md {
+        let mut updates = state.stream.push(&pending);
+        updates.extend(state.stream.finish());
+        state.apply(&s.content, updates);
+    }
     if committed > painted
         && let Some(t) = next_frame(100).await
     {

@@ -28,7 +28,6 @@
 
 mod controls;
 mod frame;
-mod markdown_dom;
 pub mod release_clock;
 pub mod sink;
 mod timers;

@@ -14,7 +14,8 @@
 
 use lab_core::stream::markdown::MarkdownStream;
 
-use super::markdown_dom::MarkdownState;
+use crate::browser::markdown_dom::MarkdownState;
+use crate::browser::render::el;
 
 /// Plain-text blocks are cut at a line end once they are this long.
 pub const MAX_BLOCK_CHARS: usize = 2000;
@@ -59,10 +60,6 @@ struct PlainState {
 }
 
 /// A new element (none without a document).
-pub(super) fn el(tag: &str) -> Option<web_sys::Element> {
-    web_sys::window()?.document()?.create_element(tag).ok()
-}
-
 impl Sink {
     /// Empties `root` and prepares it for a stream.
     pub fn new(root: web_sys::Element, mode: RenderMode) -> Option<Self> {

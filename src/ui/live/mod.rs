@@ -29,7 +29,9 @@ pub fn LiveView() -> impl IntoView {
     let (content, reasoning) = (NodeRef::new(), NodeRef::new());
     let library = expect_context::<Library>();
     let runs = expect_context::<SessionRuns>();
-    let run = use_live_run(UseLiveRunOptions { content, reasoning, library, runs });
+    let markdown = RwSignal::new(false);
+    let run =
+        use_live_run(UseLiveRunOptions { content, markdown: markdown.into(), reasoning, library, runs });
     let running = run.running();
     let status = move || match run.phase.get() {
         RunPhase::Idle => "Ready. The built-in replay endpoint needs no LLM: press Start.".to_string(),
@@ -57,7 +59,13 @@ pub fn LiveView() -> impl IntoView {
                         <summary>"Reasoning (when the model sends it)"</summary>
                         <pre node_ref=reasoning data-testid="reasoning"></pre>
                     </details>
-                    <pre class="output" node_ref=content data-testid="output"></pre>
+                    <label class="answer-format">"Show the answer as "
+                        <select data-testid="live-render-mode" on:change=move |ev| markdown.set(event_target_value(&ev) == "markdown")>
+                            <option value="text">"text"</option>
+                            <option value="markdown">"Markdown (as chat apps do)"</option>
+                        </select>
+                    </label>
+                    <div class="live-output" node_ref=content data-testid="output"></div>
                 </div>
             </div>
             {move || run.result.get().map(|out| view! { <RunResults run=out/> })}
