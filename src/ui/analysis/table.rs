@@ -23,6 +23,12 @@ pub const ROWS: [Row; 8] = [
     ("paint_lag", "Paint lag", |m| m.paint_lag_ms),
 ];
 
+/// Rows shown only when the run called tools (agents).
+pub const TOOL_ROWS: [Row; 2] = [
+    ("first_tool_call", "Time to first tool call", |m| m.time_to_first_tool_call_ms),
+    ("tool_calls_complete", "Tool calls complete", |m| m.tool_calls_complete_ms),
+];
+
 /// Table columns: test id / header, accessor.
 type Column = (&'static str, fn(&Summary) -> f64);
 
@@ -67,18 +73,26 @@ pub fn MetricsTable(analysis: Signal<Analysis>) -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    {ROWS.iter().map(|&(id, label, get)| view! {
-                        <tr>
-                            <th scope="row">{label}</th>
-                            {COLUMNS.iter().map(|&(col, pick)| view! {
-                                <td data-testid=format!("metric-{id}-{col}")>
-                                    {move || analysis.with(|a| opt(get(&a.metrics).map(|s| pick(&s)), ms))}
-                                </td>
-                            }).collect_view()}
-                        </tr>
+                    {ROWS.iter().map(|&r| row(r, analysis)).collect_view()}
+                    {TOOL_ROWS.iter().map(|&r| view! {
+                        <Show when=move || analysis.with(|a| (r.2)(&a.metrics).is_some())>{row(r, analysis)}</Show>
                     }).collect_view()}
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// One metric's row.
+fn row((id, label, get): Row, analysis: Signal<Analysis>) -> impl IntoView {
+    view! {
+        <tr>
+            <th scope="row">{label}</th>
+            {COLUMNS.iter().map(|&(col, pick)| view! {
+                <td data-testid=format!("metric-{id}-{col}")>
+                    {move || analysis.with(|a| opt(get(&a.metrics).map(|s| pick(&s)), ms))}
+                </td>
+            }).collect_view()}
+        </tr>
     }
 }

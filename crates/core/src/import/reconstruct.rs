@@ -134,6 +134,7 @@ impl ImportedRequest {
                 kind: ChunkKind::Content,
                 painted_ms: None,
                 due_ms: None,
+                tool: None,
             })
             .collect();
         RequestTrace {

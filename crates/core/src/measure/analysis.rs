@@ -117,6 +117,10 @@ impl Analysis {
             "{:<22} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
             "metric (ms)", "mean", "median", "std", "P50", "P90", "P95", "P99"
         ));
+        let tools = [
+            ("First tool call", m.time_to_first_tool_call_ms),
+            ("Tool calls complete", m.tool_calls_complete_ms),
+        ];
         let rows: [(&str, Option<Summary>); 8] = [
             ("TTFB", m.ttfb_ms),
             ("TTFT", m.ttft_ms),
@@ -127,7 +131,7 @@ impl Analysis {
             ("E2EL", m.e2el_ms),
             ("Paint lag", m.paint_lag_ms),
         ];
-        for (name, s) in rows {
+        for (name, s) in rows.into_iter().chain(tools.into_iter().filter(|(_, s)| s.is_some())) {
             match s {
                 Some(s) => out.push_str(&format!(
                     "{:<22} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2}\n",

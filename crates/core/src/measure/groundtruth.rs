@@ -106,6 +106,7 @@ mod tests {
             kind: Default::default(),
             painted_ms: None,
             due_ms: None,
+            tool: None,
         };
         let r = RequestTrace {
             sent_ms: 1000.0,

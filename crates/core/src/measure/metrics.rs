@@ -34,6 +34,10 @@
 //!   is the largest such gap.
 //! - Client-only stages: **TTFB** (headers received − sent) → TTFT →
 //!   **TTFP** (first paint of a token chunk − sent).
+//! - Tool calls (agents; definitions in [`crate::trace::tool`]): a
+//!   tool-call fragment is a token chunk. **Time to first tool call** =
+//!   arrival of the first fragment − sent; **tool calls complete** = when
+//!   the last call's arguments had all arrived − sent.
 //!
 //! Over a run:
 //! - A request is **completed** when it has no failure and at least one token
@@ -51,7 +55,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::measure::stats::{Samples, Summary};
-use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace};
+use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace, tool_calls};
 
 /// Default stall threshold: an inter-token gap above 250 ms reads as a pause.
 pub const DEFAULT_STALL_MS: f64 = 250.0;
@@ -178,6 +182,15 @@ pub struct RequestMetrics {
     pub time_to_first_answer_ms: Option<f64>,
     /// Time to first paint.
     pub ttfp_ms: Option<f64>,
+    /// Tool calls in the response.
+    #[serde(default)]
+    pub tool_calls: usize,
+    /// Time to the first tool-call fragment.
+    #[serde(default)]
+    pub time_to_first_tool_call_ms: Option<f64>,
+    /// When every tool call's arguments had arrived.
+    #[serde(default)]
+    pub tool_calls_complete_ms: Option<f64>,
     /// End-to-end latency.
     pub e2el_ms: Option<f64>,
     /// Time per output token (None for ≤ 1 token).
@@ -230,7 +243,16 @@ impl RequestMetrics {
             failure: r.failure.as_ref().map(|f| f.kind),
             tool_e2el_ms: None,
         };
-        Self::from_timing(index, &timing, cfg)
+        let mut m = Self::from_timing(index, &timing, cfg);
+        let calls = tool_calls(r);
+        m.tool_calls = calls.len();
+        m.time_to_first_tool_call_ms = calls.iter().map(|c| c.first_ms).reduce(f64::min);
+        m.tool_calls_complete_ms = if calls.iter().all(|c| c.complete_ms.is_some()) {
+            calls.iter().filter_map(|c| c.complete_ms).reduce(f64::max)
+        } else {
+            None
+        };
+        m
     }
 
     /// Computes the metrics of one request from its timing facts.
@@ -284,6 +306,9 @@ impl RequestMetrics {
             ttft_ms: ttft,
             time_to_first_answer_ms: token_chunks.iter().find(|c| c.content).map(|c| c.arrived_ms - sent),
             ttfp_ms: token_chunks.iter().find_map(|c| c.painted_ms).map(|p| p - sent),
+            tool_calls: 0,
+            time_to_first_tool_call_ms: None,
+            tool_calls_complete_ms: None,
             e2el_ms: e2el,
             tpot_ms: tpot,
             output_tokens_per_s: e2el.filter(|&e| e > 0.0).map(|e| output_tokens as f64 * 1000.0 / e),
@@ -353,6 +378,15 @@ pub struct RunMetrics {
     pub ttfp_ms: Option<Summary>,
     /// Paint lag (painted − arrived) over all painted token chunks.
     pub paint_lag_ms: Option<Summary>,
+    /// Completed requests that called tools.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub requests_with_tool_calls: usize,
+    /// Time to first tool call over completed requests that called tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_first_tool_call_ms: Option<Summary>,
+    /// Tool calls complete over completed requests whose calls all completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_calls_complete_ms: Option<Summary>,
     /// System output tokens/s.
     pub output_tokens_per_s: Option<f64>,
     /// Completed requests per second.
@@ -370,6 +404,10 @@ pub struct RunMetrics {
     /// Per-request metrics (omitted from compact JSON by callers).
     #[serde(skip)]
     pub per_request: Vec<RequestMetrics>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn summary_of(values: impl IntoIterator<Item = f64>) -> Option<Summary> {
@@ -452,6 +490,9 @@ impl RunMetrics {
             ttfb_ms: summary_of(done.iter().filter_map(|r| r.ttfb_ms)),
             ttfp_ms: summary_of(done.iter().filter_map(|r| r.ttfp_ms)),
             paint_lag_ms: summary_of(done.iter().flat_map(|r| r.paint_lags.iter().copied())),
+            requests_with_tool_calls: done.iter().filter(|r| r.tool_calls > 0).count(),
+            time_to_first_tool_call_ms: summary_of(done.iter().filter_map(|r| r.time_to_first_tool_call_ms)),
+            tool_calls_complete_ms: summary_of(done.iter().filter_map(|r| r.tool_calls_complete_ms)),
             output_tokens_per_s: per_s(output_tokens as f64),
             request_throughput: per_s(done.len() as f64),
             user_output_tokens_per_s: summary_of(done.iter().filter_map(|r| r.output_tokens_per_s)),

@@ -26,7 +26,7 @@ use crate::replay::story::Story;
 use crate::share::link::SharedPane;
 use crate::stream::live::LiveStats;
 use crate::trace::{
-    Chunk, ChunkKind, ClientInfo, ReplayInfo, RequestTrace, SourceKind, Trace, TraceMeta, Usage,
+    Chunk, ChunkKind, ClientInfo, ReplayInfo, RequestTrace, SourceKind, ToolCallRef, Trace, TraceMeta, Usage,
 };
 
 /// A frame later than this many refresh intervals is late.
@@ -68,6 +68,15 @@ pub struct PaneChunk {
     pub tokens: u32,
 }
 
+/// What a pane shows of a chunk: its text; a tool call's first fragment
+/// starts a line that names the call (its arguments follow as text).
+fn shown(text: String, tool: Option<&ToolCallRef>) -> String {
+    match tool.and_then(|t| t.name.as_deref()) {
+        Some(name) => format!("\n→ tool call {name} {text}"),
+        None => text,
+    }
+}
+
 impl PaneConfig {
     /// A preset (or any) profile, titled with its name.
     pub fn profile(profile: Profile) -> Self {
@@ -90,7 +99,11 @@ impl PaneConfig {
                 .schedule(0, d.prompt_tokens, None)
                 .chunks
                 .into_iter()
-                .map(|c| PaneChunk { due_ms: c.due_ms, text: c.text, tokens: c.tokens })
+                .map(|c| PaneChunk {
+                    due_ms: c.due_ms,
+                    text: shown(c.text, c.tool.as_ref()),
+                    tokens: c.tokens,
+                })
                 .collect(),
             PaneSource::Recorded { request, .. } => request
                 .chunks
@@ -98,7 +111,7 @@ impl PaneConfig {
                 .filter(|c| c.tokens > 0 || !c.text.is_empty())
                 .map(|c| PaneChunk {
                     due_ms: (c.arrived_ms - request.sent_ms).max(0.0),
-                    text: c.text.clone(),
+                    text: shown(c.text.clone(), c.tool.as_ref()),
                     tokens: c.tokens,
                 })
                 .collect(),
@@ -314,6 +327,7 @@ impl PaneRecording {
                 kind: ChunkKind::Content,
                 painted_ms: *painted,
                 due_ms: Some(*due),
+                tool: None,
             })
             .collect();
         let request = RequestTrace {

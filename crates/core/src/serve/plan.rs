@@ -13,7 +13,11 @@
 
 use crate::replay::profile::Profile;
 use crate::stream::openai::encode::{DONE, StreamWriter};
-use crate::trace::{ChunkKind, RequestTrace};
+use crate::trace::{ChunkKind, RequestTrace, ToolCallRef};
+
+/// One generated piece: due (ms), text, tokens, kind, and the call of a
+/// tool-call fragment.
+type Piece = (f64, String, u32, ChunkKind, Option<ToolCallRef>);
 
 /// What the client asked for.
 #[derive(Debug, Clone)]
@@ -52,7 +56,7 @@ pub struct Plan {
     pub text: String,
     /// Tokens generated.
     pub completion_tokens: u64,
-    /// `stop` or `length`.
+    /// `stop`, `length` or `tool_calls`.
     pub finish_reason: &'static str,
 }
 
@@ -63,12 +67,7 @@ impl Plan {
     }
 }
 
-fn assemble(
-    req: &PlanRequest,
-    headers_at_ms: f64,
-    pieces: Vec<(f64, String, u32, ChunkKind)>,
-    capped: bool,
-) -> Plan {
+fn assemble(req: &PlanRequest, headers_at_ms: f64, pieces: Vec<Piece>, capped: bool) -> Plan {
     let w = &req.writer;
     let mut events = Vec::with_capacity(pieces.len() + 4);
     if let Some(role) = w.role() {
@@ -79,17 +78,29 @@ fn assemble(
     let mut text = String::new();
     let mut completion_tokens = 0u64;
     let mut last = headers_at_ms;
-    for (at, piece, tokens, kind) in pieces {
+    let mut called = false;
+    for (at, piece, tokens, kind, tool) in pieces {
         let at_ms = at.max(last);
         last = at_ms;
         completion_tokens += u64::from(tokens);
-        if kind == ChunkKind::Content {
-            text.push_str(&piece);
-        }
-        let template = if kind == ChunkKind::Content { &content } else { &reasoning };
-        events.push(PlannedEvent { at_ms, data: template.render(&piece), tokens });
+        let data = match kind {
+            ChunkKind::Content => {
+                text.push_str(&piece);
+                content.render(&piece)
+            }
+            ChunkKind::Reasoning => reasoning.render(&piece),
+            ChunkKind::ToolCall => {
+                called = true;
+                w.tool_call(&tool.unwrap_or_default(), &piece)
+            }
+        };
+        events.push(PlannedEvent { at_ms, data, tokens });
     }
-    let finish_reason = if capped { "length" } else { "stop" };
+    let finish_reason = match (capped, called) {
+        (true, _) => "length",
+        (false, true) => "tool_calls",
+        (false, false) => "stop",
+    };
     events.push(PlannedEvent { at_ms: last, data: w.finish(finish_reason), tokens: 0 });
     if req.include_usage {
         events.push(PlannedEvent {
@@ -106,7 +117,14 @@ fn assemble(
 pub fn from_profile(profile: &Profile, req: &PlanRequest) -> Plan {
     let s = profile.schedule(req.request_index, req.prompt_tokens, req.max_tokens);
     let capped = req.max_tokens.is_some_and(|m| m < profile.output_tokens);
-    let pieces = s.chunks.into_iter().map(|c| (c.due_ms, c.text, c.tokens, ChunkKind::Content)).collect();
+    let pieces = s
+        .chunks
+        .into_iter()
+        .map(|c| {
+            let kind = if c.tool.is_some() { ChunkKind::ToolCall } else { ChunkKind::Content };
+            (c.due_ms, c.text, c.tokens, kind, c.tool)
+        })
+        .collect();
     assemble(req, 0.0, pieces, capped)
 }
 
@@ -124,7 +142,7 @@ pub fn from_recorded(r: &RequestTrace, req: &PlanRequest) -> Plan {
             break;
         }
         tokens += u64::from(c.tokens);
-        pieces.push(((c.arrived_ms - r.sent_ms).max(0.0), c.text.clone(), c.tokens, c.kind));
+        pieces.push(((c.arrived_ms - r.sent_ms).max(0.0), c.text.clone(), c.tokens, c.kind, c.tool.clone()));
     }
     assemble(req, headers, pieces, capped)
 }
@@ -169,6 +187,34 @@ mod tests {
         let capped = from_profile(&p, &req(false, Some(5)));
         assert_eq!((capped.completion_tokens, capped.finish_reason), (5, "length"));
         assert!(play(&capped).usage.is_none());
+    }
+
+    #[test]
+    fn tool_call_profiles_play_back_as_calls() {
+        use crate::trace::tool_calls;
+        let p: Profile =
+            "ttft=100,tpot=10,jitter=constant,tokens=0,tool_call=get_weather:4+get_time:2".parse().unwrap();
+        assert_eq!(p.to_string().split(',').next_back(), Some("tool_call=get_weather:4+get_time:2"));
+        let plan = from_profile(&p, &req(true, None));
+        assert_eq!(plan.finish_reason, "tool_calls");
+        let t = play(&plan);
+        assert_eq!(t.failure, None, "a call-only response is complete");
+        let calls = tool_calls(&t);
+        assert_eq!(
+            calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            vec!["get_weather", "get_time"]
+        );
+        assert!(calls.iter().all(|c| c.valid_json && c.complete_ms.is_some()));
+        assert_eq!(calls[0].first_ms, 100.0);
+        assert_eq!(calls[1].complete_ms, Some(100.0 + 7.0 * 10.0), "5 + 3 fragments, 10 ms apart");
+        assert_eq!(t.usage.unwrap().completion_tokens, Some(8));
+        // Text first, then the call; and the recorded trace replays the same calls.
+        let p: Profile = "ttft=50,tpot=5,jitter=constant,tokens=3,tool_call=f:3".parse().unwrap();
+        let t = play(&from_profile(&p, &req(false, None)));
+        assert!(!t.text().is_empty());
+        assert_eq!(tool_calls(&t)[0].first_ms, 50.0 + 3.0 * 5.0);
+        let again = play(&from_recorded(&t, &req(false, None)));
+        assert_eq!(tool_calls(&again), tool_calls(&t));
     }
 
     #[test]

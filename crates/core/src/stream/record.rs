@@ -3,7 +3,8 @@
 //! test's virtual clock). Pure state machine: no I/O, no clock.
 //!
 //! Rules:
-//! - Every SSE event whose payload carries text (content or reasoning)
+//! - Every SSE event whose payload carries text (content, reasoning or a
+//!   tool-call fragment, one chunk per call it touches)
 //!   becomes one chunk of 1 token, stamped with the time its bytes were read;
 //!   so does an event with an empty content string that is neither the
 //!   role-only opening nor the closing chunk (a token whose bytes do not yet
@@ -128,12 +129,16 @@ impl Recorder {
                     kind,
                     painted_ms: None,
                     due_ms: None,
+                    tool: None,
                 };
                 if !c.reasoning.is_empty() {
                     self.req.chunks.push(chunk(c.reasoning, ChunkKind::Reasoning));
                 }
                 if !c.content.is_empty() || empty_token {
                     self.req.chunks.push(chunk(c.content, ChunkKind::Content));
+                }
+                for (call, args) in c.tool_calls {
+                    self.req.chunks.push(Chunk { tool: Some(call), ..chunk(args, ChunkKind::ToolCall) });
                 }
             }
             Err(e) => {

@@ -28,11 +28,13 @@ pub mod client;
 pub mod json_error;
 mod load;
 mod redact;
+pub mod tool;
 
 pub use client::ClientInfo;
 
 pub use load::TraceError;
 pub use redact::redact_endpoint;
+pub use tool::{ToolCall, ToolCallRef, tool_calls};
 
 use serde::{Deserialize, Serialize};
 
@@ -174,6 +176,9 @@ pub enum ChunkKind {
     Content,
     /// Reasoning text (`delta.reasoning_content` / `delta.reasoning`).
     Reasoning,
+    /// A tool-call fragment (`delta.tool_calls`): its text is a piece of
+    /// the call's arguments; [`Chunk::tool`] says which call ([`tool`]).
+    ToolCall,
 }
 
 fn one() -> u32 {
@@ -204,6 +209,9 @@ pub struct Chunk {
     /// For replays: when the scheduler meant to emit it (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub due_ms: Option<f64>,
+    /// For tool-call fragments: the call it belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<ToolCallRef>,
 }
 
 /// Token counts reported by the server (`usage`).
@@ -342,7 +350,7 @@ impl NetworkTiming {
 impl RequestTrace {
     /// The full generated text (content and reasoning, in order).
     pub fn text(&self) -> String {
-        self.chunks.iter().map(|c| c.text.as_str()).collect()
+        self.chunks.iter().filter(|c| c.kind != ChunkKind::ToolCall).map(|c| c.text.as_str()).collect()
     }
 
     /// Chunks before `upto` that have no paint time yet were on screen by
@@ -382,6 +390,7 @@ mod tests {
                         kind: ChunkKind::Content,
                         painted_ms: Some(116.0),
                         due_ms: None,
+                        tool: None,
                     },
                     Chunk {
                         arrived_ms: 130.0,
@@ -390,6 +399,7 @@ mod tests {
                         kind: ChunkKind::Content,
                         painted_ms: None,
                         due_ms: None,
+                        tool: None,
                     },
                 ],
                 end_ms: Some(131.0),

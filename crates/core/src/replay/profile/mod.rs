@@ -22,6 +22,7 @@
 
 mod presets;
 mod spec;
+pub mod tool;
 
 pub use presets::{preset, presets};
 
@@ -29,7 +30,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::replay::rng::Rng;
 use crate::replay::text;
-use crate::trace::{Chunk, ChunkKind, RequestTrace, SourceKind, Trace, TraceMeta, Usage};
+use crate::trace::{Chunk, ChunkKind, RequestTrace, SourceKind, ToolCallRef, Trace, TraceMeta, Usage};
+pub use tool::ToolCallSpec;
 
 /// Longest output a profile may ask for (1 M tokens).
 pub const MAX_OUTPUT_TOKENS: u32 = 1_000_000;
@@ -140,6 +142,9 @@ pub struct Profile {
     pub seed: u64,
     /// Streamed text.
     pub text: TextSource,
+    /// Tool calls after the text ([`tool`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCallSpec>,
 }
 
 /// Why a profile is unusable.
@@ -172,8 +177,10 @@ pub struct ScheduledChunk {
     pub due_ms: f64,
     /// Tokens it carries.
     pub tokens: u32,
-    /// Its text.
+    /// Its text (for a tool-call fragment, a piece of its arguments).
     pub text: String,
+    /// Set on tool-call fragments: the call.
+    pub tool: Option<ToolCallRef>,
 }
 
 /// The planned stream of one request.
@@ -220,6 +227,7 @@ impl Profile {
             output_tokens,
             seed: 1,
             text: TextSource::Sample { id: "chat".into() },
+            tool_calls: Vec::new(),
         }
     }
 
@@ -246,6 +254,7 @@ impl Profile {
             output_tokens: tokens.clamp(1, MAX_OUTPUT_TOKENS),
             seed: 1,
             text: TextSource::Pieces { pieces: chunks.iter().map(|c| c.text.clone()).collect() },
+            tool_calls: Vec::new(),
         })
     }
 
@@ -286,10 +295,11 @@ impl Profile {
             check("stall cv", s.cv, s.cv >= 0.0, "must be ≥ 0")?;
         }
         check("burst", f64::from(self.burst), self.burst >= 1, "must be ≥ 1")?;
+        let least = u32::from(self.tool_calls.is_empty());
         check(
             "output_tokens",
             f64::from(self.output_tokens),
-            (1..=MAX_OUTPUT_TOKENS).contains(&self.output_tokens),
+            (least..=MAX_OUTPUT_TOKENS).contains(&self.output_tokens),
             "must be within 1-1000000",
         )?;
         Ok(())
@@ -338,8 +348,26 @@ impl Profile {
                     };
                 }
             }
-            chunks.push(ScheduledChunk { due_ms: t, tokens: k as u32, text: pieces[i..i + k].concat() });
+            chunks.push(ScheduledChunk {
+                due_ms: t,
+                tokens: k as u32,
+                text: pieces[i..i + k].concat(),
+                tool: None,
+            });
             i += k;
+        }
+        for (index, call) in self.tool_calls.iter().enumerate() {
+            let named = ToolCallRef { index: index as u32, id: None, name: Some(call.name.clone()) };
+            let header = std::iter::once((String::new(), named));
+            let args = tool::argument_pieces(call.arg_tokens)
+                .into_iter()
+                .map(|a| (a, ToolCallRef { index: index as u32, ..ToolCallRef::default() }));
+            for (text, r) in header.chain(args) {
+                if !chunks.is_empty() {
+                    t += self.itl(&mut rng);
+                }
+                chunks.push(ScheduledChunk { due_ms: t, tokens: 1, text, tool: Some(r) });
+            }
         }
         Schedule { chunks, prompt_tokens }
     }
@@ -358,9 +386,10 @@ impl Profile {
                     arrived_ms: start + c.due_ms,
                     text: c.text.clone(),
                     tokens: c.tokens,
-                    kind: ChunkKind::Content,
+                    kind: if c.tool.is_some() { ChunkKind::ToolCall } else { ChunkKind::Content },
                     painted_ms: None,
                     due_ms: Some(start + c.due_ms),
+                    tool: c.tool.clone(),
                 })
                 .collect();
             let end = start + s.end_ms();

@@ -9,7 +9,8 @@ use crate::replay::text;
 /// The compact spec form used in model names (`profile:ttft=300,tpot=20`):
 /// `ttft`, `ttft_cv`, `prefill` (ms per prompt token), `tpot`,
 /// `jitter=constant|normal:CV|lognormal:CV|gamma:CV`, `stall=P:MEAN_MS[:CV]`,
-/// `burst`, `tokens`, `seed`, `text=chat|code|article`, `name`.
+/// `burst`, `tokens`, `seed`, `text=chat|code|article`, `name`,
+/// `tool_call=NAME:ARG_TOKENS[+NAME:ARG_TOKENS]` ([`super::tool`]).
 /// Omitted keys keep [`Profile::simple`]'s defaults (TTFT 200 ms, TPOT 25 ms,
 /// 200 tokens).
 impl FromStr for Profile {
@@ -62,6 +63,7 @@ impl FromStr for Profile {
                     p.text = TextSource::Sample { id: value.to_string() };
                 }
                 "name" => p.name = value.to_string(),
+                "tool_call" | "tool_calls" => p.tool_calls = super::tool::parse(item, value)?,
                 _ => return Err(bad(item, "unknown key")),
             }
         }
@@ -95,6 +97,9 @@ impl fmt::Display for Profile {
         write!(f, ",tokens={},seed={}", self.output_tokens, self.seed)?;
         if let TextSource::Sample { id } = &self.text {
             write!(f, ",text={id}")?;
+        }
+        if !self.tool_calls.is_empty() {
+            write!(f, ",tool_call={}", super::tool::spec(&self.tool_calls))?;
         }
         Ok(())
     }

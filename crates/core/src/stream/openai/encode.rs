@@ -7,10 +7,15 @@
 //! (when the request asked for `stream_options.include_usage`) and
 //! `data: [DONE]`. Completion streams use `choices[0].text` and no role
 //! chunk. Every event is `data: <json>\n\n`.
+//!
+//! Tool calls (chat only) go out as OpenAI streams them: the first fragment
+//! of a call carries `index`, `id`, `type: "function"` and `function.name`
+//! with empty `arguments`; the next ones carry `index` and a piece of
+//! `function.arguments`; the choice ends with `finish_reason: "tool_calls"`.
 
 use serde_json::{Value, json};
 
-use crate::trace::{ApiFlavor, ChunkKind};
+use crate::trace::{ApiFlavor, ChunkKind, ToolCallRef};
 
 /// The terminating event.
 pub const DONE: &str = "data: [DONE]\n\n";
@@ -118,6 +123,7 @@ impl StreamWriter {
             (ApiFlavor::Chat, ChunkKind::Reasoning) => {
                 json!({"index": 0, "delta": {"reasoning_content": text}, "logprobs": null, "finish_reason": null})
             }
+            (ApiFlavor::Chat, ChunkKind::ToolCall) => return self.tool_call(&ToolCallRef::default(), text),
             (ApiFlavor::Completions, _) => {
                 json!({"index": 0, "text": text, "logprobs": null, "finish_reason": null})
             }
@@ -125,7 +131,21 @@ impl StreamWriter {
         event(&self.envelope(json!([choice])))
     }
 
-    /// The chunk that ends the choice (`stop` or `length`).
+    /// A tool-call fragment: the call's header when `call` names it (with
+    /// `arguments` as its first piece), else a piece of its arguments.
+    pub fn tool_call(&self, call: &ToolCallRef, arguments: &str) -> String {
+        let mut t = json!({"index": call.index, "function": {"arguments": arguments}});
+        if let Some(name) = &call.name {
+            t["id"] = json!(call.id.clone().unwrap_or_else(|| format!("call_{}_{}", self.id, call.index)));
+            t["type"] = json!("function");
+            t["function"]["name"] = json!(name);
+        }
+        let choice =
+            json!({"index": 0, "delta": {"tool_calls": [t]}, "logprobs": null, "finish_reason": null});
+        event(&self.envelope(json!([choice])))
+    }
+
+    /// The chunk that ends the choice (`stop`, `length` or `tool_calls`).
     pub fn finish(&self, reason: &str) -> String {
         let choice = match self.api {
             ApiFlavor::Chat => json!({"index": 0, "delta": {}, "logprobs": null, "finish_reason": reason}),
@@ -226,6 +246,84 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A chat stream of `text` then tool calls (name, argument pieces), recorded back.
+    fn tool_stream(text: &[&str], calls: &[(&str, &[&str])], parallel: bool) -> crate::trace::RequestTrace {
+        let w = writer(ApiFlavor::Chat);
+        let mut r = Recorder::new(0.0);
+        let mut at = 1.0;
+        let mut send = |r: &mut Recorder, bytes: String| {
+            at += 1.0;
+            r.on_bytes(at, bytes.as_bytes());
+        };
+        send(&mut r, w.role().unwrap());
+        for t in text {
+            send(&mut r, w.text(t, ChunkKind::Content));
+        }
+        let named = |i: usize, name: &str| ToolCallRef { index: i as u32, id: None, name: Some(name.into()) };
+        let unnamed = |i: usize| ToolCallRef { index: i as u32, ..ToolCallRef::default() };
+        if parallel {
+            // Both calls named first, then their arguments interleaved.
+            calls.iter().enumerate().for_each(|(i, (n, _))| send(&mut r, w.tool_call(&named(i, n), "")));
+            for k in 0..calls.iter().map(|c| c.1.len()).max().unwrap_or(0) {
+                for (i, (_, args)) in calls.iter().enumerate() {
+                    if let Some(a) = args.get(k) {
+                        send(&mut r, w.tool_call(&unnamed(i), a));
+                    }
+                }
+            }
+        } else {
+            for (i, (n, args)) in calls.iter().enumerate() {
+                send(&mut r, w.tool_call(&named(i, n), ""));
+                args.iter().for_each(|a| send(&mut r, w.tool_call(&unnamed(i), a)));
+            }
+        }
+        send(&mut r, w.finish("tool_calls"));
+        send(&mut r, DONE.to_string());
+        r.finish(at + 1.0, StreamEnd::Closed)
+    }
+
+    #[test]
+    fn tool_call_streams_record_back() {
+        use crate::measure::metrics::{MetricsConfig, RequestMetrics};
+        use crate::trace::tool_calls;
+        let args: &[&str] = &["{\"city\": ", "\"Paris\"}"];
+        // A response that only calls a tool is completed.
+        let only = tool_stream(&[], &[("get_weather", args)], false);
+        assert_eq!(only.failure, None);
+        let calls = tool_calls(&only);
+        assert_eq!(calls.len(), 1);
+        assert_eq!(
+            (calls[0].name.as_str(), calls[0].arguments.as_str()),
+            ("get_weather", "{\"city\": \"Paris\"}")
+        );
+        assert!(calls[0].valid_json && calls[0].id.is_some());
+        let m = RequestMetrics::of(0, &only, &MetricsConfig::default());
+        assert!(m.completed, "{:?}", m.failure);
+        assert_eq!(m.tool_calls, 1);
+        assert_eq!(m.time_to_first_tool_call_ms, Some(3.0));
+        assert_eq!(m.tool_calls_complete_ms, Some(5.0));
+        assert_eq!(m.time_to_first_answer_ms, None);
+        assert_eq!(m.output_tokens, 3, "the call's fragments are generated tokens");
+        // Text, then a call: both kept.
+        let both = tool_stream(&["Let me ", "check."], &[("get_weather", args)], false);
+        assert_eq!(both.text(), "Let me check.");
+        assert_eq!(tool_calls(&both).len(), 1);
+        let m = RequestMetrics::of(0, &both, &MetricsConfig::default());
+        assert_eq!((m.ttft_ms, m.time_to_first_tool_call_ms), (Some(3.0), Some(5.0)));
+        // Two calls in parallel.
+        let two = tool_stream(&[], &[("get_weather", args), ("get_time", &["{}"])], true);
+        let calls = tool_calls(&two);
+        assert_eq!(
+            calls.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+            vec!["get_weather", "get_time"]
+        );
+        assert_eq!(calls[1].arguments, "{}");
+        assert!(calls.iter().all(|c| c.valid_json && c.complete_ms.is_some()));
+        let m = RequestMetrics::of(0, &two, &MetricsConfig::default());
+        assert_eq!(m.tool_calls, 2);
+        assert_eq!(m.tool_calls_complete_ms, calls.iter().filter_map(|c| c.complete_ms).reduce(f64::max));
     }
 
     #[test]

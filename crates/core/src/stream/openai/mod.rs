@@ -13,6 +13,10 @@
 //!   role-only first chat chunk; `finish_reason`; and `usage`, which servers
 //!   send in a final chunk with empty `choices` when the request asked for
 //!   `stream_options.include_usage`.
+//! - tool calls: `delta.tool_calls[]` fragments (`index`, on the first one
+//!   `id` and `function.name`, then pieces of `function.arguments`), and
+//!   the older single `delta.function_call` (read as call 0); see
+//!   [`crate::trace::tool`].
 //!
 //! Only choice index 0 is read: the lab streams one completion per request.
 //! An empty delta (`{}` or `""`) is a chunk with no text, never a token.
@@ -25,7 +29,7 @@ pub mod request;
 
 use serde_json::Value;
 
-use crate::trace::Usage;
+use crate::trace::{ToolCallRef, Usage};
 
 /// A decoded payload.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,12 +61,14 @@ pub struct ChunkData {
     pub has_choice: bool,
     /// The choice had a `content` (or `text`) string, possibly empty.
     pub content_present: bool,
+    /// Tool-call fragments: which call, and the piece of its arguments.
+    pub tool_calls: Vec<(ToolCallRef, String)>,
 }
 
 impl ChunkData {
     /// True when the chunk carries generated text.
     pub fn has_text(&self) -> bool {
-        !self.content.is_empty() || !self.reasoning.is_empty()
+        !self.content.is_empty() || !self.reasoning.is_empty() || !self.tool_calls.is_empty()
     }
 
     /// True when the chunk stands for a generated token: it has text, or it
@@ -165,12 +171,32 @@ pub fn decode(data: &str) -> Result<StreamItem, DecodeError> {
                 out.reasoning = text_of(delta.get("reasoning"));
             }
             out.role = delta.get("role").and_then(Value::as_str).map(str::to_owned);
+            out.tool_calls = tool_calls_of(delta);
         } else {
             out.content_present = choice.get("text").is_some_and(Value::is_string);
             out.content = text_of(choice.get("text"));
         }
     }
     Ok(StreamItem::Chunk(out))
+}
+
+/// The tool-call fragments of a delta.
+fn tool_calls_of(delta: &Value) -> Vec<(ToolCallRef, String)> {
+    let one = |t: &Value, default_index: u64| {
+        let f = t.get("function").unwrap_or(t);
+        let index = t.get("index").and_then(Value::as_u64).unwrap_or(default_index);
+        let call = ToolCallRef {
+            index: u32::try_from(index).unwrap_or(u32::MAX),
+            id: t.get("id").and_then(Value::as_str).map(str::to_owned),
+            name: f.get("name").and_then(Value::as_str).map(str::to_owned),
+        };
+        (call, f.get("arguments").and_then(Value::as_str).unwrap_or("").to_owned())
+    };
+    match (delta.get("tool_calls"), delta.get("function_call")) {
+        (Some(Value::Array(calls)), _) => calls.iter().enumerate().map(|(i, t)| one(t, i as u64)).collect(),
+        (_, Some(f @ Value::Object(_))) => vec![one(f, 0)],
+        _ => Vec::new(),
+    }
 }
 
 /// Text of a `content` field: a string, or an array of `{type: "text", text}`
@@ -285,6 +311,30 @@ mod tests {
         assert!(matches!(e, StreamItem::Error(ApiError { ref message, .. }) if message == "bad"));
         assert!(matches!(decode(r#"{"error":"nope"}"#).unwrap(), StreamItem::Error(_)));
         assert_eq!(error_from_body("<html>502</html>"), None);
+    }
+
+    #[test]
+    fn tool_call_fragments() {
+        let first = chunk(
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}}]}"#,
+        );
+        assert_eq!(first.tool_calls.len(), 1);
+        let (call, args) = &first.tool_calls[0];
+        assert_eq!(
+            (call.index, call.id.as_deref(), call.name.as_deref(), args.as_str()),
+            (0, Some("call_1"), Some("get_weather"), "")
+        );
+        assert!(first.has_text() && first.is_token(), "a call's first fragment is a generated token");
+        let two = chunk(
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\""}},{"index":1,"function":{"arguments":"{}"}}]}}]}"#,
+        );
+        assert_eq!(
+            two.tool_calls.iter().map(|(c, a)| (c.index, a.as_str())).collect::<Vec<_>>(),
+            vec![(0, "{\"a\""), (1, "{}")]
+        );
+        let legacy =
+            chunk(r#"{"choices":[{"index":0,"delta":{"function_call":{"name":"f","arguments":"{"}}}]}"#);
+        assert_eq!(legacy.tool_calls[0].0.name.as_deref(), Some("f"));
     }
 
     #[test]
