@@ -202,3 +202,28 @@ fn several_runs_and_run_selection() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("holds 2 run(s)"));
 }
+
+#[test]
+fn tool_call_figures_in_json_and_table() {
+    let p: lab_core::replay::profile::Profile =
+        "ttft=250,tpot=10,jitter=constant,tokens=5,tool_call=search:20".parse().unwrap();
+    let dir = std::env::temp_dir().join(format!("lab-analyze-tools-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("agent.trace.json");
+    std::fs::write(&path, p.to_trace(4, 500).to_json()).unwrap();
+    let v = json(&[path.to_str().unwrap(), "--json", "--per-request"]);
+    assert_eq!(v["completed"], 4);
+    assert_eq!(v["requests_with_tool_calls"], 4);
+    // 5 text tokens, then the call: 250 + 5 × 10 ms; complete after its 20 argument pieces.
+    assert!((v["time_to_first_tool_call_ms"]["median"].as_f64().unwrap() - 300.0).abs() < 1e-6);
+    assert!((v["tool_calls_complete_ms"]["p95"].as_f64().unwrap() - 500.0).abs() < 1e-6);
+    assert_eq!(v["per_request"][0]["tool_calls"], 1);
+    let rag = v["scores"].as_array().unwrap().iter().find(|s| s["id"] == "rag").unwrap();
+    assert!(rag["breakdown"].as_array().unwrap().iter().any(|b| b["metric"] == "tool_calls_complete"));
+    let table = String::from_utf8(analyze(&[path.to_str().unwrap()]).stdout).unwrap();
+    assert!(table.contains("First tool call"), "{table}");
+    // A run without tool calls has neither figure.
+    let plain = json(&[fixture().to_str().unwrap(), "--json"]);
+    assert!(plain.get("time_to_first_tool_call_ms").is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -97,6 +97,8 @@ pub struct UseLiveRunOptions {
     pub markdown: Signal<bool>,
     /// Reasoning text.
     pub reasoning: NodeRef<leptos::html::Pre>,
+    /// Tool calls as they stream.
+    pub tools: NodeRef<leptos::html::Div>,
     /// Saves every checkpoint and the finished run (under one id: a tab
     /// closed mid-run leaves an "interrupted" entry).
     pub library: Library,
@@ -245,8 +247,9 @@ impl UseLiveRun {
     ) -> Option<OnScreen<'a>> {
         let content: web_sys::Element = self.options.content.get_untracked()?.into();
         let reasoning: web_sys::Element = self.options.reasoning.get_untracked()?.into();
+        let tools: web_sys::Element = self.options.tools.get_untracked()?.into();
         let markdown = self.options.markdown.get_untracked();
-        Some(OnScreen { content, markdown, reasoning, on_stats, on_checkpoint })
+        Some(OnScreen { content, markdown, reasoning, tools, on_stats, on_checkpoint })
     }
 
     /// One request, with the server's ground truth and the browser's

@@ -26,7 +26,7 @@ use crate::browser::files::js_message;
 use crate::browser::markdown_dom::MarkdownState;
 use crate::browser::page;
 use crate::browser::paint::{next_frame, settled};
-use crate::browser::render::{append_text, clear, follow_bottom};
+use crate::browser::render::{append_text, append_tool_call, clear, follow_bottom};
 use crate::browser::stream::{Piece, StreamReader};
 use wasm_bindgen::JsValue;
 
@@ -57,6 +57,8 @@ pub struct OnScreen<'a> {
     pub markdown: bool,
     /// Reasoning text.
     pub reasoning: web_sys::Element,
+    /// Tool calls, one block per call (name and arguments as text).
+    pub tools: web_sys::Element,
     /// Receives the live figures (at most every [`STATS_INTERVAL_MS`]).
     pub on_stats: &'a dyn Fn(LiveStats),
     /// Receives the partial request (every [`CHECKPOINT_MS`]).
@@ -189,6 +191,7 @@ async fn read_on_screen(
 ) -> RequestTrace {
     clear(&s.content);
     clear(&s.reasoning);
+    clear(&s.tools);
     let _ = s.content.class_list().toggle_with_force("markdown", s.markdown);
     // Markdown is rendered once per frame, from the text that came since.
     let mut md = s.markdown.then(|| (MarkdownState::new(MarkdownStream::new()), String::new()));
@@ -206,6 +209,7 @@ async fn read_on_screen(
                     for c in &rec.request().chunks[range.clone()] {
                         match (&mut md, c.kind) {
                             (_, ChunkKind::Reasoning) => append_text(&s.reasoning, &c.text),
+                            (_, ChunkKind::ToolCall) => append_tool_call(&s.tools, c),
                             (Some((_, pending)), _) => pending.push_str(&c.text),
                             (None, _) => append_text(&s.content, &c.text),
                         }

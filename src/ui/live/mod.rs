@@ -26,12 +26,18 @@ use crate::browser::use_endpoint_settings::use_endpoint_settings;
 #[component]
 pub fn LiveView() -> impl IntoView {
     let settings = use_endpoint_settings();
-    let (content, reasoning) = (NodeRef::new(), NodeRef::new());
+    let (content, reasoning, tools) = (NodeRef::new(), NodeRef::new(), NodeRef::new());
     let library = expect_context::<Library>();
     let runs = expect_context::<SessionRuns>();
     let markdown = RwSignal::new(false);
-    let run =
-        use_live_run(UseLiveRunOptions { content, markdown: markdown.into(), reasoning, library, runs });
+    let run = use_live_run(UseLiveRunOptions {
+        content,
+        markdown: markdown.into(),
+        reasoning,
+        tools,
+        library,
+        runs,
+    });
     let running = run.running();
     let status = move || match run.phase.get() {
         RunPhase::Idle => "Ready. The built-in replay endpoint needs no LLM: press Start.".to_string(),
@@ -66,6 +72,7 @@ pub fn LiveView() -> impl IntoView {
                         </select>
                     </label>
                     <div class="live-output" node_ref=content data-testid="output"></div>
+                    <div class="tool-calls" node_ref=tools data-testid="tool-calls" aria-label="Tool calls"></div>
                 </div>
             </div>
             {move || run.result.get().map(|out| view! { <RunResults run=out/> })}

@@ -36,6 +36,9 @@ pub fn LiveStatsPanel(stats: RwSignal<LiveStats>) -> impl IntoView {
                 "Gaps over 250 ms so far",
             )}
             {tile("live-elapsed", "Elapsed", Signal::derive(move || ms0(s().elapsed_ms)), "Since the request was sent")}
+            <Show when=move || s().first_tool_call_ms.is_some()>
+                {tile("live-first-tool-call", "First tool call", Signal::derive(move || opt(s().first_tool_call_ms, ms0)), "First tool-call fragment received")}
+            </Show>
         </div>
         <Sparkline values=Signal::derive(move || s().recent_gaps_ms)/>
     }

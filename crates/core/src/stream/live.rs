@@ -44,6 +44,8 @@ pub struct LiveStats {
     pub stalls: usize,
     /// Longest gap so far (ms).
     pub longest_gap_ms: f64,
+    /// First tool-call fragment after (ms), for responses that call tools.
+    pub first_tool_call_ms: Option<f64>,
     /// Tokens of the first token chunk (not part of the running rate).
     #[serde(skip)]
     first_tokens: u64,
@@ -111,6 +113,9 @@ impl LiveStats {
         }
         for c in r.chunks.iter().filter(|c| c.tokens > 0) {
             s.on_chunk(c.arrived_ms - r.sent_ms, c.tokens);
+            if c.kind == crate::trace::ChunkKind::ToolCall {
+                s.first_tool_call_ms.get_or_insert(c.arrived_ms - r.sent_ms);
+            }
             if let Some(p) = c.painted_ms {
                 s.on_paint(p - r.sent_ms);
             }

@@ -51,6 +51,8 @@ pub enum ScoreMetric {
     ItlCv,
     /// Per-request longest stall, ms (0 when none).
     LongestStall,
+    /// When every tool call of a response had arrived (per request), ms.
+    ToolCallsComplete,
 }
 
 impl ScoreMetric {
@@ -63,6 +65,7 @@ impl ScoreMetric {
             Self::E2el => "E2EL",
             Self::ItlCv => "ITL jitter (CV)",
             Self::LongestStall => "Longest stall",
+            Self::ToolCallsComplete => "Tool calls complete",
         }
     }
 
@@ -74,6 +77,7 @@ impl ScoreMetric {
             Self::E2el => run.e2el_ms,
             Self::ItlCv => run.itl_cv,
             Self::LongestStall => run.longest_stall_ms,
+            Self::ToolCallsComplete => run.tool_calls_complete_ms,
         }
     }
 
@@ -153,6 +157,10 @@ pub struct Target {
     pub weight: f64,
     /// Why this matters in this scenario, in one sentence.
     pub why: String,
+    /// Left out silently when the run has no data for it (tool calls in a
+    /// run without them), instead of being reported as not measurable.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub only_when_measured: bool,
 }
 
 /// A use case with its targets.
@@ -322,6 +330,9 @@ impl Scenario {
         for (target, value) in self.targets.iter().zip(values) {
             let name = format!("{} {}", target.metric.label(), target.stat.label());
             let Some(v) = value.filter(|_| measured_weight > 0.0) else {
+                if target.only_when_measured {
+                    continue;
+                }
                 breakdown.push(TargetScore {
                     metric: target.metric,
                     stat: target.stat,
@@ -387,6 +398,28 @@ pub fn interpolate(tiers: &[Tier], v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agents_are_scored_on_their_tool_calls_where_there_are_any() {
+        use crate::measure::metrics::MetricsConfig;
+        use crate::replay::profile::Profile;
+        let rag = preset("rag").unwrap();
+        let scored = |spec: &str| {
+            let p: Profile = spec.parse().unwrap();
+            rag.score(&RunMetrics::of(&p.to_trace(3, 1000), &MetricsConfig::default()))
+        };
+        let agent = scored("ttft=300,tpot=10,jitter=constant,tokens=0,tool_call=search:40");
+        let tool = agent.breakdown.iter().find(|b| b.metric == ScoreMetric::ToolCallsComplete).unwrap();
+        // 300 ms + 40 fragments after the named one, 10 ms apart.
+        assert!((tool.value.unwrap() - 700.0).abs() < 1e-6, "{tool:?}");
+        assert!(tool.score.unwrap() < 100.0 && tool.weight > 0.0);
+        let chat = scored("ttft=300,tpot=10,jitter=constant,tokens=40");
+        assert!(
+            chat.breakdown.iter().all(|b| b.metric != ScoreMetric::ToolCallsComplete),
+            "left out, not 'not measurable'"
+        );
+        assert!(chat.score.is_some());
+    }
 
     #[test]
     fn weights_change_only_into_valid_scenarios() {

@@ -10,6 +10,7 @@ fn t(metric: ScoreMetric, stat: Stat, tiers: &[(f64, f64)], weight: f64, why: &s
         tiers: tiers.iter().map(|&(at, score)| Tier { at, score }).collect(),
         weight,
         why: why.to_string(),
+        only_when_measured: false,
     }
 }
 
@@ -112,6 +113,16 @@ pub fn presets() -> Vec<Scenario> {
                     10.0,
                     "Answers are short, so decode speed matters little.",
                 ),
+                Target {
+                    only_when_measured: true,
+                    ..t(
+                        M::ToolCallsComplete,
+                        Stat::P95,
+                        &[(500.0, 100.0), (2000.0, 60.0), (5000.0, 0.0)],
+                        30.0,
+                        "An agent runs a tool only once the whole call has arrived: this is the wait before its next step (scored when the run called tools).",
+                    )
+                },
             ],
         },
         Scenario {
