@@ -46,6 +46,7 @@ pub fn RunResults(run: MeasuredRun) -> impl IntoView {
                 <button type="button" data-testid="download-trace" on:click=download>"Download trace (JSON)"</button>
             </div>
             <Failures run=run.clone()/>
+            <StreamNotes run=run.clone()/>
             {(!run.comparisons.is_empty()).then(|| view! { <Comparisons rows=run.comparisons.clone()/> })}
             <section>
                 <h4>{format!("Stalls (gaps over {:.0} ms): {stall_count}", run.config.stall_threshold_ms)}</h4>
@@ -94,5 +95,25 @@ fn Failures(run: MeasuredRun) -> impl IntoView {
                 }).collect_view()}
             </ul>
         </section>
+    })
+}
+
+/// What had to be repaired to read the streams (kept text, said aloud).
+#[component]
+fn StreamNotes(run: MeasuredRun) -> impl IntoView {
+    let notes: Vec<String> = run
+        .trace
+        .requests
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| r.notes.iter().map(move |n| format!("Request {}, {n}.", i + 1)))
+        .collect();
+    (!notes.is_empty()).then(|| {
+        view! {
+            <section class="warn" data-testid="stream-notes">
+                <h4>"Repaired while reading the stream (the text is kept)"</h4>
+                <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
+            </section>
+        }
     })
 }

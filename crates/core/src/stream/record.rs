@@ -27,6 +27,10 @@ use crate::trace::{Chunk, ChunkKind, Failure, FailureKind, RequestTrace};
 /// Longest response body kept in a failure (8 KiB).
 pub const MAX_ERROR_BODY: usize = 8 * 1024;
 
+/// Repair notes kept per request (a stream damaged throughout would
+/// otherwise grow one note per event).
+pub const MAX_NOTES: usize = 20;
+
 /// How a stream ended, as seen by the transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StreamEnd {
@@ -112,7 +116,13 @@ impl Recorder {
             Ok(StreamItem::Error(e)) => {
                 self.server_error.get_or_insert(e);
             }
-            Ok(StreamItem::Chunk(c)) => {
+            Ok(StreamItem::Chunk(mut c)) => {
+                let events = self.parser.stats().events;
+                for note in c.repaired.drain(..) {
+                    if self.req.notes.len() < MAX_NOTES {
+                        self.req.notes.push(format!("event {events}: {note}"));
+                    }
+                }
                 if c.finish_reason.is_some() {
                     self.saw_finish = true;
                 }
@@ -336,6 +346,24 @@ mod tests {
         assert_eq!(t.chunks.len(), 3);
         assert_eq!(t.text(), "Té");
         assert_eq!(t.chunks[1].text, "");
+    }
+
+    #[test]
+    fn damaged_payloads_keep_their_text_and_say_what_was_repaired() {
+        let mut r = Recorder::new(0.0);
+        r.on_headers(1.0, 200);
+        r.on_bytes(2.0, delta("A").as_bytes());
+        // One JSON payload over two data: lines, cut inside the string.
+        r.on_bytes(3.0, b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\ndata: lo\"}}]}\n\n");
+        // An emoji cut between chunks: a lone high surrogate.
+        r.on_bytes(4.0, delta("smile \\ud83d!").as_bytes());
+        r.on_bytes(5.0, b"data: [DONE]\n\n");
+        let t = r.finish(6.0, StreamEnd::Closed);
+        assert_eq!(t.failure, None, "{:?}", t.failure);
+        assert_eq!(t.text(), "AHellosmile \u{FFFD}!");
+        assert_eq!(t.notes.len(), 2, "{:?}", t.notes);
+        assert!(t.notes[0].contains("split over 2 data: lines"));
+        assert!(t.notes[1].contains("\\ud83d"));
     }
 
     #[test]

@@ -297,6 +297,10 @@ pub struct RequestTrace {
     /// Browser Resource Timing of the request, when available.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkTiming>,
+    /// What the lab had to repair or leave out to read the stream (a
+    /// payload split over lines, a lone surrogate…), for people.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The server's own record of a response (from `latency-lab serve`'s

@@ -25,6 +25,7 @@
 //! endpoint does) and [`encode`] writes streams (as it sends them).
 
 pub mod encode;
+pub mod repair;
 pub mod request;
 
 use serde_json::Value;
@@ -63,6 +64,8 @@ pub struct ChunkData {
     pub content_present: bool,
     /// Tool-call fragments: which call, and the piece of its arguments.
     pub tool_calls: Vec<(ToolCallRef, String)>,
+    /// What had to be repaired to read the payload ([`repair`]).
+    pub repaired: Vec<String>,
 }
 
 impl ChunkData {
@@ -141,10 +144,17 @@ pub fn decode(data: &str) -> Result<StreamItem, DecodeError> {
     if trimmed == "[DONE]" {
         return Ok(StreamItem::Done);
     }
-    let value: Value = serde_json::from_str(trimmed).map_err(|e| DecodeError::Json {
-        message: crate::trace::json_error::plain(&e),
-        snippet: snippet(trimmed),
-    })?;
+    let (value, repaired): (Value, Vec<String>) = match serde_json::from_str(trimmed) {
+        Ok(v) => (v, Vec::new()),
+        Err(e) => {
+            let fixed =
+                repair::repair(trimmed).and_then(|r| Some((serde_json::from_str(&r.json).ok()?, r.notes)));
+            fixed.ok_or_else(|| DecodeError::Json {
+                message: crate::trace::json_error::plain(&e),
+                snippet: snippet(trimmed),
+            })?
+        }
+    };
     let Some(obj) = value.as_object() else {
         return Err(DecodeError::NotAnObject { snippet: snippet(trimmed) });
     };
@@ -154,6 +164,7 @@ pub fn decode(data: &str) -> Result<StreamItem, DecodeError> {
     let mut out = ChunkData {
         model: obj.get("model").and_then(Value::as_str).map(str::to_owned),
         usage: obj.get("usage").and_then(parse_usage),
+        repaired,
         ..ChunkData::default()
     };
     let choice = obj
