@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use lab_core::import::{self, ImportError, Imported, ImportedRun, MAX_IMPORT_BYTES};
+use lab_core::measure::feel::{FeelConfig, FeelSpecError};
 use lab_core::measure::metrics::MetricsConfig;
 use lab_core::measure::score::{self, Scenario, ScenarioError};
 use lab_core::measure::slo::{SloError, SloSet};
@@ -87,6 +88,9 @@ pub enum AnalyzeError {
     /// Bad `--stall-ms`.
     #[error("--stall-ms must be a positive number of milliseconds")]
     StallThreshold,
+    /// Bad `--fluidity`, `--qoe` or `--apdex`.
+    #[error("{0}")]
+    Feel(#[from] FeelSpecError),
 }
 
 fn read_text(path: &Path) -> Result<String, AnalyzeError> {
@@ -121,8 +125,15 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
         (None, None) => score::presets(),
     };
     let text = read_limited(&args.file, MAX_IMPORT_BYTES)?;
-    let opts =
-        AnalysisOptions { metrics: MetricsConfig { stall_threshold_ms: args.stall_ms }, slos, scenarios };
+    let mut feel = FeelConfig::default();
+    args.fluidity.as_deref().map(|s| feel.set_fluidity(s)).transpose()?;
+    args.qoe.as_deref().map(|s| feel.set_qoe(s)).transpose()?;
+    args.apdex.as_deref().map(|s| feel.set_apdex(s)).transpose()?;
+    let opts = AnalysisOptions {
+        metrics: MetricsConfig { stall_threshold_ms: args.stall_ms, feel },
+        slos,
+        scenarios,
+    };
     let import_err = |source| AnalyzeError::Import { path: args.file.clone(), source };
     let mut runs = match import::import(&text) {
         Ok(Imported::Trace(trace)) => {

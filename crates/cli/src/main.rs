@@ -90,6 +90,15 @@ pub struct AnalyzeArgs {
     /// Stall threshold in ms (gaps above it are stalls).
     #[arg(long, default_value_t = lab_core::measure::metrics::DEFAULT_STALL_MS)]
     pub stall_ms: f64,
+    /// Fluidity-index deadlines: `ttft:MS,tbt:MS` (default ttft:500,tbt:50).
+    #[arg(long)]
+    pub fluidity: Option<String>,
+    /// QoE expectation: `ttft:MS,tps:N` (default ttft:500,tps:20).
+    #[arg(long)]
+    pub qoe: Option<String>,
+    /// Apdex threshold on TTFT in ms (default 500).
+    #[arg(long)]
+    pub apdex: Option<String>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,

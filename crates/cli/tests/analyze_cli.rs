@@ -227,3 +227,51 @@ fn tool_call_figures_in_json_and_table() {
     assert!(plain.get("time_to_first_tool_call_ms").is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn how_it_felt_keys_defaults_and_options() {
+    // One request of a slow reader's nightmare: first token at 800 ms, then 10 tokens 100 ms apart.
+    let p: lab_core::replay::profile::Profile =
+        "ttft=800,tpot=100,jitter=constant,tokens=10".parse().unwrap();
+    let dir = std::env::temp_dir().join(format!("lab-analyze-feel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("slow.trace.json");
+    std::fs::write(&path, p.to_trace(2, 400).to_json()).unwrap();
+    let file = path.to_str().unwrap();
+    let v = json(&[file, "--json"]);
+    for k in ["input_tokens_per_s", "fluidity_index", "qoe", "time_to_first_answer_ms"] {
+        for s in ["mean", "median", "std", "p50", "p90", "p95", "p99", "min", "max", "count"] {
+            assert!(!v[k][s].is_null(), "{k}.{s} missing");
+        }
+    }
+    // Defaults: fluidity 500 ms + 50 ms/token; the first token misses 500, every later one
+    // misses its re-based deadline (100 ms gaps > 50 ms): 0 of 10.
+    assert_eq!(v["fluidity_index"]["median"], 0.0);
+    assert_eq!(v["feel"]["fluidity_ttft_ms"], 500.0);
+    assert_eq!(v["apdex_ttft"], 0.5, "800 ms is tolerating at T = 500 ms");
+    assert!((v["input_tokens_per_s"]["median"].as_f64().unwrap() - 400.0 / 0.8).abs() < 1e-9);
+    assert!(v["system_input_tokens_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["time_to_first_answer_ms"]["median"], 800.0);
+    let q = v["qoe"]["median"].as_f64().unwrap();
+    assert!(q > 0.0 && q < 1.0, "late and slower than the reader: {q}");
+    // Options move the figures.
+    let lenient = json(&[
+        file,
+        "--json",
+        "--fluidity",
+        "ttft:1000,tbt:150",
+        "--qoe",
+        "ttft:1000,tps:5",
+        "--apdex",
+        "1000",
+    ]);
+    assert_eq!(lenient["fluidity_index"]["median"], 1.0);
+    assert_eq!(lenient["apdex_ttft"], 1.0);
+    assert!(lenient["qoe"]["median"].as_f64().unwrap() > q);
+    let table = String::from_utf8(analyze(&[file, "--apdex", "1000"]).stdout).unwrap();
+    assert!(table.contains("Apdex (TTFT, T = 1000 ms): 1.00") && table.contains("Fluidity-index"), "{table}");
+    let bad = analyze(&[file, "--qoe", "tps:0"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--qoe tps:0: expected ttft:MS,tps:N"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

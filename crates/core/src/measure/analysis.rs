@@ -121,9 +121,10 @@ impl Analysis {
             ("First tool call", m.time_to_first_tool_call_ms),
             ("Tool calls complete", m.tool_calls_complete_ms),
         ];
-        let rows: [(&str, Option<Summary>); 8] = [
+        let rows: [(&str, Option<Summary>); 9] = [
             ("TTFB", m.ttfb_ms),
             ("TTFT", m.ttft_ms),
+            ("Time to first answer", m.time_to_first_answer_ms),
             ("First paint (TTFP)", m.ttfp_ms),
             ("TPOT", m.tpot_ms),
             ("ITL", m.itl_ms),
@@ -151,6 +152,7 @@ impl Analysis {
             "Stalls (> {:.0} ms): {} in {} request(s), longest {:.0} ms\n",
             m.stalls.threshold_ms, m.stalls.count, m.stalls.requests_with_stalls, m.stalls.longest_ms
         ));
+        out.push_str(&crate::measure::feel::describe(m));
         if let Some(g) = &self.goodput {
             out.push_str(&format!(
                 "Goodput ({}): {:.1}% ({} of {} requests meet every SLO)\n",

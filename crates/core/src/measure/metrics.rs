@@ -49,11 +49,15 @@
 //!   the last event of any request − the first `sent_ms`.
 //! - **System output tokens/s** = output tokens of completed requests /
 //!   duration; **request throughput** = completed requests / duration.
+//! - What the stream felt like (input tokens/s, fluidity-index, QoE, Apdex,
+//!   reasoning time): defined in [`crate::measure::feel`], knobs in
+//!   [`MetricsConfig::feel`].
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::measure::feel::{self, FeelConfig};
 use crate::measure::stats::{Samples, Summary};
 use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace, tool_calls};
 
@@ -65,11 +69,13 @@ pub const DEFAULT_STALL_MS: f64 = 250.0;
 pub struct MetricsConfig {
     /// Gaps longer than this (ms) are stalls.
     pub stall_threshold_ms: f64,
+    /// Fluidity, QoE and Apdex parameters.
+    pub feel: FeelConfig,
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        Self { stall_threshold_ms: DEFAULT_STALL_MS }
+        Self { stall_threshold_ms: DEFAULT_STALL_MS, feel: FeelConfig::default() }
     }
 }
 
@@ -180,6 +186,18 @@ pub struct RequestMetrics {
     pub ttft_ms: Option<f64>,
     /// Time to first content (non-reasoning) token.
     pub time_to_first_answer_ms: Option<f64>,
+    /// Time to first answer − TTFT, when reasoning came first.
+    #[serde(default)]
+    pub reasoning_ms: Option<f64>,
+    /// Prompt tokens / TTFT (tokens/s), when the prompt length is known.
+    #[serde(default)]
+    pub input_tokens_per_s: Option<f64>,
+    /// Share of tokens that met their fluidity deadline (0–1).
+    #[serde(default)]
+    pub fluidity_index: Option<f64>,
+    /// Delivered against expected reading area (0–1).
+    #[serde(default)]
+    pub qoe: Option<f64>,
     /// Time to first paint.
     pub ttfp_ms: Option<f64>,
     /// Tool calls in the response.
@@ -291,6 +309,9 @@ impl RequestMetrics {
             .flatten()
             .fold(sent, f64::max);
         let completed = r.failure.is_none() && first.is_some();
+        let arrivals = feel::token_arrivals(token_chunks.iter().map(|c| (c.arrived_ms - sent, c.tokens)));
+        let f = &cfg.feel;
+        let answer = token_chunks.iter().find(|c| c.content).map(|c| c.arrived_ms - sent);
         let failure = match (r.failure, first) {
             (Some(f), _) => Some(f),
             (None, None) => Some(FailureKind::Empty),
@@ -304,7 +325,14 @@ impl RequestMetrics {
             prompt_tokens: r.prompt_tokens,
             ttfb_ms: r.headers_ms.map(|h| h - sent),
             ttft_ms: ttft,
-            time_to_first_answer_ms: token_chunks.iter().find(|c| c.content).map(|c| c.arrived_ms - sent),
+            time_to_first_answer_ms: answer,
+            reasoning_ms: match (answer, ttft) {
+                (Some(a), Some(t)) if a > t => Some(a - t),
+                _ => None,
+            },
+            input_tokens_per_s: feel::input_tokens_per_s(r.prompt_tokens, ttft),
+            fluidity_index: feel::fluidity(&arrivals, f.fluidity_ttft_ms, f.fluidity_tbt_ms),
+            qoe: feel::qoe(&arrivals, f.qoe_ttft_ms, f.qoe_tokens_per_s),
             ttfp_ms: token_chunks.iter().find_map(|c| c.painted_ms).map(|p| p - sent),
             tool_calls: 0,
             time_to_first_tool_call_ms: None,
@@ -378,6 +406,30 @@ pub struct RunMetrics {
     pub ttfp_ms: Option<Summary>,
     /// Paint lag (painted − arrived) over all painted token chunks.
     pub paint_lag_ms: Option<Summary>,
+    /// Time to first answer (content) token over completed requests.
+    #[serde(default)]
+    pub time_to_first_answer_ms: Option<Summary>,
+    /// Reasoning time over completed requests that reasoned first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_ms: Option<Summary>,
+    /// Per-request input tokens/s (prompt / TTFT).
+    #[serde(default)]
+    pub input_tokens_per_s: Option<Summary>,
+    /// Prompt tokens of completed requests / duration.
+    #[serde(default)]
+    pub system_input_tokens_per_s: Option<f64>,
+    /// Per-request fluidity-index.
+    #[serde(default)]
+    pub fluidity_index: Option<Summary>,
+    /// Per-request QoE.
+    #[serde(default)]
+    pub qoe: Option<Summary>,
+    /// Apdex of TTFT over all requests (failed ones frustrated).
+    #[serde(default)]
+    pub apdex_ttft: Option<f64>,
+    /// The parameters fluidity, QoE and Apdex were computed with.
+    #[serde(default)]
+    pub feel: FeelConfig,
     /// Completed requests that called tools.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub requests_with_tool_calls: usize,
@@ -460,6 +512,7 @@ impl RunMetrics {
             (end > start).then_some(end - start)
         });
         let output_tokens: u64 = done.iter().map(|r| r.output_tokens).sum();
+        let input_tokens: u64 = done.iter().filter_map(|r| r.prompt_tokens).sum();
         let per_s = |count: f64| duration_ms.map(|d| count * 1000.0 / d);
         let stalls: Vec<&Stall> = done.iter().flat_map(|r| &r.stalls).collect();
         let pooled_summary = pooled.summary();
@@ -471,7 +524,7 @@ impl RunMetrics {
             failures,
             duration_ms,
             output_tokens,
-            input_tokens: done.iter().filter_map(|r| r.prompt_tokens).sum(),
+            input_tokens,
             ttft_ms: summary_of(done.iter().filter_map(|r| r.ttft_ms)),
             tpot_ms: summary_of(done.iter().filter_map(|r| r.tpot_ms)),
             itl_ms: pooled_summary,
@@ -490,6 +543,17 @@ impl RunMetrics {
             ttfb_ms: summary_of(done.iter().filter_map(|r| r.ttfb_ms)),
             ttfp_ms: summary_of(done.iter().filter_map(|r| r.ttfp_ms)),
             paint_lag_ms: summary_of(done.iter().flat_map(|r| r.paint_lags.iter().copied())),
+            time_to_first_answer_ms: summary_of(done.iter().filter_map(|r| r.time_to_first_answer_ms)),
+            reasoning_ms: summary_of(done.iter().filter_map(|r| r.reasoning_ms)),
+            input_tokens_per_s: summary_of(done.iter().filter_map(|r| r.input_tokens_per_s)),
+            system_input_tokens_per_s: per_s(input_tokens as f64).filter(|_| input_tokens > 0),
+            fluidity_index: summary_of(done.iter().filter_map(|r| r.fluidity_index)),
+            qoe: summary_of(done.iter().filter_map(|r| r.qoe)),
+            apdex_ttft: feel::apdex(
+                per_request.iter().map(|r| r.ttft_ms.filter(|_| r.completed)),
+                cfg.feel.apdex_ms,
+            ),
+            feel: cfg.feel,
             requests_with_tool_calls: done.iter().filter(|r| r.tool_calls > 0).count(),
             time_to_first_tool_call_ms: summary_of(done.iter().filter_map(|r| r.time_to_first_tool_call_ms)),
             tool_calls_complete_ms: summary_of(done.iter().filter_map(|r| r.tool_calls_complete_ms)),

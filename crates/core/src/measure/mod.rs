@@ -16,6 +16,7 @@
 //!   truth), for every view that shows it.
 
 pub mod analysis;
+pub mod feel;
 pub mod groundtruth;
 pub mod metrics;
 pub mod run;
