@@ -37,6 +37,9 @@ describe('tool calls', () => {
     assert.ok(first >= 80 && first < 80 + 250, `first tool call ${first} ms`);
     const complete = Number.parseFloat(await page.getByTestId('metric-tool_calls_complete-median').textContent());
     assert.ok(complete >= 80 + 6 * 5 && complete < 80 + 6 * 5 + 250, `complete ${complete} ms`);
+    // How it felt: one fast request.
+    assert.equal(await page.getByTestId('feel-apdex').textContent(), '1.00');
+    assert.match(await page.getByTestId('feel-fluidity').textContent(), /^1\.00 \(median 1\.00/);
     const { trace } = await downloadTrace(page);
     const kinds = trace.requests[0].chunks.map((c) => c.kind ?? 'content');
     assert.ok(kinds.every((k) => k === 'tool_call'), kinds.join());

@@ -4,6 +4,7 @@
 //! re-scores them.
 
 mod charts;
+mod feel;
 mod scores;
 mod table;
 
@@ -14,6 +15,7 @@ use lab_core::measure::slo::{SloError, SloSet};
 use leptos::prelude::*;
 
 use charts::AnalysisCharts;
+use feel::FeelFacts;
 use scores::{GoodputSection, ScenarioCard};
 use table::{Facts, MetricsTable};
 
@@ -55,6 +57,7 @@ pub fn AnalysisPanel(name: String, run: MeasuredRun) -> impl IntoView {
             <h3 data-testid="analysis-title">{name} {move || analysis.with(|a| a.label.clone().map(|l| format!(" — {l}")))}</h3>
             <Facts analysis=analysis.into()/>
             <MetricsTable analysis=analysis.into()/>
+            <FeelFacts analysis=analysis.into()/>
             <AnalysisCharts run=run analysis=analysis.into() slos=Signal::derive(move || slos.get().ok())/>
             <GoodputSection slo_text=slo_text slos=slos analysis=analysis.into()/>
             <section class="scores" data-testid="scores">

@@ -130,11 +130,15 @@ pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str, status
     stats_row(&mut b, "ITL (inter-token latency)", m.itl_ms.as_ref());
     stats_row(&mut b, "E2EL (end-to-end latency)", m.e2el_ms.as_ref());
     stats_row(&mut b, "First paint", m.ttfp_ms.as_ref());
+    stats_row(&mut b, "Time to first answer", m.time_to_first_answer_ms.as_ref());
     if m.requests_with_tool_calls > 0 {
         stats_row(&mut b, "Time to first tool call", m.time_to_first_tool_call_ms.as_ref());
         stats_row(&mut b, "Tool calls complete", m.tool_calls_complete_ms.as_ref());
     }
     b.push_str("</tbody></table>");
+    b.push_str("<h2>How it felt</h2><p>");
+    b.push_str(&escape(&crate::measure::feel::describe(m)).replace('\n', "<br>"));
+    b.push_str("</p>");
     if let Some(g) = &analysis.goodput {
         let _ = write!(
             b,

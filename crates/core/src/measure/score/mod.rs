@@ -53,6 +53,11 @@ pub enum ScoreMetric {
     LongestStall,
     /// When every tool call of a response had arrived (per request), ms.
     ToolCallsComplete,
+    /// QoE against the reader's pace (per request), 0–1: higher is better
+    /// (give it rising tiers, e.g. 0.5 → 0, 0.95 → 100).
+    Qoe,
+    /// Fluidity-index (per request), 0–1: higher is better.
+    Fluidity,
 }
 
 impl ScoreMetric {
@@ -66,6 +71,8 @@ impl ScoreMetric {
             Self::ItlCv => "ITL jitter (CV)",
             Self::LongestStall => "Longest stall",
             Self::ToolCallsComplete => "Tool calls complete",
+            Self::Qoe => "QoE",
+            Self::Fluidity => "Fluidity-index",
         }
     }
 
@@ -78,13 +85,15 @@ impl ScoreMetric {
             Self::ItlCv => run.itl_cv,
             Self::LongestStall => run.longest_stall_ms,
             Self::ToolCallsComplete => run.tool_calls_complete_ms,
+            Self::Qoe => run.qoe,
+            Self::Fluidity => run.fluidity_index,
         }
     }
 
     /// Formats a value of this metric.
     pub fn format(self, v: f64) -> String {
         match self {
-            Self::ItlCv => format!("{v:.2}"),
+            Self::ItlCv | Self::Qoe | Self::Fluidity => format!("{v:.2}"),
             _ if v >= 10_000.0 => format!("{:.1} s", v / 1000.0),
             _ if v >= 100.0 => format!("{v:.0} ms"),
             _ => format!("{v:.1} ms"),
@@ -398,6 +407,31 @@ pub fn interpolate(tiers: &[Tier], v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_can_weigh_qoe_and_fluidity() {
+        use crate::measure::metrics::MetricsConfig;
+        use crate::replay::profile::Profile;
+        let json = r#"{"id":"reading","name":"Reading","summary":"People read as it streams.","targets":[
+            {"metric":"qoe","stat":"p50","tiers":[{"at":0.5,"score":0},{"at":0.95,"score":100}],"weight":2,"why":"Keeps pace with the reader."},
+            {"metric":"fluidity","stat":"mean","tiers":[{"at":0.5,"score":0},{"at":0.99,"score":100}],"weight":1,"why":"No token late."}]}"#;
+        let s: Scenario = serde_json::from_str(json).unwrap();
+        s.validate().unwrap();
+        let run = |spec: &str| {
+            let p: Profile = spec.parse().unwrap();
+            RunMetrics::of(&p.to_trace(2, 100), &MetricsConfig::default())
+        };
+        let smooth = s.score(&run("ttft=200,tpot=20,jitter=constant,tokens=50"));
+        let late = s.score(&run("ttft=1500,tpot=120,jitter=constant,tokens=50"));
+        assert!(smooth.score.unwrap() > 99.99, "{smooth:?}");
+        assert!(late.score.unwrap() < 50.0, "{late:?}");
+        assert!(
+            late.breakdown[0].explanation.starts_with("QoE P50 = 0."),
+            "{}",
+            late.breakdown[0].explanation
+        );
+        assert!(late.breakdown[0].explanation.contains("target ≥ 0.95"));
+    }
 
     #[test]
     fn agents_are_scored_on_their_tool_calls_where_there_are_any() {
