@@ -66,6 +66,8 @@ pub struct PaneChunk {
     pub text: String,
     /// Tokens it carries.
     pub tokens: u32,
+    /// Answer, reasoning or tool call (what the trace records).
+    pub kind: ChunkKind,
 }
 
 /// What a pane shows of a chunk: its text; a tool call's first fragment
@@ -103,6 +105,7 @@ impl PaneConfig {
                     due_ms: c.due_ms,
                     text: shown(c.text, c.tool.as_ref()),
                     tokens: c.tokens,
+                    kind: c.kind,
                 })
                 .collect(),
             PaneSource::Recorded { request, .. } => request
@@ -113,6 +116,7 @@ impl PaneConfig {
                     due_ms: (c.arrived_ms - request.sent_ms).max(0.0),
                     text: shown(c.text.clone(), c.tool.as_ref()),
                     tokens: c.tokens,
+                    kind: c.kind,
                 })
                 .collect(),
         }
@@ -324,7 +328,7 @@ impl PaneRecording {
                 arrived_ms: *released,
                 text: c.text.clone(),
                 tokens: c.tokens,
-                kind: ChunkKind::Content,
+                kind: c.kind,
                 painted_ms: *painted,
                 due_ms: Some(*due),
                 tool: None,
@@ -407,7 +411,7 @@ mod tests {
     use crate::replay::story::stories;
 
     fn chunk(due: f64, text: &str, tokens: u32) -> PaneChunk {
-        PaneChunk { due_ms: due, text: text.into(), tokens }
+        PaneChunk { due_ms: due, text: text.into(), tokens, kind: ChunkKind::Content }
     }
 
     /// Releases chunk i at `start + times[i]`, painting each one frame later.

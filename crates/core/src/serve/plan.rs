@@ -117,14 +117,7 @@ fn assemble(req: &PlanRequest, headers_at_ms: f64, pieces: Vec<Piece>, capped: b
 pub fn from_profile(profile: &Profile, req: &PlanRequest) -> Plan {
     let s = profile.schedule(req.request_index, req.prompt_tokens, req.max_tokens);
     let capped = req.max_tokens.is_some_and(|m| m < profile.output_tokens);
-    let pieces = s
-        .chunks
-        .into_iter()
-        .map(|c| {
-            let kind = if c.tool.is_some() { ChunkKind::ToolCall } else { ChunkKind::Content };
-            (c.due_ms, c.text, c.tokens, kind, c.tool)
-        })
-        .collect();
+    let pieces = s.chunks.into_iter().map(|c| (c.due_ms, c.text, c.tokens, c.kind, c.tool)).collect();
     assemble(req, 0.0, pieces, capped)
 }
 
@@ -215,6 +208,23 @@ mod tests {
         assert_eq!(tool_calls(&t)[0].first_ms, 50.0 + 3.0 * 5.0);
         let again = play(&from_recorded(&t, &req(false, None)));
         assert_eq!(tool_calls(&again), tool_calls(&t));
+    }
+
+    #[test]
+    fn a_reasoning_phase_streams_as_reasoning_content() {
+        use crate::measure::metrics::{MetricsConfig, RequestMetrics};
+        let p: Profile = "ttft=100,tpot=10,jitter=constant,reasoning=20,tokens=5".parse().unwrap();
+        assert!(p.to_string().contains(",reasoning=20"));
+        let t = play(&from_profile(&p, &req(false, None)));
+        assert_eq!(t.failure, None);
+        let kinds: Vec<ChunkKind> = t.chunks.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds.iter().filter(|k| **k == ChunkKind::Reasoning).count(), 20);
+        assert_eq!(kinds[20..], [ChunkKind::Content; 5]);
+        let m = RequestMetrics::of(0, &t, &MetricsConfig::default());
+        assert_eq!(m.ttft_ms, Some(100.0));
+        assert_eq!(m.time_to_first_answer_ms, Some(100.0 + 20.0 * 10.0));
+        assert_eq!(m.reasoning_ms, Some(200.0));
+        assert_eq!(m.output_tokens, 25);
     }
 
     #[test]

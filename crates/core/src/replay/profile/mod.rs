@@ -145,7 +145,21 @@ pub struct Profile {
     /// Tool calls after the text ([`tool`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCallSpec>,
+    /// Reasoning tokens streamed before the answer (as `reasoning_content`),
+    /// at the same pace: a "thinking" phase without a reasoning model.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u32,
 }
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// What the reasoning phase of a profile says (cycled as needed).
+pub const REASONING_TEXT: &str = "Let me think about what is being asked. The question has a few parts, \
+so I will take them in order, check each against what I know, and note where I am unsure. \
+First, restate the goal in my own words. Then list what matters and what does not. \
+Finally, draft the answer, read it again, and make it short and clear. ";
 
 /// Why a profile is unusable.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -181,6 +195,8 @@ pub struct ScheduledChunk {
     pub text: String,
     /// Set on tool-call fragments: the call.
     pub tool: Option<ToolCallRef>,
+    /// Answer, reasoning or tool call.
+    pub kind: ChunkKind,
 }
 
 /// The planned stream of one request.
@@ -228,6 +244,7 @@ impl Profile {
             seed: 1,
             text: TextSource::Sample { id: "chat".into() },
             tool_calls: Vec::new(),
+            reasoning_tokens: 0,
         }
     }
 
@@ -255,6 +272,7 @@ impl Profile {
             seed: 1,
             text: TextSource::Pieces { pieces: chunks.iter().map(|c| c.text.clone()).collect() },
             tool_calls: Vec::new(),
+            reasoning_tokens: 0,
         })
     }
 
@@ -330,31 +348,33 @@ impl Profile {
         let factor = if self.ttft_cv > 0.0 { rng.lognormal(1.0, self.ttft_cv) } else { 1.0 };
         let mut t = self.ttft_ms * factor + self.prefill_ms_per_token * prompt_tokens as f64;
         let mut chunks = Vec::new();
-        let mut i = 0usize;
-        while i < pieces.len() {
-            let k = if chunks.is_empty() { 1 } else { (self.burst.max(1) as usize).min(pieces.len() - i) };
-            if !chunks.is_empty() {
-                for _ in 0..k {
-                    t += self.itl(&mut rng);
+        let reasoning =
+            text::take_tokens(REASONING_TEXT, self.reasoning_tokens.min(MAX_OUTPUT_TOKENS) as usize);
+        let phases = [(reasoning, ChunkKind::Reasoning), (pieces, ChunkKind::Content)];
+        for (pieces, kind) in phases {
+            let mut i = 0usize;
+            while i < pieces.len() {
+                let k =
+                    if chunks.is_empty() { 1 } else { (self.burst.max(1) as usize).min(pieces.len() - i) };
+                if !chunks.is_empty() {
+                    for _ in 0..k {
+                        t += self.itl(&mut rng);
+                    }
+                    if let Some(s) = self.stall
+                        && s.probability > 0.0
+                        && rng.uniform() < s.probability
+                    {
+                        t += if s.cv > 0.0 && s.mean_ms > 0.0 {
+                            rng.lognormal(s.mean_ms, s.cv)
+                        } else {
+                            s.mean_ms
+                        };
+                    }
                 }
-                if let Some(s) = self.stall
-                    && s.probability > 0.0
-                    && rng.uniform() < s.probability
-                {
-                    t += if s.cv > 0.0 && s.mean_ms > 0.0 {
-                        rng.lognormal(s.mean_ms, s.cv)
-                    } else {
-                        s.mean_ms
-                    };
-                }
+                let text = pieces[i..i + k].concat();
+                chunks.push(ScheduledChunk { due_ms: t, tokens: k as u32, text, tool: None, kind });
+                i += k;
             }
-            chunks.push(ScheduledChunk {
-                due_ms: t,
-                tokens: k as u32,
-                text: pieces[i..i + k].concat(),
-                tool: None,
-            });
-            i += k;
         }
         for (index, call) in self.tool_calls.iter().enumerate() {
             let named = ToolCallRef { index: index as u32, id: None, name: Some(call.name.clone()) };
@@ -366,7 +386,13 @@ impl Profile {
                 if !chunks.is_empty() {
                     t += self.itl(&mut rng);
                 }
-                chunks.push(ScheduledChunk { due_ms: t, tokens: 1, text, tool: Some(r) });
+                chunks.push(ScheduledChunk {
+                    due_ms: t,
+                    tokens: 1,
+                    text,
+                    tool: Some(r),
+                    kind: ChunkKind::ToolCall,
+                });
             }
         }
         Schedule { chunks, prompt_tokens }
@@ -386,7 +412,7 @@ impl Profile {
                     arrived_ms: start + c.due_ms,
                     text: c.text.clone(),
                     tokens: c.tokens,
-                    kind: if c.tool.is_some() { ChunkKind::ToolCall } else { ChunkKind::Content },
+                    kind: c.kind,
                     painted_ms: None,
                     due_ms: Some(start + c.due_ms),
                     tool: c.tool.clone(),

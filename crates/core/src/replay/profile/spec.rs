@@ -10,7 +10,8 @@ use crate::replay::text;
 /// `ttft`, `ttft_cv`, `prefill` (ms per prompt token), `tpot`,
 /// `jitter=constant|normal:CV|lognormal:CV|gamma:CV`, `stall=P:MEAN_MS[:CV]`,
 /// `burst`, `tokens`, `seed`, `text=chat|code|article`, `name`,
-/// `tool_call=NAME:ARG_TOKENS[+NAME:ARG_TOKENS]` ([`super::tool`]).
+/// `tool_call=NAME:ARG_TOKENS[+NAME:ARG_TOKENS]` ([`super::tool`]),
+/// `reasoning=N` (N reasoning tokens before the answer).
 /// Omitted keys keep [`Profile::simple`]'s defaults (TTFT 200 ms, TPOT 25 ms,
 /// 200 tokens).
 impl FromStr for Profile {
@@ -64,6 +65,13 @@ impl FromStr for Profile {
                 }
                 "name" => p.name = value.to_string(),
                 "tool_call" | "tool_calls" => p.tool_calls = super::tool::parse(item, value)?,
+                "reasoning" => {
+                    p.reasoning_tokens = value
+                        .parse()
+                        .ok()
+                        .filter(|n| *n <= super::MAX_OUTPUT_TOKENS)
+                        .ok_or_else(|| bad(item, "reasoning is a whole number of tokens"))?
+                }
                 _ => return Err(bad(item, "unknown key")),
             }
         }
@@ -97,6 +105,9 @@ impl fmt::Display for Profile {
         write!(f, ",tokens={},seed={}", self.output_tokens, self.seed)?;
         if let TextSource::Sample { id } = &self.text {
             write!(f, ",text={id}")?;
+        }
+        if self.reasoning_tokens > 0 {
+            write!(f, ",reasoning={}", self.reasoning_tokens)?;
         }
         if !self.tool_calls.is_empty() {
             write!(f, ",tool_call={}", super::tool::spec(&self.tool_calls))?;
