@@ -73,7 +73,16 @@ pub fn TimelineChart(
                             <title>{format!("{name}: stall of {:.0} ms at {:.0} ms", b - a, a)}</title>
                         </rect>
                     }).collect_view()}
-                    <polyline class="line" points=step_polyline_xy(&t.arrival, &x, &y)></polyline>
+                    {match t.answer_from {
+                        // Reasoning, then the answer: two segments of one line.
+                        Some(k) => view! {
+                            <polyline class="line reasoning" data-testid="timeline-reasoning" points=step_polyline_xy(&t.arrival[..=k], &x, &y)>
+                                <title>{format!("{name}: reasoning until {:.0} ms", t.arrival[k].0)}</title>
+                            </polyline>
+                            <polyline class="line" data-testid="timeline-answer" points=step_polyline_xy(&t.arrival[k..], &x, &y)></polyline>
+                        }.into_any(),
+                        None => view! { <polyline class="line" points=step_polyline_xy(&t.arrival, &x, &y)></polyline> }.into_any(),
+                    }}
                     {(!t.paint.is_empty()).then(|| view! { <polyline class="paint" points=step_polyline_xy(&t.paint, &x, &y)></polyline> })}
                     {t.arrival.iter().step_by(step).map(|&(ms, n)| view! {
                         <circle class="dot" data-testid="timeline-point" cx=x.map(ms) cy=y.map(n) r="2.2">
@@ -92,7 +101,7 @@ pub fn TimelineChart(
             </svg>
             <p class="legend">
                 {legend.into_iter().map(|(c, n)| view! { <span class=format!("key s{c}")>{n}</span> }).collect_view()}
-                <span class="key-note">"solid: arrived · dashed: painted · shaded: stalls"</span>
+                <span class="key-note">"solid: arrived · dotted: reasoning · dashed: painted · shaded: stalls"</span>
             </p>
         </ChartFrame>
     }

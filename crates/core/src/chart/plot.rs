@@ -5,7 +5,8 @@
 //! - **Token timeline** ([`token_timeline`]): cumulative output tokens
 //!   against time since the request was sent, one step per chunk arrival;
 //!   the same for paint times when known; stalls (gaps over the threshold)
-//!   as time bands.
+//!   as time bands; for reasoning models, where the answer starts (the
+//!   reasoning phase and the answer phase are drawn as two segments).
 //! - **Histogram** ([`histogram`]): counts in equal-width bins whose edges
 //!   are round numbers ([`crate::chart::nice_step`]); every value falls in
 //!   exactly one bin (the last bin is closed).
@@ -20,7 +21,7 @@ use crate::chart::nice_step;
 use crate::measure::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
 use crate::measure::score::ScenarioScore;
 use crate::measure::slo::{SloMetric, SloSet};
-use crate::trace::{RequestTrace, Trace};
+use crate::trace::{ChunkKind, RequestTrace, Trace};
 
 /// A request's token timeline (times in ms since `sent_ms`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -31,6 +32,9 @@ pub struct Timeline {
     pub paint: Vec<(f64, f64)>,
     /// Stalls as `(start, end)`.
     pub stalls: Vec<(f64, f64)>,
+    /// When reasoning came first: the index in `arrival` of the first
+    /// answer (or tool-call) chunk; the points before it are reasoning.
+    pub answer_from: Option<usize>,
 }
 
 impl Timeline {
@@ -60,6 +64,10 @@ pub fn token_timeline(req: &RequestTrace, cfg: &MetricsConfig) -> Timeline {
     }
     let m = RequestMetrics::of(0, req, cfg);
     t.stalls = m.stalls.iter().map(|s| (s.start_ms, s.start_ms + s.duration_ms)).collect();
+    let kinds: Vec<ChunkKind> = req.chunks.iter().filter(|c| c.tokens > 0).map(|c| c.kind).collect();
+    if kinds.first() == Some(&ChunkKind::Reasoning) {
+        t.answer_from = kinds.iter().position(|k| *k != ChunkKind::Reasoning);
+    }
     t
 }
 
@@ -239,6 +247,20 @@ mod tests {
         assert!(histogram(&[], 10).is_empty());
         let c = cdf(&[3.0, 1.0, 3.0, 2.0]);
         assert_eq!(c, [(1.0, 0.25), (2.0, 0.5), (3.0, 1.0)]);
+    }
+
+    #[test]
+    fn a_reasoning_phase_is_its_own_segment() {
+        let p: crate::replay::profile::Profile =
+            "ttft=100,tpot=10,jitter=constant,reasoning=4,tokens=3".parse().unwrap();
+        let t = token_timeline(&p.to_trace(1, 10).requests[0], &MetricsConfig::default());
+        assert_eq!(t.answer_from, Some(4));
+        assert_eq!(t.arrival[4], (140.0, 5.0));
+        let plain: crate::replay::profile::Profile = "ttft=100,tpot=10,tokens=3".parse().unwrap();
+        assert_eq!(
+            token_timeline(&plain.to_trace(1, 10).requests[0], &MetricsConfig::default()).answer_from,
+            None
+        );
     }
 
     #[test]
