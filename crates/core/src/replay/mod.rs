@@ -17,5 +17,6 @@ pub mod pane;
 pub mod player;
 pub mod profile;
 pub mod rng;
+pub mod smooth;
 pub mod story;
 pub mod text;

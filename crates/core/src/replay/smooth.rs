@@ -1,0 +1,220 @@
+//! Display smoothing: what chat front ends do to a stream before people
+//! see it, as a pure schedule from arrivals to display times, and what it
+//! does to the cadence people see.
+//!
+//! - **Off**: each chunk is shown when it arrives.
+//! - **Word pacing** (Vercel AI SDK `smoothStream`): arrived text waits in a
+//!   buffer; one word (its letters and the spaces after it) is released
+//!   every `delay_ms`, never before the whole word has arrived. A word is
+//!   whole once a later character arrived; the last word at the end of the
+//!   stream. Release of word j = max(word j whole, release of word j−1 +
+//!   delay).
+//! - **Frame pacing** (assistant-ui `useSmooth`): on every animation frame
+//!   (every `frame_ms`, from the first arrival) a share frame / window of
+//!   the buffered characters is revealed, rounded up (at least one): a
+//!   burst is spread over about `window_ms` and the backlog shrinks
+//!   geometrically, so the reveal speeds up when text piles up.
+//!
+//! The **displayed cadence** of a schedule: the gaps between display times
+//! (P50/P99), stalls as seen (gaps over the threshold on screen) against the
+//! stalls of the network, and the delay smoothing adds at the end (last
+//! display − last arrival).
+
+use serde::{Deserialize, Serialize};
+
+use crate::measure::stats::Samples;
+
+/// How text is paced onto the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case", tag = "mode")]
+pub enum Smoothing {
+    /// As it arrives.
+    #[default]
+    Off,
+    /// One word every `delay_ms`.
+    Words {
+        /// Pause between words (ms); `smoothStream`'s default is 10.
+        delay_ms: f64,
+    },
+    /// Characters per animation frame, draining the buffer within `window_ms`.
+    Frames {
+        /// Frame interval (ms), 16.7 at 60 Hz.
+        frame_ms: f64,
+        /// Time to drain what is buffered (ms).
+        window_ms: f64,
+    },
+}
+
+/// `smoothStream`'s default word delay (ms).
+pub const DEFAULT_WORD_DELAY_MS: f64 = 10.0;
+/// A 60 Hz frame (ms).
+pub const FRAME_MS: f64 = 1000.0 / 60.0;
+/// Default drain window of frame pacing (ms).
+pub const DEFAULT_WINDOW_MS: f64 = 100.0;
+
+/// Text shown at a time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// When it is shown (ms, the arrivals' clock).
+    pub at_ms: f64,
+    /// What is shown.
+    pub text: String,
+}
+
+/// Display schedule of arrivals `(ms, text)` (in arrival order).
+pub fn schedule(arrivals: &[(f64, String)], mode: Smoothing) -> Vec<Shown> {
+    match mode {
+        Smoothing::Off => arrivals.iter().map(|(t, s)| Shown { at_ms: *t, text: s.clone() }).collect(),
+        Smoothing::Words { delay_ms } => words(arrivals, delay_ms.max(0.0)),
+        Smoothing::Frames { frame_ms, window_ms } => {
+            frames(arrivals, frame_ms.max(1.0), window_ms.max(frame_ms))
+        }
+    }
+}
+
+/// Characters with their arrival times.
+fn chars(arrivals: &[(f64, String)]) -> Vec<(f64, char)> {
+    arrivals.iter().flat_map(|(t, s)| s.chars().map(move |c| (*t, c))).collect()
+}
+
+fn words(arrivals: &[(f64, String)], delay: f64) -> Vec<Shown> {
+    let cs = chars(arrivals);
+    let mut out: Vec<Shown> = Vec::new();
+    let mut start = 0;
+    while start < cs.len() {
+        // A word: non-spaces, then the spaces after it.
+        let mut end = start;
+        while end < cs.len() && !cs[end].1.is_whitespace() {
+            end += 1;
+        }
+        while end < cs.len() && cs[end].1.is_whitespace() {
+            end += 1;
+        }
+        // Whole when the next character arrived (or at the end of the stream).
+        let whole = if end < cs.len() { cs[end].0 } else { cs[end - 1].0 };
+        let at = out.last().map_or(whole, |p: &Shown| whole.max(p.at_ms + delay));
+        out.push(Shown { at_ms: at, text: cs[start..end].iter().map(|c| c.1).collect() });
+        start = end;
+    }
+    out
+}
+
+fn frames(arrivals: &[(f64, String)], frame: f64, window: f64) -> Vec<Shown> {
+    let cs = chars(arrivals);
+    let Some(&(first, _)) = cs.first() else { return Vec::new() };
+    let mut out = Vec::new();
+    let (mut shown, mut k) = (0usize, 0u64);
+    while shown < cs.len() {
+        let t = first + frame * k as f64;
+        k += 1;
+        let arrived = cs.partition_point(|c| c.0 <= t);
+        let buffered = arrived.saturating_sub(shown);
+        if buffered == 0 {
+            continue;
+        }
+        let n = ((buffered as f64 * frame / window).ceil() as usize).clamp(1, buffered);
+        out.push(Shown { at_ms: t, text: cs[shown..shown + n].iter().map(|c| c.1).collect() });
+        shown += n;
+    }
+    out
+}
+
+/// What people see of a stream's rhythm, against what the network did.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Cadence {
+    /// Display gaps P50 (ms).
+    pub gap_p50_ms: f64,
+    /// Display gaps P99 (ms).
+    pub gap_p99_ms: f64,
+    /// Gaps over the stall threshold in the network's arrivals.
+    pub network_stalls: usize,
+    /// Gaps over the stall threshold on screen.
+    pub shown_stalls: usize,
+    /// Last display − last arrival (ms): the wait smoothing adds at the end.
+    pub end_delay_ms: f64,
+}
+
+/// The displayed cadence of `shown` against `arrivals` (`None` with fewer
+/// than two display times).
+pub fn cadence(arrivals: &[(f64, String)], shown: &[Shown], stall_ms: f64) -> Option<Cadence> {
+    let gaps = |ts: &[f64]| -> Vec<f64> { ts.windows(2).map(|w| w[1] - w[0]).collect() };
+    let shown_t: Vec<f64> = shown.iter().map(|s| s.at_ms).collect();
+    let net_t: Vec<f64> = arrivals.iter().filter(|a| !a.1.is_empty()).map(|a| a.0).collect();
+    let (sg, ng) = (gaps(&shown_t), gaps(&net_t));
+    let summary = Samples::from_finite(sg.iter().copied()).summary()?;
+    Some(Cadence {
+        gap_p50_ms: summary.p50,
+        gap_p99_ms: summary.p99,
+        network_stalls: ng.iter().filter(|g| **g > stall_ms).count(),
+        shown_stalls: sg.iter().filter(|g| **g > stall_ms).count(),
+        end_delay_ms: shown_t.last()? - net_t.last()?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn arr(items: &[(f64, &str)]) -> Vec<(f64, String)> {
+        items.iter().map(|(t, s)| (*t, s.to_string())).collect()
+    }
+
+    fn joined(s: &[Shown]) -> String {
+        s.iter().map(|x| x.text.as_str()).collect()
+    }
+
+    #[test]
+    fn off_shows_what_arrived_when_it_arrived() {
+        let a = arr(&[(100.0, "Hello"), (120.0, " world")]);
+        let s = schedule(&a, Smoothing::Off);
+        assert_eq!(s.iter().map(|x| x.at_ms).collect::<Vec<_>>(), vec![100.0, 120.0]);
+    }
+
+    #[test]
+    fn words_wait_to_be_whole_and_are_paced() {
+        // "Hello wor" at 100, "ld again" at 300.
+        let a = arr(&[(100.0, "Hello wor"), (300.0, "ld again")]);
+        let s = schedule(&a, Smoothing::Words { delay_ms: 10.0 });
+        let texts: Vec<&str> = s.iter().map(|x| x.text.as_str()).collect();
+        assert_eq!(texts, vec!["Hello ", "world ", "again"]);
+        // "Hello " is whole at 100 (its next char arrived with it); "world " when "ld" came,
+        // "again" at the end of the stream, 10 ms after "world ".
+        assert_eq!(s.iter().map(|x| x.at_ms).collect::<Vec<_>>(), vec![100.0, 300.0, 310.0]);
+        assert_eq!(joined(&s), "Hello world again");
+    }
+
+    #[test]
+    fn frames_spread_a_burst_and_speed_up_with_the_backlog() {
+        // 60 characters at once: 100 ms window, 20 ms frames → 5 frames: 12 each.
+        let a = arr(&[(0.0, &"x".repeat(60))]);
+        let s = schedule(&a, Smoothing::Frames { frame_ms: 20.0, window_ms: 100.0 });
+        assert_eq!(
+            s.iter().map(|x| x.text.len()).collect::<Vec<_>>(),
+            vec![12, 10, 8, 6, 5, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1]
+        );
+        assert_eq!(joined(&s).len(), 60);
+        assert_eq!(s[1].at_ms, 20.0);
+    }
+
+    #[test]
+    fn smoothing_hides_a_stall_or_adds_delay_and_says_so() {
+        // A token every 20 ms, with one 400 ms stall in the middle.
+        let mut items = Vec::new();
+        let mut t = 100.0;
+        for i in 0..20 {
+            t += if i == 10 { 400.0 } else { 20.0 };
+            items.push((t, "w "));
+        }
+        let a = arr(&items);
+        let off = cadence(&a, &schedule(&a, Smoothing::Off), 250.0).unwrap();
+        assert_eq!((off.network_stalls, off.shown_stalls, off.end_delay_ms), (1, 1, 0.0));
+        // Slow word pacing (50 ms) lags behind the stream and covers the stall.
+        let slow = schedule(&a, Smoothing::Words { delay_ms: 50.0 });
+        let c = cadence(&a, &slow, 250.0).unwrap();
+        assert_eq!(c.network_stalls, 1);
+        assert_eq!(c.shown_stalls, 0, "the backlog covered the stall: {c:?}");
+        assert!(c.end_delay_ms > 0.0, "{c:?}");
+        assert!(c.gap_p50_ms >= 50.0 - 1e-9);
+        assert_eq!(joined(&slow), "w ".repeat(20));
+    }
+}
