@@ -128,8 +128,18 @@ async fn share_links_made_by_the_browser_and_natively_read_each_other() {
     let shared = Shared::Panes {
         title: "Same tokens/s".into(),
         panes: vec![
-            SharedPane { title: "steady".into(), profile: "ttft=150,tpot=30".into(), prompt_tokens: 0 },
-            SharedPane { title: "wait".into(), profile: "ttft=2500,tpot=5".into(), prompt_tokens: 512 },
+            SharedPane {
+                title: "steady".into(),
+                profile: "ttft=150,tpot=30".into(),
+                prompt_tokens: 0,
+                smoothing: Default::default(),
+            },
+            SharedPane {
+                title: "wait".into(),
+                profile: "ttft=2500,tpot=5".into(),
+                prompt_tokens: 512,
+                smoothing: Default::default(),
+            },
         ],
     };
     // The browser's CompressionStream writes what miniz_oxide reads, and back.

@@ -156,6 +156,11 @@ impl UseReplayLab {
         self.set_pane(i, |c| c.source = PaneSource::Profile(draft));
     }
 
+    /// Pane `i` paces its text onto the screen with `s`.
+    pub fn set_smoothing(&self, i: usize, s: lab_core::replay::smooth::Smoothing) {
+        self.set_pane(i, |c| c.smoothing = s);
+    }
+
     fn set_pane(&self, i: usize, f: impl FnOnce(&mut PaneConfig)) {
         self.panes.update(|p| {
             if let Some(c) = p.get_mut(i) {

@@ -6,6 +6,7 @@ mod controls;
 mod editor;
 mod pane;
 mod slot;
+mod smoothing;
 
 use lab_core::chart::plot::token_timeline;
 use lab_core::replay::story;

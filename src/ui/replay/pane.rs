@@ -8,6 +8,7 @@ use lab_core::replay::player::Fidelity;
 use leptos::prelude::*;
 
 use super::editor::ProfileEditor;
+use super::smoothing::PaneSmoothing;
 use crate::browser::files::download_text;
 use crate::browser::library::file_name;
 use crate::browser::replay_lab::UseReplayLab;
@@ -40,6 +41,7 @@ pub fn PaneCard(index: usize) -> impl IntoView {
                     <ProfileEditor index=i draft=d on_apply=Callback::new(move |d| lab.edit_pane(i, d))/>
                 </details>
             })}
+            <PaneSmoothing index=i/>
             <div class="tiles compact">
                 {tile("TTFT", "ttft", Signal::derive(move || opt(stats.get().ttft_ms, ms_or_s)))}
                 {tile("Tokens/s", "live-tps", Signal::derive(move || opt(stats.get().tokens_per_s, |v| format!("{v:.1}"))))}

@@ -22,6 +22,7 @@
 
 pub use super::draft::ProfileDraft;
 use crate::replay::profile::{self, Profile};
+use crate::replay::smooth::{self, Cadence, Smoothing};
 use crate::replay::story::Story;
 use crate::share::link::SharedPane;
 use crate::stream::live::LiveStats;
@@ -55,6 +56,8 @@ pub struct PaneConfig {
     pub title: String,
     /// Source.
     pub source: PaneSource,
+    /// How its text is paced onto the screen ([`smooth`]).
+    pub smoothing: Smoothing,
 }
 
 /// One chunk to play.
@@ -85,16 +88,32 @@ impl PaneConfig {
         Self {
             title: profile.name.clone(),
             source: PaneSource::Profile(ProfileDraft { profile, prompt_tokens: DEFAULT_PROMPT_TOKENS }),
+            smoothing: Smoothing::Off,
         }
     }
 
     /// A recorded request.
     pub fn recorded(title: String, label: String, request: RequestTrace) -> Self {
-        Self { title, source: PaneSource::Recorded { label, request: Box::new(request) } }
+        Self {
+            title,
+            source: PaneSource::Recorded { label, request: Box::new(request) },
+            smoothing: Smoothing::Off,
+        }
     }
 
-    /// Chunks to play.
+    /// Chunks to play: as shown, after smoothing.
     pub fn chunks(&self) -> Vec<PaneChunk> {
+        smooth::smooth_chunks(&self.network_chunks(), self.smoothing)
+    }
+
+    /// What the pane's displayed cadence is against its source's (`None`
+    /// with fewer than two pieces shown).
+    pub fn cadence(&self, stall_ms: f64) -> Option<Cadence> {
+        smooth::chunk_cadence(&self.network_chunks(), &self.chunks(), stall_ms)
+    }
+
+    /// Chunks as the source delivers them (before smoothing).
+    pub fn network_chunks(&self) -> Vec<PaneChunk> {
         match &self.source {
             PaneSource::Profile(d) => d
                 .profile
@@ -146,6 +165,7 @@ impl PaneConfig {
                 title: self.title.clone(),
                 profile: d.profile.to_string(),
                 prompt_tokens: d.prompt_tokens,
+                smoothing: self.smoothing,
             }),
             PaneSource::Recorded { .. } => Err(format!(
                 "“{}” replays a recorded request, which does not fit in a link: download its trace and send the file instead.",
@@ -166,6 +186,7 @@ pub fn story_panes(story: &Story) -> Vec<PaneConfig> {
                 profile: p.profile.clone(),
                 prompt_tokens: p.prompt_tokens,
             }),
+            smoothing: Smoothing::Off,
         })
         .collect()
 }
@@ -183,6 +204,7 @@ pub fn shared_panes(panes: &[SharedPane], max: usize) -> Result<Vec<PaneConfig>,
             Ok(PaneConfig {
                 title: p.title.clone(),
                 source: PaneSource::Profile(ProfileDraft { profile, prompt_tokens: p.prompt_tokens }),
+                smoothing: p.smoothing,
             })
         })
         .collect()
@@ -514,7 +536,12 @@ mod tests {
         let mut edited = shared.clone();
         edited[0].prompt_tokens += 1;
         assert_eq!(story_of(&edited, &all), None, "an edited pane is no longer the story");
-        let bad = [SharedPane { title: "x".into(), profile: "ttft=fast".into(), prompt_tokens: 0 }];
+        let bad = [SharedPane {
+            title: "x".into(),
+            profile: "ttft=fast".into(),
+            prompt_tokens: 0,
+            smoothing: Smoothing::Off,
+        }];
         assert!(shared_panes(&bad, 4).unwrap_err().starts_with("pane “x”"));
         let rec = PaneConfig::recorded("r".into(), "r".into(), RequestTrace::default());
         assert!(rec.to_shared().is_err());

@@ -23,6 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::measure::stats::Samples;
+use crate::replay::pane::PaneChunk;
 
 /// How text is paced onto the screen.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
@@ -119,6 +120,50 @@ fn frames(arrivals: &[(f64, String)], frame: f64, window: f64) -> Vec<Shown> {
     out
 }
 
+/// A pane's chunks as they are shown under `mode`: one chunk per shown
+/// piece, due when it is shown. Each network chunk's tokens go to the
+/// piece that shows its last character (a chunk without text, to the piece
+/// shown next), so the token count is kept.
+pub fn smooth_chunks(chunks: &[PaneChunk], mode: Smoothing) -> Vec<PaneChunk> {
+    if mode == Smoothing::Off {
+        return chunks.to_vec();
+    }
+    let arrivals: Vec<(f64, String)> = chunks.iter().map(|c| (c.due_ms, c.text.clone())).collect();
+    let shown = schedule(&arrivals, mode);
+    // Character offset where each shown piece ends.
+    let mut ends = Vec::with_capacity(shown.len());
+    let mut at = 0usize;
+    for p in &shown {
+        at += p.text.chars().count();
+        ends.push(at);
+    }
+    let mut out: Vec<PaneChunk> = shown
+        .into_iter()
+        .map(|p| PaneChunk { due_ms: p.at_ms, text: p.text, tokens: 0, kind: chunks[0].kind })
+        .collect();
+    let mut offset = 0usize;
+    for c in chunks {
+        offset += c.text.chars().count();
+        // The piece holding character `offset − 1` (or the next one for an empty chunk).
+        let last = if c.text.is_empty() { offset } else { offset - 1 };
+        let k = ends.partition_point(|&e| e <= last).min(out.len().saturating_sub(1));
+        if let Some(piece) = out.get_mut(k) {
+            if piece.tokens == 0 {
+                piece.kind = c.kind;
+            }
+            piece.tokens += c.tokens;
+        }
+    }
+    out
+}
+
+/// The displayed cadence of a pane's `shown` chunks against its `network` ones.
+pub fn chunk_cadence(network: &[PaneChunk], shown: &[PaneChunk], stall_ms: f64) -> Option<Cadence> {
+    let arrivals: Vec<(f64, String)> = network.iter().map(|c| (c.due_ms, c.text.clone())).collect();
+    let shown: Vec<Shown> = shown.iter().map(|c| Shown { at_ms: c.due_ms, text: c.text.clone() }).collect();
+    cadence(&arrivals, &shown, stall_ms)
+}
+
 /// What people see of a stream's rhythm, against what the network did.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Cadence {
@@ -194,6 +239,24 @@ mod tests {
         );
         assert_eq!(joined(&s).len(), 60);
         assert_eq!(s[1].at_ms, 20.0);
+    }
+
+    #[test]
+    fn smoothed_chunks_keep_text_and_tokens() {
+        use crate::trace::ChunkKind;
+        let c = |due: f64, text: &str, tokens: u32| PaneChunk {
+            due_ms: due,
+            text: text.into(),
+            tokens,
+            kind: ChunkKind::Content,
+        };
+        let net = vec![c(100.0, "Hel", 1), c(110.0, "lo wor", 2), c(120.0, "", 1), c(300.0, "ld", 1)];
+        let shown = smooth_chunks(&net, Smoothing::Words { delay_ms: 10.0 });
+        assert_eq!(shown.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(), vec!["Hello ", "world"]);
+        // "Hel" ends in "Hello "; "lo wor", the empty chunk and "ld" end in "world".
+        assert_eq!(shown.iter().map(|p| p.tokens).collect::<Vec<_>>(), vec![1, 4]);
+        assert_eq!(shown.iter().map(|p| p.tokens).sum::<u32>(), 5);
+        assert_eq!(smooth_chunks(&net, Smoothing::Off), net);
     }
 
     #[test]

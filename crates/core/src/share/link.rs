@@ -11,6 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::replay::smooth::Smoothing;
 use crate::study::{Study, StudyError};
 
 /// Prefix of the current link format.
@@ -36,6 +37,13 @@ pub struct SharedPane {
     /// Prompt tokens (prefill scales with it).
     #[serde(default)]
     pub prompt_tokens: u64,
+    /// Display smoothing of the pane (links made before it play unsmoothed).
+    #[serde(default, skip_serializing_if = "is_off")]
+    pub smoothing: Smoothing,
+}
+
+fn is_off(s: &Smoothing) -> bool {
+    *s == Smoothing::Off
 }
 
 /// What a link holds.
@@ -181,11 +189,13 @@ mod tests {
                     title: "fast start".into(),
                     profile: "ttft=150,tpot=40,tokens=80".into(),
                     prompt_tokens: 200,
+                    smoothing: Smoothing::Words { delay_ms: 10.0 },
                 },
                 SharedPane {
                     title: "slow start".into(),
                     profile: "ttft=2520,tpot=10,tokens=80".into(),
                     prompt_tokens: 200,
+                    smoothing: Smoothing::Off,
                 },
             ],
         };

@@ -202,7 +202,7 @@ pub fn condition_pane(study: &Study, id: &str) -> Option<PaneConfig> {
         }
         ConditionSource::Recorded(r) => PaneSource::Recorded { label: c.id.clone(), request: r.clone() },
     };
-    Some(PaneConfig { title: c.id.clone(), source })
+    Some(PaneConfig { title: c.id.clone(), source, smoothing: Default::default() })
 }
 
 /// The panes of a trial, titled with their blind labels only.

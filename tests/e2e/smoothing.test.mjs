@@ -1,0 +1,51 @@
+// Display smoothing in the replay lab: one bursty trace played raw beside
+// the same trace paced one word every 10 ms (as Vercel's smoothStream): the
+// smoothed pane says the stall is hidden and how late its text ends, and
+// its measured end follows.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { labSuite, openPage, waitForText } from './lib/lab.mjs';
+
+/** 40 words at 100 ms, nothing until 400 ms (a 300 ms stall), 40 more words. */
+function burstyTrace() {
+  const words = (n) => Array.from({ length: n }, (_, i) => `w${i} `).join('');
+  const chunks = [{ arrived_ms: 100, text: words(40), tokens: 40 }, { arrived_ms: 400, text: words(40), tokens: 40 }];
+  const trace = { schema_version: 1, format: 'latency-lab/trace', meta: { label: 'bursty', source: 'live' },
+    requests: [{ sent_ms: 0, headers_ms: 50, status: 200, chunks, end_ms: 405 }] };
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'lab-smooth-')), 'bursty.trace.json');
+  writeFileSync(file, JSON.stringify(trace));
+  return file;
+}
+
+describe('display smoothing', () => {
+  const lab = labSuite();
+
+  test('a trace raw and smoothed side by side: the stall hidden, the end later', async () => {
+    const file = burstyTrace();
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#replay`);
+    for (const i of [0, 1]) {
+      await page.getByTestId(`pane-${i}-file`).setInputFiles(file);
+      await waitForText(page.getByTestId(`pane-${i}-title`), /bursty/);
+    }
+    await page.getByTestId('pane-1-smoothing').selectOption('words');
+    const note = await page.getByTestId('pane-1-cadence').textContent();
+    assert.match(note, /stalls over 250 ms: 1 streamed, 0 on screen \(1 hidden by smoothing\)/);
+    const end = Number(/ends (\d+) ms after/.exec(note)[1]);
+    assert.ok(end > 400 && end < 600, `end delay ${end} ms`);
+    assert.equal(await page.getByTestId('pane-0-cadence').count(), 0, 'the raw pane has no note');
+    await page.getByTestId('play').click();
+    for (const i of [0, 1]) await page.getByTestId(`pane-${i}-result`).waitFor({ timeout: 20_000 });
+    const e2el = async (i) => {
+      const t = await page.getByTestId(`pane-${i}-result-e2el`).textContent();
+      return t.endsWith(' s') ? Number.parseFloat(t) * 1000 : Number.parseFloat(t);
+    };
+    const [raw, smoothed] = [await e2el(0), await e2el(1)];
+    assert.ok(smoothed - raw > 300, `raw ${raw} ms, smoothed ${smoothed} ms`);
+    assert.equal(await page.getByTestId('pane-1-output').textContent(), await page.getByTestId('pane-0-output').textContent(), 'the same text, paced differently');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
