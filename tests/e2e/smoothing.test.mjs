@@ -44,6 +44,7 @@ describe('display smoothing', () => {
     };
     const [raw, smoothed] = [await e2el(0), await e2el(1)];
     assert.ok(smoothed - raw > 300, `raw ${raw} ms, smoothed ${smoothed} ms`);
+    for (const i of [0, 1]) assert.match(await page.getByTestId(`pane-${i}-result-qoe`).textContent(), /^[01]\.\d\d$/);
     assert.equal(await page.getByTestId('pane-1-output').textContent(), await page.getByTestId('pane-0-output').textContent(), 'the same text, paced differently');
     assert.deepEqual(problems, []);
     await context.close();

@@ -23,6 +23,7 @@ const PAD_R: f64 = 16.0;
 fn cell(d: &Delta, unit: &str, baseline: bool) -> (String, String, &'static str) {
     let value = match d.value {
         Some(v) if unit == "%" => format!("{v:.1}%"),
+        Some(v) if unit == "ratio" => format!("{v:.2}"),
         Some(v) if unit.is_empty() => format!("{v:.1}"),
         Some(v) => format!("{v:.2}"),
         None => "—".into(),
@@ -31,6 +32,7 @@ fn cell(d: &Delta, unit: &str, baseline: bool) -> (String, String, &'static str)
         return (value, "baseline".into(), "");
     }
     let delta = match (d.diff, d.relative) {
+        (Some(x), _) if unit == "ratio" => format!("{x:+.2}"),
         (Some(x), Some(r)) => format!("{x:+.1}{unit} ({:+.0}%)", r * 100.0),
         (Some(x), None) => format!("{x:+.1}{unit}"),
         _ => String::new(),
@@ -150,7 +152,7 @@ fn CompareTable(runs: Signal<Vec<Candidate>>) -> impl IntoView {
             <table class="metrics compare" data-testid="compare-table">
                 <thead><tr>
                     <th scope="col">"run"</th><th scope="col">"completed"</th>
-                    {COMPARED.iter().map(|c| view! { <th scope="col">{c.label}{(!c.unit.is_empty() && c.unit != "%").then(|| format!(" ({})", c.unit))}</th> }).collect_view()}
+                    {COMPARED.iter().map(|c| view! { <th scope="col">{c.label}{(!c.unit.is_empty() && c.unit != "%" && c.unit != "ratio").then(|| format!(" ({})", c.unit))}</th> }).collect_view()}
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>

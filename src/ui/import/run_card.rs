@@ -88,6 +88,8 @@ fn Figures(digest: RunDigest) -> impl IntoView {
         </div>
         <p class="run-figures">
             {m.output_tokens_per_s.map(|t| format!("System output: {t:.1} tokens/s. "))}
+            {m.system_input_tokens_per_s.map(|t| format!("System input: {t:.0} tokens/s. "))}
+            <span data-testid="import-feel">{feel_line(&m)}</span>
             {m.user_output_tokens_per_s.map(|u| format!("Per user: median {:.1} tokens/s. ", u.median))}
             {format!("Stalls over {:.0} ms: {} in {} requests. ", m.stalls.threshold_ms, m.stalls.count, m.stalls.requests_with_stalls)}
             {d.analysis.goodput.as_ref().map(|g| view! {
@@ -106,4 +108,19 @@ fn Figures(digest: RunDigest) -> impl IntoView {
             }).collect_view()}
         </ul>
     }
+}
+
+/// Fluidity-index, QoE and Apdex in one line (where the format has the data).
+fn feel_line(m: &lab_core::measure::metrics::RunMetrics) -> String {
+    let mut parts = Vec::new();
+    if let Some(f) = m.fluidity_index {
+        parts.push(format!("fluidity-index median {:.2}", f.median));
+    }
+    if let Some(q) = m.qoe {
+        parts.push(format!("QoE median {:.2}", q.median));
+    }
+    if let Some(a) = m.apdex_ttft {
+        parts.push(format!("Apdex (TTFT) {a:.2}"));
+    }
+    if parts.is_empty() { String::new() } else { format!("How it felt: {}. ", parts.join(", ")) }
 }

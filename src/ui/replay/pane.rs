@@ -74,6 +74,8 @@ fn PaneOutcome(index: usize, run: MeasuredRun) -> impl IntoView {
                 <dt>"TPOT"</dt><dd>{f(|r| r.tpot_ms, |v| format!("{v:.1} ms"))}</dd>
                 <dt>"E2EL"</dt><dd data-testid=format!("pane-{i}-result-e2el")>{f(|r| r.e2el_ms, ms_or_s)}</dd>
                 <dt>"Longest gap"</dt><dd>{f(|r| r.max_itl_ms(), ms_or_s)}</dd>
+                <dt>"QoE"</dt><dd data-testid=format!("pane-{i}-result-qoe")>{f(|r| r.qoe, |v| format!("{v:.2}"))}</dd>
+                <dt>"Fluidity"</dt><dd data-testid=format!("pane-{i}-result-fluidity")>{f(|r| r.fluidity_index, |v| format!("{v:.2}"))}</dd>
             </dl>
             <ul class="score-chips">
                 {run.analysis.scores.iter().map(|s| {

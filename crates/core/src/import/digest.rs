@@ -230,7 +230,7 @@ pub struct Compared {
 }
 
 /// The figures of the run comparison table, in column order.
-pub const COMPARED: [Compared; 9] = [
+pub const COMPARED: [Compared; 11] = [
     Compared {
         label: "TTFT P50",
         unit: "ms",
@@ -285,6 +285,13 @@ pub const COMPARED: [Compared; 9] = [
         better: Better::Higher,
         get: |a| a.goodput.as_ref().map(|g| g.ratio * 100.0),
     },
+    Compared {
+        label: "QoE P50",
+        unit: "ratio",
+        better: Better::Higher,
+        get: |a| a.metrics.qoe.map(|s| s.p50),
+    },
+    Compared { label: "Apdex (TTFT)", unit: "ratio", better: Better::Higher, get: |a| a.metrics.apdex_ttft },
 ];
 
 /// One cell of the comparison: the run's value and its difference from the
