@@ -72,7 +72,7 @@ pub fn LiveView() -> impl IntoView {
                         </select>
                     </label>
                     <div class="live-output" node_ref=content data-testid="output"></div>
-                    <div class="tool-calls" node_ref=tools data-testid="tool-calls" aria-label="Tool calls"></div>
+                    <div class="tool-calls" node_ref=tools data-testid="tool-calls" role="group" aria-label="Tool calls"></div>
                 </div>
             </div>
             {move || run.result.get().map(|out| view! { <RunResults run=out/> })}

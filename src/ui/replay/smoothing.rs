@@ -3,28 +3,10 @@
 
 use lab_core::measure::metrics::DEFAULT_STALL_MS;
 use lab_core::replay::pane::PaneConfig;
-use lab_core::replay::smooth::{self, DEFAULT_WINDOW_MS, DEFAULT_WORD_DELAY_MS, FRAME_MS, Smoothing};
+use lab_core::replay::smooth::{self, CHOICES, Smoothing};
 use leptos::prelude::*;
 
 use crate::browser::replay_lab::UseReplayLab;
-
-/// The picker's value of a smoothing.
-fn value(s: Smoothing) -> &'static str {
-    match s {
-        Smoothing::Off => "off",
-        Smoothing::Words { .. } => "words",
-        Smoothing::Frames { .. } => "frames",
-    }
-}
-
-/// The smoothing a picker value names.
-fn of(value: &str) -> Smoothing {
-    match value {
-        "words" => Smoothing::Words { delay_ms: DEFAULT_WORD_DELAY_MS },
-        "frames" => Smoothing::Frames { frame_ms: FRAME_MS, window_ms: DEFAULT_WINDOW_MS },
-        _ => Smoothing::Off,
-    }
-}
 
 /// The cadence shown against the source's, in one sentence.
 fn describe(c: &PaneConfig) -> Option<String> {
@@ -58,11 +40,9 @@ pub fn PaneSmoothing(index: usize) -> impl IntoView {
     let note = move || lab.panes.with(|p| p.get(i).and_then(describe));
     view! {
         <label class="smoothing">"Display "
-            <select data-testid=format!("pane-{i}-smoothing") prop:value=move || value(current())
-                on:change=move |ev| lab.set_smoothing(i, of(&event_target_value(&ev)))>
-                <option value="off">"as it arrives"</option>
-                <option value="words">"one word every 10 ms (smoothStream)"</option>
-                <option value="frames">"characters per frame (useSmooth)"</option>
+            <select data-testid=format!("pane-{i}-smoothing") prop:value=move || current().key()
+                on:change=move |ev| lab.set_smoothing(i, Smoothing::from_key(&event_target_value(&ev)))>
+                {CHOICES.iter().map(|(k, label)| view! { <option value=*k>{*label}</option> }).collect_view()}
             </select>
         </label>
         {move || note().map(|n| view! { <p class="hint" data-testid=format!("pane-{i}-cadence")>{n}</p> })}

@@ -2,6 +2,7 @@
 //! request recorded in a trace file. Names are for the researcher only.
 
 use lab_core::replay::profile;
+use lab_core::replay::smooth::{CHOICES, Smoothing};
 use lab_core::study::{ConditionSource, MAX_CONDITIONS};
 use leptos::prelude::*;
 
@@ -14,10 +15,10 @@ pub fn Conditions(designer: UseStudyDesigner) -> impl IntoView {
     let d = designer;
     view! {
         <h3>"Conditions"</h3>
-        <p class="hint">"Participants never see these names: samples are labelled only “Sample n”, “A” and “B”. A condition is a profile spec (e.g. "<code>"ttft=300,tpot=20,jitter=gamma:0.5"</code>") or a request recorded in a trace."</p>
+        <p class="hint">"Participants never see these names: samples are labelled only “Sample n”, “A” and “B”. A condition is a profile spec (e.g. "<code>"ttft=300,tpot=20,jitter=gamma:0.5"</code>") or a request recorded in a trace, displayed as it arrives or smoothed as chat front ends do."</p>
         <div class="table-scroll" tabindex="0">
             <table class="metrics conditions" data-testid="study-conditions">
-                <thead><tr><th scope="col">"id"</th><th scope="col">"name (researcher only)"</th><th scope="col">"profile"</th><th scope="col">""</th></tr></thead>
+                <thead><tr><th scope="col">"id"</th><th scope="col">"name (researcher only)"</th><th scope="col">"profile"</th><th scope="col">"display"</th><th scope="col">""</th></tr></thead>
                 <tbody>
                     {move || d.draft.with(|s| s.conditions.clone()).into_iter().enumerate().map(|(i, c)| view! {
                         <tr data-testid="condition-row">
@@ -28,6 +29,10 @@ pub fn Conditions(designer: UseStudyDesigner) -> impl IntoView {
                                 ConditionSource::Recorded(_) => view! { <span>"recorded request"</span> }.into_any(),
                                 ConditionSource::Profile(spec) => view! { <SpecField designer=d index=i spec=spec/> }.into_any(),
                             }}</td>
+                            <td><select data-testid="condition-smoothing" aria-label="how the text is displayed" prop:value=c.smoothing.key()
+                                on:change=move |ev| d.edit(|s| s.conditions.get_mut(i).into_iter().for_each(|c| c.smoothing = Smoothing::from_key(&event_target_value(&ev))))>
+                                {CHOICES.iter().map(|(k, label)| view! { <option value=*k>{*label}</option> }).collect_view()}
+                            </select></td>
                             <td><button type="button" class="secondary" data-testid="condition-remove" on:click=move |_| d.edit(|s| s.remove_condition(i))>"Remove"</button></td>
                         </tr>
                     }).collect_view()}

@@ -53,6 +53,40 @@ pub const FRAME_MS: f64 = 1000.0 / 60.0;
 /// Default drain window of frame pacing (ms).
 pub const DEFAULT_WINDOW_MS: f64 = 100.0;
 
+/// The choices people pick from, with the defaults of each front end:
+/// `(key, label)`.
+pub const CHOICES: [(&str, &str); 3] = [
+    ("off", "as it arrives"),
+    ("words", "one word every 10 ms (smoothStream)"),
+    ("frames", "characters per frame (useSmooth)"),
+];
+
+impl Smoothing {
+    /// Its key among [`CHOICES`].
+    pub fn key(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Words { .. } => "words",
+            Self::Frames { .. } => "frames",
+        }
+    }
+
+    /// The smoothing a key of [`CHOICES`] names, with its defaults (off for
+    /// anything else).
+    pub fn from_key(key: &str) -> Self {
+        match key {
+            "words" => Self::Words { delay_ms: DEFAULT_WORD_DELAY_MS },
+            "frames" => Self::Frames { frame_ms: FRAME_MS, window_ms: DEFAULT_WINDOW_MS },
+            _ => Self::Off,
+        }
+    }
+
+    /// True when text is shown as it arrives.
+    pub fn is_off(&self) -> bool {
+        *self == Self::Off
+    }
+}
+
 /// Text shown at a time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shown {

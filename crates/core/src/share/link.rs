@@ -38,12 +38,8 @@ pub struct SharedPane {
     #[serde(default)]
     pub prompt_tokens: u64,
     /// Display smoothing of the pane (links made before it play unsmoothed).
-    #[serde(default, skip_serializing_if = "is_off")]
+    #[serde(default, skip_serializing_if = "Smoothing::is_off")]
     pub smoothing: Smoothing,
-}
-
-fn is_off(s: &Smoothing) -> bool {
-    *s == Smoothing::Off
 }
 
 /// What a link holds.

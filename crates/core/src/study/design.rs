@@ -6,6 +6,7 @@
 
 use super::plan::{Block, plan};
 use super::{Condition, ConditionSource, MAX_CONDITIONS, Order, Question, Study};
+use crate::replay::smooth::Smoothing;
 use crate::trace::RequestTrace;
 
 /// The consent text a study starts with when consent is switched on.
@@ -58,6 +59,7 @@ impl Study {
                 id,
                 name,
                 source: ConditionSource::Profile(NEW_CONDITION_SPEC.into()),
+                smoothing: Smoothing::Off,
             });
         }
     }
@@ -71,6 +73,7 @@ impl Study {
                 id,
                 name,
                 source: ConditionSource::Recorded(Box::new(request)),
+                smoothing: Smoothing::Off,
             });
         }
     }

@@ -202,7 +202,7 @@ pub fn condition_pane(study: &Study, id: &str) -> Option<PaneConfig> {
         }
         ConditionSource::Recorded(r) => PaneSource::Recorded { label: c.id.clone(), request: r.clone() },
     };
-    Some(PaneConfig { title: c.id.clone(), source, smoothing: Default::default() })
+    Some(PaneConfig { title: c.id.clone(), source, smoothing: c.smoothing })
 }
 
 /// The panes of a trial, titled with their blind labels only.
@@ -313,5 +313,17 @@ mod tests {
             PaneSource::Recorded { .. } => panic!("the example's conditions are profiles"),
         }
         assert!(condition_pane(&study, "nope").is_none());
+    }
+
+    #[test]
+    fn a_condition_plays_with_its_smoothing_and_keeps_it_in_json() {
+        use crate::replay::smooth::Smoothing;
+        let mut study = Study::example();
+        study.conditions[1].smoothing = Smoothing::from_key("words");
+        let json = serde_json::to_string(&study).unwrap();
+        let back: Study = serde_json::from_str(&json).unwrap();
+        assert_eq!(condition_pane(&back, "c2").unwrap().smoothing, Smoothing::from_key("words"));
+        assert_eq!(condition_pane(&back, "c1").unwrap().smoothing, Smoothing::Off);
+        assert_eq!(json.matches("smoothing").count(), 1, "an unsmoothed condition writes nothing new");
     }
 }

@@ -25,6 +25,7 @@ pub mod results;
 use serde::{Deserialize, Serialize};
 
 use crate::replay::profile::{Profile, ProfileError};
+use crate::replay::smooth::Smoothing;
 use crate::trace::RequestTrace;
 
 /// Current study file version.
@@ -54,6 +55,9 @@ pub struct Condition {
     pub name: String,
     /// What it plays.
     pub source: ConditionSource,
+    /// How its text is paced onto the screen (as a chat front end would).
+    #[serde(default, skip_serializing_if = "Smoothing::is_off")]
+    pub smoothing: Smoothing,
 }
 
 impl Condition {
@@ -253,6 +257,7 @@ impl Study {
             id: id.into(),
             name: name.into(),
             source: ConditionSource::Profile(spec.into()),
+            smoothing: Smoothing::Off,
         };
         Study {
             schema_version: STUDY_SCHEMA_VERSION,

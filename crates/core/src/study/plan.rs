@@ -154,6 +154,7 @@ mod tests {
                     id: format!("c{i}"),
                     name: format!("n{i}"),
                     source: ConditionSource::Profile("fast-start".into()),
+                    smoothing: crate::replay::smooth::Smoothing::Off,
                 })
                 .collect(),
             questions: Study::example().questions,
