@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { labSuite, openPage, waitForText } from './lib/lab.mjs';
+import { downloadTrace, labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
 
 /** 40 words at 100 ms, nothing until 400 ms (a 300 ms stall), 40 more words. */
 function burstyTrace() {
@@ -21,10 +21,32 @@ function burstyTrace() {
 }
 
 describe('display smoothing', () => {
-  const lab = labSuite();
+  const bursty = burstyTrace();
+  const lab = labSuite(['--trace', bursty]);
+
+  test('Live paces a bursty stream word by word; each chunk is painted when its last word shows', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
+    const lag = async () => {
+      await page.getByTestId('start').click();
+      await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+      const { trace } = await downloadTrace(page);
+      const last = trace.requests[0].chunks.at(-1);
+      return { lag: last.painted_ms - last.arrived_ms, text: await page.getByTestId('output').textContent() };
+    };
+    await setField(page, 'model', 'trace:bursty');
+    const raw = await lag();
+    await page.getByTestId('live-smoothing').selectOption('words');
+    const smoothed = await lag();
+    assert.ok(raw.lag < 100, `raw paint lag ${raw.lag} ms`);
+    // 40 words 10 ms apart after the second burst, from where the first burst's words ended.
+    assert.ok(smoothed.lag > 300 && smoothed.lag < 1500, `smoothed paint lag ${smoothed.lag} ms`);
+    assert.equal(smoothed.text, raw.text, 'the same text, paced');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
 
   test('a trace raw and smoothed side by side: the stall hidden, the end later', async () => {
-    const file = burstyTrace();
+    const file = bursty;
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#replay`);
     for (const i of [0, 1]) {
       await page.getByTestId(`pane-${i}-file`).setInputFiles(file);

@@ -9,6 +9,7 @@
 //! run streams, [`UseLiveRun::checkpoint`] holds the run so far (finished
 //! requests and the partial one on screen) every second, for saving.
 
+mod answer;
 mod request;
 
 use futures_util::future::join_all;
@@ -95,6 +96,8 @@ pub struct UseLiveRunOptions {
     pub content: NodeRef<leptos::html::Div>,
     /// Shows the answer as Markdown (else as text); read when a request starts.
     pub markdown: Signal<bool>,
+    /// Paces the answer onto the screen; read when a request starts.
+    pub smoothing: Signal<lab_core::replay::smooth::Smoothing>,
     /// Reasoning text.
     pub reasoning: NodeRef<leptos::html::Pre>,
     /// Tool calls as they stream.
@@ -249,7 +252,8 @@ impl UseLiveRun {
         let reasoning: web_sys::Element = self.options.reasoning.get_untracked()?.into();
         let tools: web_sys::Element = self.options.tools.get_untracked()?.into();
         let markdown = self.options.markdown.get_untracked();
-        Some(OnScreen { content, markdown, reasoning, tools, on_stats, on_checkpoint })
+        let smoothing = self.options.smoothing.get_untracked();
+        Some(OnScreen { content, markdown, smoothing, reasoning, tools, on_stats, on_checkpoint })
     }
 
     /// One request, with the server's ground truth and the browser's

@@ -13,17 +13,17 @@
 
 use futures_util::{FutureExt, pin_mut, select_biased};
 
+use lab_core::replay::smooth::Smoothing;
 use lab_core::stream::live::LiveStats;
-use lab_core::stream::markdown::MarkdownStream;
 use lab_core::stream::record::{Recorder, StreamEnd, network_failure_message};
 use lab_core::trace::{ChunkKind, FailureKind, RequestTrace};
 use web_sys::{RequestCache, RequestCredentials, RequestMode};
 
 use super::Abort;
+use super::answer::Answer;
 use crate::browser::clock::now_ms;
 use crate::browser::fetch::{header, headers, send, text_of};
 use crate::browser::files::js_message;
-use crate::browser::markdown_dom::MarkdownState;
 use crate::browser::page;
 use crate::browser::paint::{next_frame, settled};
 use crate::browser::render::{append_text, append_tool_call, clear, follow_bottom};
@@ -35,6 +35,11 @@ pub const STATS_INTERVAL_MS: f64 = 100.0;
 /// How often the partial trace of the request on screen is published, so
 /// a tab closed mid-run loses at most this much.
 pub const CHECKPOINT_MS: f64 = 1000.0;
+
+/// Frames a smoothed answer may still take after its stream ended (10
+/// minutes at 60 Hz): a backlog is shown to the end, like a chat front end
+/// would, and each piece gets its paint time.
+pub const MAX_DRAIN_FRAMES: usize = 36_000;
 
 /// What to send.
 #[derive(Debug, Clone)]
@@ -55,6 +60,8 @@ pub struct OnScreen<'a> {
     pub content: web_sys::Element,
     /// Renders the answer as Markdown (else as text).
     pub markdown: bool,
+    /// Paces the answer onto the screen as a chat front end would.
+    pub smoothing: Smoothing,
     /// Reasoning text.
     pub reasoning: web_sys::Element,
     /// Tool calls, one block per call (name and arguments as text).
@@ -192,9 +199,7 @@ async fn read_on_screen(
     clear(&s.content);
     clear(&s.reasoning);
     clear(&s.tools);
-    let _ = s.content.class_list().toggle_with_force("markdown", s.markdown);
-    // Markdown is rendered once per frame, from the text that came since.
-    let mut md = s.markdown.then(|| (MarkdownState::new(MarkdownStream::new()), String::new()));
+    let mut answer = Answer::new(s.content.clone(), s.markdown, s.smoothing);
     (s.on_stats)(LiveStats::default());
     let (mut committed, mut painted) = (0usize, 0usize);
     let (mut last_stats, mut last_checkpoint) = (f64::NEG_INFINITY, now_ms());
@@ -206,12 +211,11 @@ async fn read_on_screen(
             piece = read => match piece {
                 Piece::Bytes(at, b) => {
                     let range = rec.on_bytes(at, &b);
-                    for c in &rec.request().chunks[range.clone()] {
-                        match (&mut md, c.kind) {
-                            (_, ChunkKind::Reasoning) => append_text(&s.reasoning, &c.text),
-                            (_, ChunkKind::ToolCall) => append_tool_call(&s.tools, c),
-                            (Some((_, pending)), _) => pending.push_str(&c.text),
-                            (None, _) => append_text(&s.content, &c.text),
+                    for (i, c) in rec.request().chunks[range.clone()].iter().enumerate() {
+                        match c.kind {
+                            ChunkKind::Reasoning => append_text(&s.reasoning, &c.text),
+                            ChunkKind::ToolCall => append_tool_call(&s.tools, c),
+                            ChunkKind::Content => answer.push(range.start + i, c),
                         }
                     }
                     committed = range.end.max(committed);
@@ -221,14 +225,11 @@ async fn read_on_screen(
                 Piece::Failed(m) => break Some(m),
             },
             at = frame => {
-                if let Some((state, pending)) = &mut md && !pending.is_empty() {
-                    let updates = state.stream.push(pending);
-                    state.apply(&s.content, updates);
-                    pending.clear();
-                }
-                if let Some(t) = at && painted < committed {
-                    rec.mark_painted(committed, t);
-                    painted = committed;
+                answer.frame(now_ms());
+                let upto = answer.shown_upto(committed);
+                if let Some(t) = at && painted < upto {
+                    rec.mark_painted(upto, t);
+                    painted = upto;
                     follow_bottom(&s.content);
                 }
                 let now = now_ms();
@@ -245,11 +246,22 @@ async fn read_on_screen(
         }
     };
     let mut trace = rec.finish(now_ms(), end_of(failed, abort));
-    if let Some((mut state, pending)) = md {
-        let mut updates = state.stream.push(&pending);
-        updates.extend(state.stream.finish());
-        state.apply(&s.content, updates);
+    // A smoothed answer is still being shown: its frames go on (at most
+    // MAX_DRAIN_FRAMES), each marking what it showed.
+    answer.end();
+    for _ in 0..MAX_DRAIN_FRAMES {
+        if answer.drained() {
+            break;
+        }
+        let Some(t) = next_frame(100).await else { break };
+        answer.frame(now_ms());
+        let upto = answer.shown_upto(committed);
+        if upto > painted {
+            trace.mark_painted(upto, t);
+            painted = upto;
+        }
     }
+    answer.finish();
     if committed > painted
         && let Some(t) = next_frame(100).await
     {

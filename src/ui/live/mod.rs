@@ -3,6 +3,7 @@
 //! [`crate::browser::live`]; the endpoint's settings:
 //! [`crate::browser::use_endpoint_settings`]).
 
+mod answer_format;
 mod comparisons;
 mod controls;
 mod form;
@@ -10,8 +11,10 @@ mod results;
 mod stats;
 mod sweep;
 
+use lab_core::replay::smooth::Smoothing;
 use leptos::prelude::*;
 
+use answer_format::AnswerFormat;
 use controls::RunControls;
 pub use form::EndpointForm;
 pub use results::RunResults;
@@ -29,10 +32,11 @@ pub fn LiveView() -> impl IntoView {
     let (content, reasoning, tools) = (NodeRef::new(), NodeRef::new(), NodeRef::new());
     let library = expect_context::<Library>();
     let runs = expect_context::<SessionRuns>();
-    let markdown = RwSignal::new(false);
+    let (markdown, smoothing) = (RwSignal::new(false), RwSignal::new(Smoothing::Off));
     let run = use_live_run(UseLiveRunOptions {
         content,
         markdown: markdown.into(),
+        smoothing: smoothing.into(),
         reasoning,
         tools,
         library,
@@ -65,12 +69,7 @@ pub fn LiveView() -> impl IntoView {
                         <summary>"Reasoning (when the model sends it)"</summary>
                         <pre node_ref=reasoning data-testid="reasoning"></pre>
                     </details>
-                    <label class="answer-format">"Show the answer as "
-                        <select data-testid="live-render-mode" on:change=move |ev| markdown.set(event_target_value(&ev) == "markdown")>
-                            <option value="text">"text"</option>
-                            <option value="markdown">"Markdown (as chat apps do)"</option>
-                        </select>
-                    </label>
+                    <AnswerFormat markdown=markdown smoothing=smoothing/>
                     <div class="live-output" node_ref=content data-testid="output"></div>
                     <div class="tool-calls" node_ref=tools data-testid="tool-calls" role="group" aria-label="Tool calls"></div>
                 </div>

@@ -18,5 +18,6 @@ pub mod player;
 pub mod profile;
 pub mod rng;
 pub mod smooth;
+pub mod smoother;
 pub mod story;
 pub mod text;
