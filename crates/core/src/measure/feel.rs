@@ -135,65 +135,72 @@ impl FeelConfig {
     }
 }
 
-/// Token arrival times from chunks of (arrival ms since sent, tokens).
-pub fn token_arrivals(chunks: impl IntoIterator<Item = (f64, u32)>) -> Vec<f64> {
-    let mut out = Vec::new();
-    for (at, k) in chunks {
-        out.extend(std::iter::repeat_n(at, k as usize));
-    }
-    out
+/// Token arrivals as runs: `(arrival ms since sent, tokens)` per token
+/// chunk, in arrival order. A chunk of k tokens is one run, never k
+/// values: a damaged file may claim billions of tokens in one chunk.
+pub type Arrivals = [(f64, u64)];
+
+/// Tokens in `arrivals`.
+fn total(arrivals: &Arrivals) -> u64 {
+    arrivals.iter().map(|r| r.1).sum()
 }
 
-/// Fluidity-index of token arrivals (`None` without tokens).
-pub fn fluidity(arrivals: &[f64], ttft_deadline_ms: f64, tbt_ms: f64) -> Option<f64> {
-    if arrivals.is_empty() {
+/// Fluidity-index of token arrivals (`None` without tokens). Within a run
+/// of k tokens at time a with the next deadline d: the first token misses
+/// only when a > d, the others always meet theirs (a ≤ a + T), and the next
+/// deadline after the run is d + kT (met) or a + kT (missed).
+pub fn fluidity(arrivals: &Arrivals, ttft_deadline_ms: f64, tbt_ms: f64) -> Option<f64> {
+    let n = total(arrivals);
+    if n == 0 {
         return None;
     }
-    let (mut deadline, mut met) = (ttft_deadline_ms, 0usize);
-    for (i, &a) in arrivals.iter().enumerate() {
-        if i > 0 {
-            let prev = arrivals[i - 1];
-            // `deadline` still holds d(i−1): did token i−1 meet it?
-            deadline = if prev <= deadline { deadline + tbt_ms } else { prev + tbt_ms };
-        }
-        if a <= deadline {
-            met += 1;
-        }
+    let (mut deadline, mut missed) = (ttft_deadline_ms, 0u64);
+    for &(a, k) in arrivals.iter().filter(|r| r.1 > 0) {
+        let base = if a <= deadline { deadline } else { a };
+        missed += u64::from(a > deadline);
+        deadline = base + k as f64 * tbt_ms;
     }
-    Some(met as f64 / arrivals.len() as f64)
+    Some((n - missed) as f64 / n as f64)
 }
 
-/// QoE of token arrivals (sorted; `None` without tokens or with a
-/// non-positive pace).
-pub fn qoe(arrivals: &[f64], expected_ttft_ms: f64, tokens_per_s: f64) -> Option<f64> {
-    let n = arrivals.len();
-    if n == 0 || tokens_per_s.is_nan() || tokens_per_s <= 0.0 {
+/// QoE of token arrivals (`None` without tokens or with a non-positive
+/// pace). Between two consecutive instants among the arrivals, E, the end
+/// of the expectation and the horizon, A is a constant c and X is linear;
+/// the piece splits once more where X reaches c.
+pub fn qoe(arrivals: &Arrivals, expected_ttft_ms: f64, tokens_per_s: f64) -> Option<f64> {
+    let n = total(arrivals) as f64;
+    if n == 0.0 || tokens_per_s.is_nan() || tokens_per_s <= 0.0 {
         return None;
     }
-    let (e, ms_per_token) = (expected_ttft_ms.max(0.0), 1000.0 / tokens_per_s);
-    let x_end = e + ms_per_token * n as f64;
-    let horizon = arrivals[n - 1].max(x_end);
-    let x = |t: f64| ((t - e) / ms_per_token).clamp(0.0, n as f64);
-    // Breakpoints: arrivals, and where X reaches each whole number (0 at E).
-    let mut points: Vec<f64> = Vec::with_capacity(2 * n + 3);
-    points.push(0.0);
-    points.extend(arrivals.iter().copied().filter(|a| *a > 0.0 && *a < horizon));
-    points.extend((0..=n).map(|k| e + ms_per_token * k as f64).filter(|t| *t > 0.0 && *t < horizon));
-    points.push(horizon);
+    let (e, p) = (expected_ttft_ms.max(0.0), 1000.0 / tokens_per_s);
+    let x_end = e + p * n;
+    let last = arrivals.iter().filter(|r| r.1 > 0).map(|r| r.0).fold(0.0, f64::max);
+    let horizon = last.max(x_end);
+    let x = |t: f64| ((t - e) / p).clamp(0.0, n);
+    let mut points: Vec<f64> = vec![0.0, e, x_end, horizon];
+    points.extend(arrivals.iter().filter(|r| r.1 > 0).map(|r| r.0));
+    points.retain(|t| (0.0..=horizon).contains(t));
     points.sort_by(f64::total_cmp);
     points.dedup();
-    let (mut got, mut delivered) = (0.0, 0usize);
+    let (mut got, mut delivered, mut next) = (0.0, 0.0, 0usize);
+    let piece = |t0: f64, t1: f64, c: f64| {
+        let (x0, x1) = (x(t0), x(t1));
+        if (x0 + x1) / 2.0 <= c { (x0 + x1) / 2.0 * (t1 - t0) } else { c * (t1 - t0) }
+    };
     for w in points.windows(2) {
         let (t0, t1) = (w[0], w[1]);
-        while delivered < n && arrivals[delivered] <= t0 {
-            delivered += 1;
+        while next < arrivals.len() && arrivals[next].0 <= t0 {
+            delivered += arrivals[next].1 as f64;
+            next += 1;
         }
-        let c = delivered as f64;
-        let (x0, x1) = (x(t0), x(t1));
-        // X is linear here and does not cross c inside (crossings are breakpoints).
-        got += if (x0 + x1) / 2.0 <= c { (x0 + x1) / 2.0 * (t1 - t0) } else { c * (t1 - t0) };
+        let tc = e + delivered * p;
+        got += if tc > t0 && tc < t1 {
+            piece(t0, tc, delivered) + piece(tc, t1, delivered)
+        } else {
+            piece(t0, t1, delivered)
+        };
     }
-    let expected = n as f64 * (ms_per_token * n as f64) / 2.0 + n as f64 * (horizon - x_end);
+    let expected = n * (p * n) / 2.0 + n * (horizon - x_end);
     Some((got / expected).clamp(0.0, 1.0))
 }
 

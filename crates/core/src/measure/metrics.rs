@@ -309,7 +309,8 @@ impl RequestMetrics {
             .flatten()
             .fold(sent, f64::max);
         let completed = r.failure.is_none() && first.is_some();
-        let arrivals = feel::token_arrivals(token_chunks.iter().map(|c| (c.arrived_ms - sent, c.tokens)));
+        let arrivals: Vec<(f64, u64)> =
+            token_chunks.iter().map(|c| (c.arrived_ms - sent, u64::from(c.tokens))).collect();
         let f = &cfg.feel;
         let answer = token_chunks.iter().find(|c| c.content).map(|c| c.arrived_ms - sent);
         let failure = match (r.failure, first) {
