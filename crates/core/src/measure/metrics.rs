@@ -59,6 +59,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::feel::{self, FeelConfig};
 use crate::measure::stats::{Samples, Summary};
+use crate::measure::weighted;
 use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace, tool_calls};
 
 /// Default stall threshold: an inter-token gap above 250 ms reads as a pause.
@@ -533,10 +534,11 @@ impl RunMetrics {
             itl_per_token_ms: if single_tokens {
                 pooled_summary
             } else {
-                summary_of(done.iter().flat_map(|r| {
-                    r.itl.iter().flat_map(|g| {
+                // Counted, never expanded: one chunk may claim billions of tokens.
+                weighted::summary_of_counted(done.iter().flat_map(|r| {
+                    r.itl.iter().map(|g| {
                         let k = g.tokens.max(1);
-                        std::iter::repeat_n(g.ms / f64::from(k), k as usize)
+                        (g.ms / f64::from(k), u64::from(k))
                     })
                 }))
             },

@@ -24,3 +24,4 @@ pub mod score;
 pub mod slo;
 pub mod stats;
 pub mod sweep;
+pub mod weighted;

@@ -130,7 +130,7 @@ impl Samples {
         };
         let at = |r: usize| values[ranks.binary_search(&r).unwrap_or(0)];
         let median = if n % 2 == 1 { at(n / 2) } else { (at(n / 2 - 1) + at(n / 2)) / 2.0 };
-        let pct = |p| lerp_percentile(n, p, at);
+        let pct = |p| lerp_percentile(n as u64, p, |r| at(r as usize));
         Some(Summary {
             count: n,
             mean,
@@ -247,7 +247,7 @@ pub fn pairwise_sum(a: &[f64]) -> f64 {
 /// `p` is in percent (0–100); values outside are clamped to the extremes.
 pub fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
     debug_assert!(!sorted.is_empty());
-    lerp_percentile(sorted.len(), p, |i| sorted[i])
+    lerp_percentile(sorted.len() as u64, p, |i| sorted[i as usize])
 }
 
 /// The two ranks numpy's linear percentile `p` of `n > 0` values reads.
@@ -264,8 +264,8 @@ fn percentile_ranks(n: usize, p: f64) -> (usize, usize) {
 }
 
 /// numpy's linear percentile of `n > 0` values, `at(i)` being the i-th
-/// smallest.
-fn lerp_percentile(n: usize, p: f64, at: impl Fn(usize) -> f64) -> f64 {
+/// smallest (ranks are `u64` so counted samples may outnumber `usize`).
+pub(crate) fn lerp_percentile(n: u64, p: f64, at: impl Fn(u64) -> f64) -> f64 {
     let virtual_index = (n as f64 - 1.0) * (p / 100.0);
     if virtual_index >= (n - 1) as f64 {
         return at(n - 1);
@@ -275,8 +275,8 @@ fn lerp_percentile(n: usize, p: f64, at: impl Fn(usize) -> f64) -> f64 {
     }
     let lo = virtual_index.floor();
     let t = virtual_index - lo;
-    let a = at(lo as usize);
-    let b = at(lo as usize + 1);
+    let a = at(lo as u64);
+    let b = at(lo as u64 + 1);
     let diff = b - a;
     if t >= 0.5 { b - diff * (1.0 - t) } else { a + diff * t }
 }
