@@ -1,7 +1,7 @@
-// Display smoothing in the replay lab: one bursty trace played raw beside
-// the same trace paced one word every 10 ms (as Vercel's smoothStream): the
-// smoothed pane says the stall is hidden and how late its text ends, and
-// its measured end follows.
+// Display smoothing in Live and in the replay lab: one bursty trace shown
+// raw and paced one word every 10 ms (as Vercel's smoothStream): the
+// smoothed answer or pane says the stall is hidden and how late its text
+// ends, and its measured end follows.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -35,8 +35,19 @@ describe('display smoothing', () => {
     };
     await setField(page, 'model', 'trace:bursty');
     const raw = await lag();
+    assert.equal(await page.getByTestId('live-cadence').count(), 0, 'no cadence note without smoothing');
     await page.getByTestId('live-smoothing').selectOption('words');
     const smoothed = await lag();
+    // The answer's displayed cadence against the stream's: the 300 ms gap
+    // between the bursts is covered by the backlog of words.
+    const note = await page.getByTestId('live-cadence').textContent();
+    const [, streamed, onScreen] = /stalls over 250 ms: (\d+) streamed, (\d+) on screen/.exec(note) ?? [];
+    assert.equal(onScreen, '0', note);
+    if (streamed === '1') assert.match(note, /\(1 hidden by smoothing\)/);
+    const shownEvery = Number(/^Shown every ([\d.]+) ms at P50/.exec(note)?.[1]);
+    assert.ok(shownEvery >= 5 && shownEvery < 100, `shown every ${shownEvery} ms: ${note}`);
+    const endDelay = Number(/ends (\d+) ms after/.exec(note)?.[1]);
+    assert.ok(endDelay > 200 && endDelay < 1500, note);
     assert.ok(raw.lag < 100, `raw paint lag ${raw.lag} ms`);
     // 40 words 10 ms apart after the second burst, from where the first burst's words ended.
     assert.ok(smoothed.lag > 300 && smoothed.lag < 1500, `smoothed paint lag ${smoothed.lag} ms`);

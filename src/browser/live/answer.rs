@@ -2,7 +2,9 @@
 //! paced by a smoother (`lab_core::replay::smoother`), and which chunks are
 //! on screen as of a frame (a chunk is painted once all its text is shown).
 
-use lab_core::replay::smooth::Smoothing;
+use lab_core::measure::metrics::DEFAULT_STALL_MS;
+use lab_core::replay::cadence::{self, Contrast};
+use lab_core::replay::smooth::{Shown, Smoothing};
 use lab_core::replay::smoother::Smoother;
 use lab_core::stream::markdown::MarkdownStream;
 use lab_core::trace::Chunk;
@@ -19,6 +21,9 @@ pub(super) struct Answer {
     /// of answer chunks not yet wholly shown.
     waiting: std::collections::VecDeque<(usize, usize)>,
     received: usize,
+    /// Answer text as it arrived and as it was shown (smoothed answers).
+    arrived: Vec<(f64, String)>,
+    shown: Vec<Shown>,
 }
 
 impl Answer {
@@ -30,6 +35,8 @@ impl Answer {
             smoother: (!smoothing.is_off()).then(|| Smoother::new(smoothing)),
             waiting: Default::default(),
             received: 0,
+            arrived: Vec::new(),
+            shown: Vec::new(),
         }
     }
 
@@ -40,6 +47,7 @@ impl Answer {
         match (&mut self.smoother, &mut self.markdown) {
             (Some(s), _) => {
                 s.push(c.arrived_ms, &c.text);
+                self.arrived.push((c.arrived_ms, c.text.clone()));
                 self.waiting.push_back((i, self.received));
             }
             (None, Some((_, pending))) => pending.push_str(&c.text),
@@ -60,12 +68,16 @@ impl Answer {
         self.smoother.as_ref().is_none_or(Smoother::drained)
     }
 
-    /// Puts on the page what is due at the frame at `now`.
+    /// Puts on the page what is due at the frame at `now` (the frame's
+    /// time: what it adds is painted in it).
     pub(super) fn frame(&mut self, now: f64) {
         let text = match &mut self.smoother {
             Some(s) => s.take(now),
             None => String::new(),
         };
+        if !text.is_empty() {
+            self.shown.push(Shown { at_ms: now, text: text.clone() });
+        }
         match &mut self.markdown {
             Some((state, pending)) => {
                 pending.push_str(&text);
@@ -88,6 +100,13 @@ impl Answer {
             self.waiting.pop_front();
         }
         self.waiting.front().map_or(committed, |&(i, _)| i.min(committed))
+    }
+
+    /// How the smoothed answer was shown against how it streamed (`None`
+    /// unsmoothed, or with fewer than two pieces either way).
+    pub(super) fn cadence(&self) -> Option<Contrast> {
+        self.smoother.as_ref()?;
+        cadence::contrast(&self.arrived, &self.shown, DEFAULT_STALL_MS)
     }
 
     /// Ends Markdown (the last block).

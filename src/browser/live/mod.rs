@@ -22,6 +22,7 @@ use lab_core::trace::{ClientInfo, RequestTrace, SourceKind, Trace, TraceMeta, re
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use lab_core::replay::cadence::Contrast;
 pub use request::{CHECKPOINT_MS, LiveRequest, STATS_INTERVAL_MS};
 use request::{OnScreen, stream_completion};
 
@@ -118,6 +119,9 @@ pub struct UseLiveRun {
     pub stats: RwSignal<LiveStats>,
     /// The last finished run, measured.
     pub result: RwSignal<Option<MeasuredRun>>,
+    /// The smoothed answer's displayed cadence against the stream's, once
+    /// it is all shown (`None` when not smoothed).
+    pub cadence: RwSignal<Option<Contrast>>,
     /// A problem that prevented the run (bad config).
     pub error: RwSignal<Option<String>>,
     /// The running run so far, every [`CHECKPOINT_MS`] and after every
@@ -135,6 +139,7 @@ pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
         phase: RwSignal::new(RunPhase::Idle),
         stats: RwSignal::new(LiveStats::default()),
         result: RwSignal::new(None),
+        cadence: RwSignal::new(None),
         error: RwSignal::new(None),
         checkpoint: RwSignal::new(None),
         options,
@@ -226,8 +231,10 @@ impl UseLiveRun {
                         self.checkpoint.set(Some(trace_of(reqs, spec.mode.max_concurrency())));
                     };
                     let on_stats = |s: LiveStats| self.stats.set(s);
+                    let on_cadence = |c: Option<Contrast>| self.cadence.set(c);
                     let batch = (0..concurrency).map(|i| {
-                        let screen = (i == 0).then(|| self.screen(&on_stats, &publish)).flatten();
+                        let screen =
+                            (i == 0).then(|| self.screen(&on_stats, &publish, &on_cadence)).flatten();
                         self.one(&req, &abort, screen)
                     });
                     join_all(batch).await
@@ -247,13 +254,14 @@ impl UseLiveRun {
         &self,
         on_stats: &'a dyn Fn(LiveStats),
         on_checkpoint: &'a dyn Fn(&RequestTrace),
+        on_cadence: &'a dyn Fn(Option<Contrast>),
     ) -> Option<OnScreen<'a>> {
         let content: web_sys::Element = self.options.content.get_untracked()?.into();
         let reasoning: web_sys::Element = self.options.reasoning.get_untracked()?.into();
         let tools: web_sys::Element = self.options.tools.get_untracked()?.into();
         let markdown = self.options.markdown.get_untracked();
         let smoothing = self.options.smoothing.get_untracked();
-        Some(OnScreen { content, markdown, smoothing, reasoning, tools, on_stats, on_checkpoint })
+        Some(OnScreen { content, markdown, smoothing, reasoning, tools, on_stats, on_checkpoint, on_cadence })
     }
 
     /// One request, with the server's ground truth and the browser's

@@ -13,6 +13,7 @@
 
 use futures_util::{FutureExt, pin_mut, select_biased};
 
+use lab_core::replay::cadence::Contrast;
 use lab_core::replay::smooth::Smoothing;
 use lab_core::stream::live::LiveStats;
 use lab_core::stream::record::{Recorder, StreamEnd, network_failure_message};
@@ -70,6 +71,9 @@ pub struct OnScreen<'a> {
     pub on_stats: &'a dyn Fn(LiveStats),
     /// Receives the partial request (every [`CHECKPOINT_MS`]).
     pub on_checkpoint: &'a dyn Fn(&RequestTrace),
+    /// Receives the displayed cadence against the streamed one when the
+    /// request starts (`None`) and once a smoothed answer is all shown.
+    pub on_cadence: &'a dyn Fn(Option<Contrast>),
 }
 
 fn build_init(req: &LiveRequest, abort: &Abort) -> Result<web_sys::RequestInit, JsValue> {
@@ -201,6 +205,7 @@ async fn read_on_screen(
     clear(&s.tools);
     let mut answer = Answer::new(s.content.clone(), s.markdown, s.smoothing);
     (s.on_stats)(LiveStats::default());
+    (s.on_cadence)(None);
     let (mut committed, mut painted) = (0usize, 0usize);
     let (mut last_stats, mut last_checkpoint) = (f64::NEG_INFINITY, now_ms());
     let read = reader.read().fuse();
@@ -225,7 +230,7 @@ async fn read_on_screen(
                 Piece::Failed(m) => break Some(m),
             },
             at = frame => {
-                answer.frame(now_ms());
+                answer.frame(at.unwrap_or_else(now_ms));
                 let upto = answer.shown_upto(committed);
                 if let Some(t) = at && painted < upto {
                     rec.mark_painted(upto, t);
@@ -254,7 +259,7 @@ async fn read_on_screen(
             break;
         }
         let Some(t) = next_frame(100).await else { break };
-        answer.frame(now_ms());
+        answer.frame(t);
         let upto = answer.shown_upto(committed);
         if upto > painted {
             trace.mark_painted(upto, t);
@@ -262,6 +267,7 @@ async fn read_on_screen(
         }
     }
     answer.finish();
+    (s.on_cadence)(answer.cadence());
     if committed > painted
         && let Some(t) = next_frame(100).await
     {

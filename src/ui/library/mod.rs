@@ -63,7 +63,10 @@ pub fn LibraryView() -> impl IntoView {
                             <th scope="col"><span class="sr-only">"select"</span></th>
                             <th scope="col">"name"</th><th scope="col">"kind"</th><th scope="col">"tags"</th>
                             <th scope="col">"saved"</th><th scope="col">"status"</th><th scope="col">"requests"</th>
-                            <th scope="col">"TTFT P50"</th><th scope="col">"E2EL P50"</th><th scope="col">""</th>
+                            <th scope="col">"TTFT P50"</th><th scope="col">"E2EL P50"</th>
+                            <th scope="col"><abbr title="median QoE: 1 = every token by the time a reader needs it (500 ms, 20 tokens/s)">"QoE P50"</abbr></th>
+                            <th scope="col"><abbr title="Apdex of TTFT at 500 ms: satisfied + tolerating / 2">"Apdex"</abbr></th>
+                            <th scope="col">""</th>
                         </tr></thead>
                         <tbody>
                             <For each=move || v.visible.get() key=|e| (e.id.clone(), e.complete, e.name.clone(), e.tags.clone())

@@ -43,6 +43,8 @@ pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
             <td>{held}</td>
             <td>{opt(e.ttft_p50_ms, ms)}</td>
             <td>{opt(e.e2el_p50_ms, ms)}</td>
+            <td data-testid="library-qoe">{opt(e.qoe_p50, |v| format!("{v:.2}"))}</td>
+            <td data-testid="library-apdex">{opt(e.apdex_ttft, |v| format!("{v:.2}"))}</td>
             <td class="row-actions">
                 <button type="button" class="secondary" data-testid="library-open" on:click=move |_| v.open(e_open.clone())>"Open"</button>
                 <button type="button" class="secondary" data-testid="library-download" on:click=move |_| v.download(e_dl.clone(), false)>"Download"</button>

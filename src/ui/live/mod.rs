@@ -71,6 +71,7 @@ pub fn LiveView() -> impl IntoView {
                     </details>
                     <AnswerFormat markdown=markdown smoothing=smoothing/>
                     <div class="live-output" node_ref=content data-testid="output"></div>
+                    {move || run.cadence.get().map(|c| view! { <p class="hint" data-testid="live-cadence">{c.describe()}</p> })}
                     <div class="tool-calls" node_ref=tools data-testid="tool-calls" role="group" aria-label="Tool calls"></div>
                 </div>
             </div>

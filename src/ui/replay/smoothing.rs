@@ -3,32 +3,14 @@
 
 use lab_core::measure::metrics::DEFAULT_STALL_MS;
 use lab_core::replay::pane::PaneConfig;
-use lab_core::replay::smooth::{self, CHOICES, Smoothing};
+use lab_core::replay::smooth::{CHOICES, Smoothing};
 use leptos::prelude::*;
 
 use crate::browser::replay_lab::UseReplayLab;
 
 /// The cadence shown against the source's, in one sentence.
 fn describe(c: &PaneConfig) -> Option<String> {
-    if c.smoothing == Smoothing::Off {
-        return None;
-    }
-    let net = c.network_chunks();
-    let raw = smooth::chunk_cadence(&net, &net, DEFAULT_STALL_MS)?;
-    let shown = c.cadence(DEFAULT_STALL_MS)?;
-    let hidden = raw.network_stalls.saturating_sub(shown.shown_stalls);
-    Some(format!(
-        "Shown every {:.1} ms at P50 ({:.1} ms at P99) against {:.1} ms ({:.1} ms) as streamed; stalls over {:.0} ms: {} streamed, {} on screen{}; the text ends {:.0} ms after the last token arrived.",
-        shown.gap_p50_ms,
-        shown.gap_p99_ms,
-        raw.gap_p50_ms,
-        raw.gap_p99_ms,
-        DEFAULT_STALL_MS,
-        raw.network_stalls,
-        shown.shown_stalls,
-        if hidden > 0 { format!(" ({hidden} hidden by smoothing)") } else { String::new() },
-        shown.end_delay_ms,
-    ))
+    (c.smoothing != Smoothing::Off).then(|| c.cadence(DEFAULT_STALL_MS).map(|k| k.describe())).flatten()
 }
 
 /// Pane `index`'s smoothing picker and its cadence note.

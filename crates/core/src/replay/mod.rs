@@ -12,6 +12,7 @@
 //! - [`player`]: the replay state machine (what is due when, under play,
 //!   pause and speed changes) and the scheduler's fidelity.
 
+pub mod cadence;
 pub mod draft;
 pub mod pane;
 pub mod player;

@@ -21,8 +21,9 @@
 //! `run:<run>:<request>` ([`PaneChoice`]).
 
 pub use super::draft::ProfileDraft;
+use crate::replay::cadence::{self, Contrast};
 use crate::replay::profile::{self, Profile};
-use crate::replay::smooth::{self, Cadence, Smoothing};
+use crate::replay::smooth::{self, Smoothing};
 use crate::replay::story::Story;
 use crate::share::link::SharedPane;
 use crate::stream::live::LiveStats;
@@ -108,8 +109,8 @@ impl PaneConfig {
 
     /// What the pane's displayed cadence is against its source's (`None`
     /// with fewer than two pieces shown).
-    pub fn cadence(&self, stall_ms: f64) -> Option<Cadence> {
-        smooth::chunk_cadence(&self.network_chunks(), &self.chunks(), stall_ms)
+    pub fn cadence(&self, stall_ms: f64) -> Option<Contrast> {
+        cadence::chunk_contrast(&self.network_chunks(), &self.chunks(), stall_ms)
     }
 
     /// Chunks as the source delivers them (before smoothing).

@@ -15,14 +15,11 @@
 //!   burst is spread over about `window_ms` and the backlog shrinks
 //!   geometrically, so the reveal speeds up when text piles up.
 //!
-//! The **displayed cadence** of a schedule: the gaps between display times
-//! (P50/P99), stalls as seen (gaps over the threshold on screen) against the
-//! stalls of the network, and the delay smoothing adds at the end (last
-//! display − last arrival).
+//! What a schedule does to the rhythm people see is measured in
+//! [`super::cadence`].
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::stats::Samples;
 use crate::replay::pane::PaneChunk;
 
 /// How text is paced onto the screen.
@@ -191,45 +188,6 @@ pub fn smooth_chunks(chunks: &[PaneChunk], mode: Smoothing) -> Vec<PaneChunk> {
     out
 }
 
-/// The displayed cadence of a pane's `shown` chunks against its `network` ones.
-pub fn chunk_cadence(network: &[PaneChunk], shown: &[PaneChunk], stall_ms: f64) -> Option<Cadence> {
-    let arrivals: Vec<(f64, String)> = network.iter().map(|c| (c.due_ms, c.text.clone())).collect();
-    let shown: Vec<Shown> = shown.iter().map(|c| Shown { at_ms: c.due_ms, text: c.text.clone() }).collect();
-    cadence(&arrivals, &shown, stall_ms)
-}
-
-/// What people see of a stream's rhythm, against what the network did.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Cadence {
-    /// Display gaps P50 (ms).
-    pub gap_p50_ms: f64,
-    /// Display gaps P99 (ms).
-    pub gap_p99_ms: f64,
-    /// Gaps over the stall threshold in the network's arrivals.
-    pub network_stalls: usize,
-    /// Gaps over the stall threshold on screen.
-    pub shown_stalls: usize,
-    /// Last display − last arrival (ms): the wait smoothing adds at the end.
-    pub end_delay_ms: f64,
-}
-
-/// The displayed cadence of `shown` against `arrivals` (`None` with fewer
-/// than two display times).
-pub fn cadence(arrivals: &[(f64, String)], shown: &[Shown], stall_ms: f64) -> Option<Cadence> {
-    let gaps = |ts: &[f64]| -> Vec<f64> { ts.windows(2).map(|w| w[1] - w[0]).collect() };
-    let shown_t: Vec<f64> = shown.iter().map(|s| s.at_ms).collect();
-    let net_t: Vec<f64> = arrivals.iter().filter(|a| !a.1.is_empty()).map(|a| a.0).collect();
-    let (sg, ng) = (gaps(&shown_t), gaps(&net_t));
-    let summary = Samples::from_finite(sg.iter().copied()).summary()?;
-    Some(Cadence {
-        gap_p50_ms: summary.p50,
-        gap_p99_ms: summary.p99,
-        network_stalls: ng.iter().filter(|g| **g > stall_ms).count(),
-        shown_stalls: sg.iter().filter(|g| **g > stall_ms).count(),
-        end_delay_ms: shown_t.last()? - net_t.last()?,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,27 +249,5 @@ mod tests {
         assert_eq!(shown.iter().map(|p| p.tokens).collect::<Vec<_>>(), vec![1, 4]);
         assert_eq!(shown.iter().map(|p| p.tokens).sum::<u32>(), 5);
         assert_eq!(smooth_chunks(&net, Smoothing::Off), net);
-    }
-
-    #[test]
-    fn smoothing_hides_a_stall_or_adds_delay_and_says_so() {
-        // A token every 20 ms, with one 400 ms stall in the middle.
-        let mut items = Vec::new();
-        let mut t = 100.0;
-        for i in 0..20 {
-            t += if i == 10 { 400.0 } else { 20.0 };
-            items.push((t, "w "));
-        }
-        let a = arr(&items);
-        let off = cadence(&a, &schedule(&a, Smoothing::Off), 250.0).unwrap();
-        assert_eq!((off.network_stalls, off.shown_stalls, off.end_delay_ms), (1, 1, 0.0));
-        // Slow word pacing (50 ms) lags behind the stream and covers the stall.
-        let slow = schedule(&a, Smoothing::Words { delay_ms: 50.0 });
-        let c = cadence(&a, &slow, 250.0).unwrap();
-        assert_eq!(c.network_stalls, 1);
-        assert_eq!(c.shown_stalls, 0, "the backlog covered the stall: {c:?}");
-        assert!(c.end_delay_ms > 0.0, "{c:?}");
-        assert!(c.gap_p50_ms >= 50.0 - 1e-9);
-        assert_eq!(joined(&slow), "w ".repeat(20));
     }
 }

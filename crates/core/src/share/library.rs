@@ -143,6 +143,13 @@ pub struct Entry {
     /// Median E2EL (ms).
     #[serde(default)]
     pub e2el_p50_ms: Option<f64>,
+    /// Median QoE (0–1) with the default reader ([`crate::measure::feel`]);
+    /// absent in entries saved before it was listed.
+    #[serde(default)]
+    pub qoe_p50: Option<f64>,
+    /// Apdex of TTFT (0–1) with the default threshold.
+    #[serde(default)]
+    pub apdex_ttft: Option<f64>,
     /// Original file name (imports).
     #[serde(default)]
     pub file_name: Option<String>,
@@ -170,6 +177,8 @@ impl Entry {
             failed: m.failed,
             ttft_p50_ms: m.ttft_ms.map(|s| s.p50),
             e2el_p50_ms: m.e2el_ms.map(|s| s.p50),
+            qoe_p50: m.qoe.map(|s| s.p50),
+            apdex_ttft: m.apdex_ttft,
             file_name: None,
             file_bytes: None,
         }
@@ -188,6 +197,8 @@ impl Entry {
             failed: 0,
             ttft_p50_ms: None,
             e2el_p50_ms: None,
+            qoe_p50: None,
+            apdex_ttft: None,
             file_name: Some(name.to_string()),
             file_bytes: Some(bytes),
         }
@@ -332,6 +343,12 @@ mod tests {
         let e = Entry::for_trace("a".into(), EntryKind::Replay, &t, true, 1.0);
         assert_eq!((e.requests, e.failed), (3, 0));
         assert!((e.ttft_p50_ms.unwrap() - 100.0).abs() < 1e-9);
+        // 100 ms TTFT and 100 tokens/s beat the default reader (500 ms, 20 tokens/s).
+        assert_eq!((e.qoe_p50, e.apdex_ttft), (Some(1.0), Some(1.0)));
+        let slow = Profile::simple("s", 900.0, 100.0, 5).to_trace(2, 10);
+        let e = Entry::for_trace("b".into(), EntryKind::Replay, &slow, true, 1.0);
+        assert_eq!(e.apdex_ttft, Some(0.5)); // 500 < 900 ≤ 2000: tolerating
+        assert!(e.qoe_p50.unwrap() < 1.0);
         assert_eq!(parse_tags(" Fast, fast,  demo ,,GPU-A "), ["fast", "demo", "gpu-a"]);
     }
 
