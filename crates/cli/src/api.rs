@@ -3,8 +3,9 @@
 //! truth). Every body event goes out at its planned time via the [`Pacer`]
 //! (streamed bodies: [`Emission`]).
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::Json;
@@ -13,13 +14,16 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lab_core::replay::text;
-use lab_core::serve::fault::{Fault, FaultyPlan};
-use lab_core::serve::plan::{self, PlanRequest};
+use lab_core::serve::cache::{BLOCK_TOKENS, CAPACITY_BLOCKS, PrefixCache};
+use lab_core::serve::capacity;
+use lab_core::serve::fault::Fault;
+use lab_core::serve::plan::{self, Plan, PlanRequest};
 use lab_core::serve::protocol::{FAULT_HEADER, PROFILE_HEADER, REQUEST_ID_HEADER};
 use lab_core::stream::openai::encode::{StreamWriter, error_body};
 use lab_core::stream::openai::request::CompletionRequest;
 use lab_core::trace::ApiFlavor;
 use serde_json::{Value, json};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::catalog::{Catalog, Source};
 use crate::emit::Emission;
@@ -40,12 +44,30 @@ pub struct Api {
     /// Faults applied to every request (`--fault`).
     pub default_fault: Option<Fault>,
     next_id: AtomicU64,
+    /// Prompt blocks seen (profiles that cache prefixes).
+    cache: Mutex<PrefixCache>,
+    /// Decode slots per profile with `slots` (keyed by its spec).
+    slots: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
 
 impl Api {
     /// New API state.
     pub fn new(catalog: Catalog, pacer: Pacer, default_fault: Option<Fault>) -> Self {
-        Self { catalog, pacer, truth: TruthStore::default(), default_fault, next_id: AtomicU64::new(1) }
+        Self {
+            catalog,
+            pacer,
+            truth: TruthStore::default(),
+            default_fault,
+            next_id: AtomicU64::new(1),
+            cache: Mutex::default(),
+            slots: Mutex::default(),
+        }
+    }
+
+    /// The slots of a profile with `n` of them (made on first use).
+    fn slots_of(&self, spec: String, n: u32) -> Arc<Semaphore> {
+        let mut all = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(all.entry(spec).or_insert_with(|| Arc::new(Semaphore::new(n as usize))))
     }
 }
 
@@ -58,15 +80,43 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// `GET /v1/models`.
+/// `GET /v1/models`: the models, each profile with its server model, and
+/// the server model's constants (`latency_lab`).
 pub async fn models(State(api): State<Arc<Api>>) -> Json<Value> {
     let data: Vec<Value> = api
         .catalog
         .model_ids()
         .into_iter()
-        .map(|id| json!({"id": id, "object": "model", "created": 0, "owned_by": "latency-lab"}))
+        .map(|id| {
+            let mut m = json!({"id": id, "object": "model", "created": 0, "owned_by": "latency-lab"});
+            if let Some(p) = api.catalog.profile_named(&id) {
+                m["latency_lab"] = server_model(&p);
+            }
+            m
+        })
         .collect();
-    Json(json!({"object": "list", "data": data}))
+    let fallback =
+        api.catalog.fallback().map(|p| json!({"profile": p.to_string(), "server": server_model(p)}));
+    Json(json!({
+        "object": "list",
+        "data": data,
+        "latency_lab": {
+            "fallback": fallback,
+            "prefix_cache": {"block_tokens": BLOCK_TOKENS, "capacity_blocks": CAPACITY_BLOCKS},
+            "capacity": {"slowdown_per_request": capacity::SLOWDOWN_PER_REQUEST},
+            "doc": "profile keys: prefill=MS per prompt token, cache=on|off (default on with prefill), slots=N (at most N decode at once, the rest queue; each extra decoding request adds slowdown_per_request to the time per token)",
+        },
+    }))
+}
+
+/// What the replay endpoint models for a profile.
+fn server_model(p: &lab_core::replay::profile::Profile) -> Value {
+    json!({
+        "profile": p.to_string(),
+        "prefill_ms_per_token": p.prefill_ms_per_token,
+        "prefix_cache": p.caches_prefixes(),
+        "slots": p.slots,
+    })
 }
 
 /// `GET /v1/lab/requests/{id}`.
@@ -95,7 +145,10 @@ struct Prepared {
     prompt_tokens: u64,
     stream: bool,
     record: Record,
-    faulty: FaultyPlan,
+    plan: Plan,
+    fault: Fault,
+    /// The profile's decode slots and their number, when it has any.
+    slots: Option<(Arc<Semaphore>, u32)>,
 }
 
 /// Why a request is answered without playing a plan.
@@ -144,13 +197,24 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
     let CompletionRequest { prompt, max_tokens, stream, include_usage, .. } = req;
     let id = format!("lab-{n}");
     let created = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let prompt_tokens = text::count_tokens(&prompt) as u64;
+    let pieces = text::pseudo_tokens(&prompt);
+    let prompt_tokens = pieces.len() as u64;
+    let mut slots = None;
+    let mut cached_tokens = 0;
     let (plan, described) = {
         let writer = writer(flavor, &id, if model.is_empty() { "latency-lab" } else { &model }, created);
-        let mut pr = PlanRequest { writer, prompt_tokens, max_tokens, include_usage, request_index: 0 };
+        let mut pr =
+            PlanRequest { writer, prompt_tokens, cached_tokens, max_tokens, include_usage, request_index: 0 };
         match source {
             Source::Profile(p, i) => {
                 pr.request_index = i;
+                let spec = p.to_string();
+                if p.caches_prefixes() {
+                    let mut cache = api.cache.lock().unwrap_or_else(PoisonError::into_inner);
+                    cached_tokens = cache.admit(&spec, &pieces);
+                    pr.cached_tokens = cached_tokens;
+                }
+                slots = p.slots.map(|n| (api.slots_of(spec, n), n));
                 (plan::from_profile(&p, &pr), format!("profile {p}"))
             }
             Source::Recorded(r) => {
@@ -164,6 +228,9 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
         model: model.clone(),
         source: described,
         prompt_tokens,
+        cached_tokens,
+        queued_ms: 0.0,
+        active_at_admission: 1,
         completion_tokens: plan.completion_tokens,
         headers_due_ms: plan.headers_at_ms,
         headers_sent_ms: None,
@@ -171,7 +238,7 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
         complete: false,
         client_disconnected: false,
     });
-    Ok(Prepared { id, model, created, prompt_tokens, stream, record, faulty: fault.apply(plan) })
+    Ok(Prepared { id, model, created, prompt_tokens, stream, record, plan, fault, slots })
 }
 
 fn writer(flavor: ApiFlavor, id: &str, model: &str, created: u64) -> StreamWriter {
@@ -181,6 +248,32 @@ fn writer(flavor: ApiFlavor, id: &str, model: &str, created: u64) -> StreamWrite
         created,
         api: flavor,
     }
+}
+
+/// Takes a decode slot of `sem` (`n` in all), waiting in its queue when
+/// all are taken, and times the plan from then ([`capacity::queued`]).
+/// The wait counts only when there was one, so a free slot changes nothing.
+async fn admit(
+    sem: Arc<Semaphore>,
+    n: u32,
+    plan: Plan,
+    arrival: Instant,
+    record: &Record,
+) -> (Option<OwnedSemaphorePermit>, Plan) {
+    let (permit, wait_ms) = match Arc::clone(&sem).try_acquire_owned() {
+        Ok(p) => (Some(p), 0.0),
+        Err(_) => {
+            let p = Arc::clone(&sem).acquire_owned().await.ok();
+            (p, ms(arrival.elapsed()))
+        }
+    };
+    let active = n.saturating_sub(u32::try_from(sem.available_permits()).unwrap_or(n)).max(1);
+    {
+        let mut t = lock(record);
+        t.queued_ms = wait_ms;
+        t.active_at_admission = active;
+    }
+    (permit, capacity::queued(plan, wait_ms, active))
 }
 
 /// The response of an injected HTTP error, after its header delay.
@@ -209,7 +302,7 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
     let arrival = Instant::now();
     let planner = Arc::clone(&api);
     let prepared = tokio::task::spawn_blocking(move || prepare(&planner, &headers, &body, flavor)).await;
-    let Prepared { id, model, created, prompt_tokens, stream, record, faulty } = match prepared {
+    let Prepared { id, model, created, prompt_tokens, stream, record, plan, fault, slots } = match prepared {
         Ok(Ok(p)) => p,
         Ok(Err(Early::Reject(resp))) => return *resp,
         Ok(Err(Early::Injected(fault))) => return injected(*fault).await,
@@ -218,10 +311,18 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
             return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message);
         }
     };
+    let (plan, slot) = match slots {
+        Some((sem, n)) => {
+            let (permit, plan) = admit(sem, n, plan, arrival, &record).await;
+            (plan, permit)
+        }
+        None => (plan, None),
+    };
+    let faulty = fault.apply(plan);
     api.pacer.until(arrival + Duration::from_secs_f64(faulty.plan.headers_at_ms / 1000.0)).await;
     if stream {
         lock(&record).headers_sent_ms = Some(ms(arrival.elapsed()));
-        let body = Emission::new(api.pacer.clone(), record, arrival, faulty);
+        let body = Emission::new(api.pacer.clone(), record, arrival, faulty).holding(slot);
         let mut resp = Response::new(Body::from_stream(body));
         let h = resp.headers_mut();
         h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
@@ -240,6 +341,7 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
             t.headers_sent_ms = Some(sent);
             t.complete = true;
         }
+        drop(slot);
         let body = writer(flavor, &id, &model, created).complete_body(
             &plan.text,
             plan.finish_reason,

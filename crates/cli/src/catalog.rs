@@ -96,6 +96,17 @@ impl Catalog {
         ids
     }
 
+    /// The profile used for unknown names (`--profile`).
+    pub fn fallback(&self) -> Option<&Profile> {
+        self.fallback.as_ref()
+    }
+
+    /// The profile a `profile:` name plays (without counting a request).
+    pub fn profile_named(&self, name: &str) -> Option<Profile> {
+        let rest = name.trim().strip_prefix("profile:")?;
+        profile::preset(rest).or_else(|| rest.parse().ok())
+    }
+
     fn next_index(&self, key: &str) -> u64 {
         let mut c = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
         let n = c.entry(key.to_string()).or_insert(0);

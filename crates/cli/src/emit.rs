@@ -51,6 +51,9 @@ pub struct Emission {
     abort: bool,
     waiting: Option<(Wait, PlannedEvent)>,
     phase: Phase,
+    /// A decode slot ([`lab_core::serve::capacity`]), freed after the last
+    /// event or when the client goes away.
+    slot: Option<tokio::sync::OwnedSemaphorePermit>,
 }
 
 impl Emission {
@@ -68,7 +71,14 @@ impl Emission {
             abort: abort_connection,
             waiting: None,
             phase: Phase::Events,
+            slot: None,
         }
+    }
+
+    /// Holds `slot` until the last event is out.
+    pub fn holding(mut self, slot: Option<tokio::sync::OwnedSemaphorePermit>) -> Self {
+        self.slot = slot;
+        self
     }
 
     /// Raw bytes planned before event `i` (or after the last one), then `data`.
@@ -93,6 +103,7 @@ impl Stream for Emission {
                 Phase::Events => {
                     if this.waiting.is_none() {
                         let Some(e) = this.events.next() else {
+                            this.slot = None;
                             this.phase = Phase::Trailing;
                             continue;
                         };

@@ -36,6 +36,13 @@ pub struct GroundTruth {
     pub source: String,
     /// Prompt tokens counted by the server.
     pub prompt_tokens: u64,
+    /// Of those, found in the prefix cache (no prefill).
+    pub cached_tokens: u64,
+    /// Time spent waiting for a decode slot (ms), when the profile has
+    /// `slots` and they were all taken.
+    pub queued_ms: f64,
+    /// Requests decoding when this one took its slot (itself included).
+    pub active_at_admission: u32,
     /// Tokens planned.
     pub completion_tokens: u64,
     /// When headers were due / went out.

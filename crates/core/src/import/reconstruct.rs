@@ -142,9 +142,11 @@ impl ImportedRequest {
             prompt_tokens: self.input_tokens,
             sent_ms: self.sent_ms,
             end_ms: chunks.last().map(|c| c.arrived_ms).or(Some(self.sent_ms)),
-            usage: self
-                .output_tokens
-                .map(|o| Usage { prompt_tokens: self.input_tokens, completion_tokens: Some(o) }),
+            usage: self.output_tokens.map(|o| Usage {
+                prompt_tokens: self.input_tokens,
+                completion_tokens: Some(o),
+                cached_tokens: None,
+            }),
             failure: self.failure(),
             chunks,
             ..RequestTrace::default()

@@ -362,7 +362,7 @@ impl PaneRecording {
             sent_ms: start,
             chunks,
             end_ms: Some(now),
-            usage: Some(Usage { prompt_tokens: None, completion_tokens: Some(tokens) }),
+            usage: Some(Usage { completion_tokens: Some(tokens), ..Usage::default() }),
             ..RequestTrace::default()
         };
         let mut info = info.clone();

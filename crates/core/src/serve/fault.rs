@@ -224,6 +224,7 @@ mod tests {
         let req = PlanRequest {
             writer: StreamWriter { id: "x".into(), model: "m".into(), created: 0, api: ApiFlavor::Chat },
             prompt_tokens: 1,
+            cached_tokens: 0,
             max_tokens: None,
             include_usage: false,
             request_index: 0,

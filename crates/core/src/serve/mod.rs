@@ -7,9 +7,15 @@
 //!   a profile or a recorded request.
 //! - [`fault`]: faults the endpoint can inject (HTTP errors, stalls, drops,
 //!   garbage, slow headers).
+//! - [`cache`]: the prefix cache (prompt blocks shared with a recent
+//!   prompt cost no prefill).
+//! - [`capacity`]: the capacity model (at most `slots` requests decode at
+//!   once, the rest queue; decode slows as more run together).
 //! - [`protocol`]: the endpoint's additions to the OpenAI API (the request
 //!   id header, the ground-truth records), named once for server and app.
 
+pub mod cache;
+pub mod capacity;
 pub mod fault;
 pub mod plan;
 pub mod protocol;

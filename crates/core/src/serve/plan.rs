@@ -26,6 +26,9 @@ pub struct PlanRequest {
     pub writer: StreamWriter,
     /// Prompt length in tokens (estimated by the server).
     pub prompt_tokens: u64,
+    /// Prompt tokens found in the prefix cache ([`super::cache`]): they
+    /// cost no prefill, and usage reports them.
+    pub cached_tokens: u64,
     /// `max_tokens` / `max_completion_tokens`.
     pub max_tokens: Option<u32>,
     /// `stream_options.include_usage`.
@@ -105,7 +108,7 @@ fn assemble(req: &PlanRequest, headers_at_ms: f64, pieces: Vec<Piece>, capped: b
     if req.include_usage {
         events.push(PlannedEvent {
             at_ms: last,
-            data: w.usage(req.prompt_tokens, completion_tokens),
+            data: w.usage_cached(req.prompt_tokens, completion_tokens, req.cached_tokens),
             tokens: 0,
         });
     }
@@ -115,7 +118,8 @@ fn assemble(req: &PlanRequest, headers_at_ms: f64, pieces: Vec<Piece>, capped: b
 
 /// The plan of a profile for this request.
 pub fn from_profile(profile: &Profile, req: &PlanRequest) -> Plan {
-    let s = profile.schedule(req.request_index, req.prompt_tokens, req.max_tokens);
+    let computed = req.prompt_tokens.saturating_sub(req.cached_tokens);
+    let s = profile.schedule(req.request_index, computed, req.max_tokens);
     let capped = req.max_tokens.is_some_and(|m| m < profile.output_tokens);
     let pieces = s.chunks.into_iter().map(|c| (c.due_ms, c.text, c.tokens, c.kind, c.tool)).collect();
     assemble(req, 0.0, pieces, capped)
@@ -150,6 +154,7 @@ mod tests {
         PlanRequest {
             writer: StreamWriter { id: "x".into(), model: "m".into(), created: 0, api: ApiFlavor::Chat },
             prompt_tokens: 12,
+            cached_tokens: 0,
             max_tokens,
             include_usage,
             request_index: 0,

@@ -223,6 +223,10 @@ pub struct Usage {
     /// Generated tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_tokens: Option<u64>,
+    /// Prompt tokens the server took from its prefix cache
+    /// (`usage.prompt_tokens_details.cached_tokens`), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
 }
 
 /// Why a request failed.

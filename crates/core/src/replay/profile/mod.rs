@@ -149,6 +149,14 @@ pub struct Profile {
     /// at the same pace: a "thinking" phase without a reasoning model.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub reasoning_tokens: u32,
+    /// Prefix caching on the replay endpoint ([`crate::serve::cache`]);
+    /// `None` = on when `prefill_ms_per_token` > 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<bool>,
+    /// Requests decoding at once on the replay endpoint; more wait in a
+    /// queue ([`crate::serve::capacity`]). `None` = no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<u32>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -245,7 +253,15 @@ impl Profile {
             text: TextSource::Sample { id: "chat".into() },
             tool_calls: Vec::new(),
             reasoning_tokens: 0,
+            cache: None,
+            slots: None,
         }
+    }
+
+    /// Whether the replay endpoint caches prompt prefixes for this profile:
+    /// as set, else when prefill costs anything.
+    pub fn caches_prefixes(&self) -> bool {
+        self.cache.unwrap_or(self.prefill_ms_per_token > 0.0)
     }
 
     /// A profile with the rhythm of a recorded request: its TTFT, its mean
@@ -271,8 +287,7 @@ impl Profile {
             output_tokens: tokens.clamp(1, MAX_OUTPUT_TOKENS),
             seed: 1,
             text: TextSource::Pieces { pieces: chunks.iter().map(|c| c.text.clone()).collect() },
-            tool_calls: Vec::new(),
-            reasoning_tokens: 0,
+            ..Self::simple(name, 0.0, 0.0, 1)
         })
     }
 
@@ -313,6 +328,10 @@ impl Profile {
             check("stall cv", s.cv, s.cv >= 0.0, "must be ≥ 0")?;
         }
         check("burst", f64::from(self.burst), self.burst >= 1, "must be ≥ 1")?;
+        if let Some(n) = self.slots {
+            let max = crate::serve::capacity::MAX_SLOTS;
+            check("slots", f64::from(n), (1..=max).contains(&n), "must be within 1-4096")?;
+        }
         let least = u32::from(self.tool_calls.is_empty());
         check(
             "output_tokens",
@@ -430,6 +449,7 @@ impl Profile {
                 usage: Some(Usage {
                     prompt_tokens: Some(prompt_tokens),
                     completion_tokens: Some(s.tokens()),
+                    cached_tokens: None,
                 }),
                 ..RequestTrace::default()
             });

@@ -11,7 +11,10 @@ use crate::replay::text;
 /// `jitter=constant|normal:CV|lognormal:CV|gamma:CV`, `stall=P:MEAN_MS[:CV]`,
 /// `burst`, `tokens`, `seed`, `text=chat|code|article`, `name`,
 /// `tool_call=NAME:ARG_TOKENS[+NAME:ARG_TOKENS]` ([`super::tool`]),
-/// `reasoning=N` (N reasoning tokens before the answer).
+/// `reasoning=N` (N reasoning tokens before the answer); for the replay
+/// endpoint's server model `cache=on|off` (prefix cache,
+/// [`crate::serve::cache`]) and `slots=N` (at most N requests decode at
+/// once, [`crate::serve::capacity`]).
 /// Omitted keys keep [`Profile::simple`]'s defaults (TTFT 200 ms, TPOT 25 ms,
 /// 200 tokens).
 impl FromStr for Profile {
@@ -72,6 +75,16 @@ impl FromStr for Profile {
                         .filter(|n| *n <= super::MAX_OUTPUT_TOKENS)
                         .ok_or_else(|| bad(item, "reasoning is a whole number of tokens"))?
                 }
+                "cache" => {
+                    p.cache = Some(match value {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(bad(item, "cache is on or off")),
+                    })
+                }
+                "slots" => {
+                    p.slots = Some(value.parse().map_err(|_| bad(item, "slots is a whole number ≥ 1"))?)
+                }
                 _ => return Err(bad(item, "unknown key")),
             }
         }
@@ -111,6 +124,12 @@ impl fmt::Display for Profile {
         }
         if !self.tool_calls.is_empty() {
             write!(f, ",tool_call={}", super::tool::spec(&self.tool_calls))?;
+        }
+        if let Some(c) = self.cache {
+            write!(f, ",cache={}", if c { "on" } else { "off" })?;
+        }
+        if let Some(n) = self.slots {
+            write!(f, ",slots={n}")?;
         }
         Ok(())
     }

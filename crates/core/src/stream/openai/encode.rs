@@ -158,8 +158,17 @@ impl StreamWriter {
 
     /// The usage chunk (empty `choices`).
     pub fn usage(&self, prompt_tokens: u64, completion_tokens: u64) -> String {
+        self.usage_cached(prompt_tokens, completion_tokens, 0)
+    }
+
+    /// The usage chunk with `prompt_tokens_details.cached_tokens` (left
+    /// out when nothing came from a prefix cache).
+    pub fn usage_cached(&self, prompt_tokens: u64, completion_tokens: u64, cached: u64) -> String {
         let mut v = self.envelope(json!([]));
         v["usage"] = usage(prompt_tokens, completion_tokens);
+        if cached > 0 {
+            v["usage"]["prompt_tokens_details"] = json!({ "cached_tokens": cached });
+        }
         event(&v)
     }
 

@@ -225,7 +225,13 @@ fn text_of(v: Option<&Value>) -> String {
 fn parse_usage(v: &Value) -> Option<Usage> {
     let obj = v.as_object()?;
     let get = |k: &str| obj.get(k).and_then(Value::as_u64);
-    Some(Usage { prompt_tokens: get("prompt_tokens"), completion_tokens: get("completion_tokens") })
+    let cached =
+        obj.get("prompt_tokens_details").and_then(|d| d.get("cached_tokens")).and_then(Value::as_u64);
+    Some(Usage {
+        prompt_tokens: get("prompt_tokens"),
+        completion_tokens: get("completion_tokens"),
+        cached_tokens: cached,
+    })
 }
 
 /// Recognises an error object in any of the shapes servers use:
@@ -303,7 +309,14 @@ mod tests {
         let u =
             chunk(r#"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":34,"total_tokens":46}}"#);
         assert!(!u.has_choice);
-        assert_eq!(u.usage, Some(Usage { prompt_tokens: Some(12), completion_tokens: Some(34) }));
+        assert_eq!(
+            u.usage,
+            Some(Usage { prompt_tokens: Some(12), completion_tokens: Some(34), cached_tokens: None })
+        );
+        let u = chunk(
+            r#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":32}}}"#,
+        );
+        assert_eq!(u.usage.unwrap().cached_tokens, Some(32));
     }
 
     #[test]

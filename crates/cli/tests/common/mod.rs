@@ -1,0 +1,151 @@
+//! Helpers of the replay endpoint's tests: a `latency-lab serve` child
+//! process on a free port, raw HTTP/1.0 requests, and a streamed chat
+//! completion recorded on a local clock.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use lab_core::stream::record::{Recorder, StreamEnd};
+use serde_json::Value;
+
+/// How late a chunk may leave the server, or reach this client, and still
+/// pass (ms). The tests run on shared machines next to other work (the
+/// suite is checked with two CPU-bound processes beside it), so this bound
+/// only catches a pacer that ignores its schedule (a burst at the end, the
+/// wrong pace); how close to due chunks really leave is measured by
+/// `./lab bench` (the `load` example) and recorded in BENCHMARKS.md.
+pub const LATE_MS: f64 = 250.0;
+
+pub struct Server {
+    child: Child,
+    pub addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn start(extra: &[&str]) -> Server {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!("lab-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url_file = dir.join(format!("url-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+    let _ = std::fs::remove_file(&url_file);
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hand.trace.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args(["serve", "--api-only", "--port", "0", "--trace"])
+        .arg(&fixture)
+        .arg("--url-file")
+        .arg(&url_file)
+        .args(extra)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut srv = Server { child, addr: String::new() };
+    let t0 = Instant::now();
+    loop {
+        if let Ok(u) = std::fs::read_to_string(&url_file)
+            && !u.is_empty()
+        {
+            srv.addr = u.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
+            return srv;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(20), "server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends an HTTP/1.0 request; returns the response head and a reader for the body.
+pub fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (String, TcpStream, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = s.read(&mut chunk).unwrap();
+        assert!(n > 0, "closed before the head");
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..i]).into_owned();
+            let rest = buf[i + 4..].to_vec();
+            return (head, s, rest);
+        }
+    }
+}
+
+pub fn read_all(mut s: TcpStream, mut rest: Vec<u8>) -> Vec<u8> {
+    let _ = s.read_to_end(&mut rest);
+    rest
+}
+
+pub fn chat(model: &str, stream: bool) -> String {
+    serde_json::json!({
+        "model": model, "stream": stream, "stream_options": {"include_usage": true},
+        "messages": [{"role": "user", "content": "How fast is fast enough?"}]
+    })
+    .to_string()
+}
+
+/// Streams a chat completion, stamping each read on a local clock.
+pub fn stream(addr: &str, model: &str, headers: &[(&str, &str)]) -> (String, lab_core::trace::RequestTrace) {
+    stream_body(addr, &chat(model, true), headers)
+}
+
+/// Streams a chat completion of this request body.
+pub fn stream_body(
+    addr: &str,
+    body: &str,
+    headers: &[(&str, &str)],
+) -> (String, lab_core::trace::RequestTrace) {
+    let t0 = Instant::now();
+    let ms = |t: Instant| t.duration_since(t0).as_secs_f64() * 1000.0;
+    let (head, mut s, rest) = request(addr, "POST", "/v1/chat/completions", headers, body);
+    let mut rec = Recorder::new(0.0);
+    rec.on_headers(ms(Instant::now()), 200);
+    rec.on_bytes(ms(Instant::now()), &rest);
+    let mut chunk = [0u8; 65536];
+    let end = loop {
+        match s.read(&mut chunk) {
+            Ok(0) => break StreamEnd::Closed,
+            Ok(n) => {
+                rec.on_bytes(ms(Instant::now()), &chunk[..n]);
+            }
+            Err(e) => break StreamEnd::Broken(e.to_string()),
+        }
+    };
+    (head, rec.finish(ms(Instant::now()), end))
+}
+
+pub fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+/// The server's ground truth of the request that answered with `head`.
+pub fn truth(addr: &str, head: &str) -> Value {
+    let id = header(head, "x-latency-lab-request-id").expect("a request id");
+    let (_, s, rest) = request(addr, "GET", &format!("/v1/lab/requests/{id}"), &[], "");
+    serde_json::from_slice(&read_all(s, rest)).unwrap()
+}
