@@ -275,3 +275,57 @@ fn how_it_felt_keys_defaults_and_options() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--qoe tps:0: expected ttft:MS,tps:N"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A trace of where latency comes from: a prompt sweep (50 ms + 0.2 ms per
+/// token), a conversation in two series, and requests sent on a schedule.
+fn origins_trace() -> PathBuf {
+    let chunk = |t: f64| serde_json::json!({"arrived_ms": t, "text": "a", "tokens": 1});
+    let mut reqs = Vec::new();
+    for (i, p) in [64u64, 256, 1024, 4096].iter().enumerate() {
+        let sent = i as f64 * 2000.0;
+        let ttft = 50.0 + 0.2 * *p as f64;
+        reqs.push(serde_json::json!({"sent_ms": sent, "scheduled_ms": sent - 1.0,
+            "usage": {"prompt_tokens": p, "completion_tokens": 2},
+            "chunks": [chunk(sent + ttft), chunk(sent + ttft + 10.0)], "end_ms": sent + ttft + 10.0}));
+    }
+    for (group, ttfts) in [("stable prefix", [100.0, 60.0, 62.0]), ("changed prefix", [100.0, 140.0, 180.0])]
+    {
+        for (turn, ttft) in ttfts.iter().enumerate() {
+            let sent = 10_000.0 + turn as f64 * 1000.0;
+            reqs.push(serde_json::json!({"sent_ms": sent, "turn": turn, "group": group,
+                "usage": {"prompt_tokens": 100 * (turn + 1), "completion_tokens": 1},
+                "chunks": [chunk(sent + ttft)], "end_ms": sent + ttft}));
+        }
+    }
+    let trace =
+        serde_json::json!({"schema_version": 1, "format": "latency-lab/trace", "meta": {}, "requests": reqs});
+    let path = std::env::temp_dir().join(format!("origins-{}.trace.json", std::process::id()));
+    std::fs::write(&path, trace.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn prefill_turns_and_rate_come_out_when_the_trace_has_them() {
+    let f = origins_trace();
+    let v = json(&[f.to_str().unwrap(), "--json"]);
+    let fit = &v["prefill_fit"];
+    assert!(fit["tokens_per_s"].as_f64().unwrap() > 0.0, "{fit}");
+    let turns = &v["turns"];
+    assert_eq!(turns["rows"].as_array().unwrap().len(), 6);
+    assert_eq!(turns["saving"]["stable_ms"], 61.0);
+    assert_eq!(turns["saving"]["changed_ms"], 160.0);
+    let rate = &v["rate_run"];
+    assert_eq!(rate["requests"], 4);
+    assert!((rate["client_delay_ms"]["p99"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+    let out = analyze(&[f.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for part in
+        ["Prefill", "Conversation turns", "prefix caching saves about 99 ms", "Request rate", "offered/s"]
+    {
+        assert!(text.contains(part), "{part} missing in:\n{text}");
+    }
+    // A plain run has none of them.
+    let plain = json(&[fixture().to_str().unwrap(), "--json"]);
+    assert!(plain.get("turns").is_none() && plain.get("rate_run").is_none());
+    let _ = std::fs::remove_file(f);
+}

@@ -16,6 +16,7 @@
 //! |---|---|
 //! | [`trace`] | the versioned JSON trace every part exchanges: schema, loading, redaction |
 //! | [`stream`] | the wire: request bodies, the SSE parser, OpenAI decoding and encoding, the recorder, live figures, streaming Markdown |
+//! | [`load`] | what a live run sends and when: prompt-length sweeps, conversations, arrival-rate schedules |
 //! | [`measure`] | statistics, metrics (TTFT, TPOT, ITL, E2EL…), SLOs and goodput, scenario scores, analysis, run shapes and load curves, ground truth |
 //! | [`replay`] | profiles, sample texts, seeded randomness, stories, the replay state machine and its fidelity |
 //! | [`serve`] | what the replay endpoint of `latency-lab serve` plays: emission plans and injected faults |
@@ -32,6 +33,7 @@
 pub mod chart;
 pub mod fuzz;
 pub mod import;
+pub mod load;
 pub mod measure;
 pub mod replay;
 pub mod serve;

@@ -6,14 +6,21 @@
 //! `ttft_ms`, `tpot_ms`, `itl_ms`, `e2el_ms` (each `{mean, median, std, p50,
 //! p90, p95, p99, min, max, count}` or `null` without data),
 //! `output_tokens_per_s` (system-wide), `goodput` (when SLOs were given;
-//! `ratio` in 0..1) and `scores` (one per scenario).
+//! `ratio` in 0..1) and `scores` (one per scenario); and where the run
+//! shows where latency comes from: `prefill_fit` (prompts of several
+//! lengths, [`crate::measure::prefill`]), `turns` (a conversation,
+//! [`crate::measure::turns`]) and `rate_run` (scheduled sends,
+//! [`crate::measure::rate`]).
 
 use serde::{Deserialize, Serialize};
 
 use crate::measure::metrics::{MetricsConfig, RunMetrics};
+use crate::measure::prefill::{self, PrefillFit};
+use crate::measure::rate::{self, RateRun};
 use crate::measure::score::{Scenario, ScenarioScore};
 use crate::measure::slo::{Goodput, SloSet};
 use crate::measure::stats::Summary;
+use crate::measure::turns::{self, Turns};
 use crate::trace::Trace;
 
 /// What to compute besides the metrics.
@@ -41,17 +48,27 @@ pub struct Analysis {
     pub goodput: Option<Goodput>,
     /// Scenario scores.
     pub scores: Vec<ScenarioScore>,
+    /// TTFT against prompt length, when prompts differ in length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill_fit: Option<PrefillFit>,
+    /// A conversation run turn by turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns: Option<Turns>,
+    /// A request-rate run over time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_run: Option<RateRun>,
 }
 
 impl Analysis {
     /// Analyses a trace.
     pub fn of(trace: &Trace, opts: &AnalysisOptions) -> Self {
-        Self::from_metrics(
-            RunMetrics::of(trace, &opts.metrics),
-            trace.meta.label.clone(),
-            trace.meta.model.clone(),
-            opts,
-        )
+        let metrics = RunMetrics::of(trace, &opts.metrics);
+        let turns = turns::turns(trace, &metrics);
+        let rate_run = rate::rate_run(trace, &metrics);
+        let mut a = Self::from_metrics(metrics, trace.meta.label.clone(), trace.meta.model.clone(), opts);
+        a.turns = turns;
+        a.rate_run = rate_run;
+        a
     }
 
     /// Analyses already computed metrics.
@@ -68,6 +85,9 @@ impl Analysis {
             model,
             goodput: opts.slos.as_ref().map(|s| s.goodput(&metrics)),
             scores: scenarios.iter().map(|s| s.score(&metrics)).collect(),
+            prefill_fit: prefill::fit(&metrics),
+            turns: None,
+            rate_run: None,
             metrics,
         }
     }
@@ -169,6 +189,18 @@ impl Analysis {
                     s.ratio * 100.0
                 ));
             }
+        }
+        if let Some(f) = &self.prefill_fit {
+            out.push_str(&format!("\nPrefill\n  {}\n", f.describe()));
+            out.push_str(&f.table());
+        }
+        if let Some(t) = &self.turns {
+            out.push_str("\nConversation turns\n");
+            out.push_str(&t.table());
+        }
+        if let Some(r) = &self.rate_run {
+            out.push_str(&format!("\nRequest rate\n  {}\n", r.describe()));
+            out.push_str(&r.table());
         }
         out.push_str("\nScenario scores\n");
         for s in &self.scores {

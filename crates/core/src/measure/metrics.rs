@@ -258,7 +258,8 @@ impl RequestMetrics {
             end_ms: r.end_ms,
             chunks: &chunks,
             completion_tokens: r.usage.and_then(|u| u.completion_tokens),
-            prompt_tokens: r.prompt_tokens.or(r.usage.and_then(|u| u.prompt_tokens)),
+            // The server's count when it sent one (a live run records an estimate).
+            prompt_tokens: r.usage.and_then(|u| u.prompt_tokens).or(r.prompt_tokens),
             failure: r.failure.as_ref().map(|f| f.kind),
             tool_e2el_ms: None,
         };

@@ -11,6 +11,11 @@
 //! - [`analysis`]: all of the above for one run, as JSON or a text table.
 //! - [`sweep`]: run shapes (one, N in a row, N at once, a concurrency
 //!   sweep), load curves and the saturation point.
+//! - [`prefill`]: TTFT against prompt length (fixed overhead, time per
+//!   prompt token, prefill tokens/s).
+//! - [`turns`]: conversations turn by turn, and what a stable prefix saves.
+//! - [`rate`]: request-rate runs over time (offered rate, user vs system
+//!   tokens/s, queueing, the client's own delay, the saturation point).
 //! - [`groundtruth`]: the client's measurements against the server's clock.
 //! - [`run`]: a finished run measured once (analysis, load curve, ground
 //!   truth), for every view that shows it.
@@ -19,9 +24,12 @@ pub mod analysis;
 pub mod feel;
 pub mod groundtruth;
 pub mod metrics;
+pub mod prefill;
+pub mod rate;
 pub mod run;
 pub mod score;
 pub mod slo;
 pub mod stats;
 pub mod sweep;
+pub mod turns;
 pub mod weighted;

@@ -214,6 +214,21 @@ pub struct Chunk {
     pub tool: Option<ToolCallRef>,
 }
 
+impl Chunk {
+    /// A content chunk of `text` and `tokens` arrived at `arrived_ms`.
+    pub fn content(arrived_ms: f64, text: &str, tokens: u32) -> Self {
+        Self {
+            arrived_ms,
+            text: text.to_string(),
+            tokens,
+            kind: ChunkKind::Content,
+            painted_ms: None,
+            due_ms: None,
+            tool: None,
+        }
+    }
+}
+
 /// Token counts reported by the server (`usage`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
@@ -277,6 +292,17 @@ pub struct RequestTrace {
     pub prompt_tokens: Option<u64>,
     /// Request sent (ms).
     pub sent_ms: f64,
+    /// When a request-rate run meant to send it (ms, the clock of
+    /// `sent_ms`): `sent_ms − scheduled_ms` is the client's own delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduled_ms: Option<f64>,
+    /// Turn of a conversation run (0 = the first message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    /// The series a request belongs to in a run with several (a
+    /// conversation's "stable prefix" or "changed prefix").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     /// Response headers received (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headers_ms: Option<f64>,

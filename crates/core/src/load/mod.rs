@@ -1,0 +1,18 @@
+//! # Load: what a live run sends, and when
+//!
+//! The run shapes that show where latency comes from (the article's
+//! engineering half), beside the concurrency levels of
+//! [`crate::measure::sweep`]:
+//!
+//! - [`prompts`]: prompts of chosen lengths for a **prompt-length sweep**
+//!   (prefill), and the messages of a **conversation** whose context grows
+//!   turn by turn, with a stable or a changed first message (prefix
+//!   caching).
+//! - [`arrivals`]: the send times of a **request-rate** run (Poisson or
+//!   gamma arrivals with vLLM's burstiness, optional linear ramp).
+//!
+//! What the results mean is measured in [`crate::measure::prefill`],
+//! [`crate::measure::turns`] and [`crate::measure::rate`].
+
+pub mod arrivals;
+pub mod prompts;
