@@ -87,3 +87,14 @@ pub fn client_info() -> ClientInfo {
     }
     .with_browser()
 }
+
+/// Resolves after about `ms` (a `setTimeout`: the browser may run it late,
+/// never early).
+pub async fn sleep_ms(ms: f64) {
+    let Some(window) = web_sys::window() else { return };
+    let delay = ms.clamp(0.0, f64::from(i32::MAX)) as i32;
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, delay);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

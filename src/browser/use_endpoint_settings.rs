@@ -5,7 +5,7 @@
 //! ticked, which moves it to `localStorage`; nothing else ever holds it.
 //! Also lists the server's models (`GET <base>/models`).
 
-use lab_core::measure::sweep::RunMode;
+use lab_core::load::shape::RunShape;
 use lab_core::stream::endpoint::{self, EndpointConfig, PRESETS};
 use leptos::prelude::*;
 
@@ -119,7 +119,7 @@ impl UseEndpointSettings {
 
     /// What a run of `mode` needs, labelled `label` (the model's name when
     /// blank).
-    pub fn run_spec(&self, mode: RunMode, label: &str) -> RunSpec {
+    pub fn run_spec(&self, mode: RunShape, label: &str) -> RunSpec {
         let config = self.config.get_untracked();
         RunSpec {
             label: if label.trim().is_empty() { config.model.clone() } else { label.to_string() },

@@ -12,6 +12,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::{JsCast, JsValue};
 
+use super::clock::sleep_ms;
 use super::idb::{self, DATA, Db, ENTRIES, StoreError};
 use super::page;
 
@@ -21,13 +22,6 @@ mod view;
 pub use view::{MAX_BUNDLE_BYTES, UseLibraryView, file_name, use_library_view};
 
 /// Resolves after `ms` milliseconds.
-async fn sleep_ms(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
-}
-
 /// A fresh entry id of `kind`.
 fn new_id(kind: EntryKind) -> String {
     fresh_id(kind, page::epoch_ms(), page::random())
@@ -89,7 +83,7 @@ impl Library {
             if self.ready.try_get_untracked().is_none_or(|ready| ready) {
                 break;
             }
-            sleep_ms(20).await;
+            sleep_ms(20.0).await;
         }
         self.db().ok_or_else(|| {
             self.error

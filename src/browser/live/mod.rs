@@ -11,12 +11,14 @@
 
 mod answer;
 mod request;
+mod shapes;
 
 use futures_util::future::join_all;
+use lab_core::load::shape::RunShape;
 use lab_core::measure::run::MeasuredRun;
 use lab_core::measure::sweep::RunMode;
 use lab_core::serve::protocol::ground_truth_url;
-use lab_core::stream::endpoint::EndpointConfig;
+use lab_core::stream::endpoint::{ConfigError, EndpointConfig};
 use lab_core::stream::live::LiveStats;
 use lab_core::trace::{ClientInfo, RequestTrace, SourceKind, Trace, TraceMeta, redact_endpoint};
 use leptos::prelude::*;
@@ -65,9 +67,85 @@ pub struct RunSpec {
     /// CORS advice for the chosen server kind.
     pub cors_hint: String,
     /// Shape of the run.
-    pub mode: RunMode,
+    pub mode: RunShape,
     /// Label for the trace.
     pub label: String,
+}
+
+impl RunSpec {
+    /// A request of this run with this body (the page settles before it
+    /// is sent, except in a request-rate run, which sends on schedule).
+    fn request(&self, url: String, body: String) -> LiveRequest {
+        let settle = !matches!(self.mode, RunShape::Rate { .. });
+        LiveRequest { url, body, api_key: self.api_key.clone(), cors_hint: self.cors_hint.clone(), settle }
+    }
+}
+
+/// A run in progress: when it started, on which client, and the requests
+/// so far (published as the checkpoint).
+pub(super) struct Progress<'a> {
+    run: UseLiveRun,
+    spec: &'a RunSpec,
+    started: Option<String>,
+    client: ClientInfo,
+    so_far: Vec<RequestTrace>,
+}
+
+impl<'a> Progress<'a> {
+    fn new(run: UseLiveRun, spec: &'a RunSpec) -> Self {
+        Self { run, spec, started: Some(page::iso_now()), client: client_info(), so_far: Vec::new() }
+    }
+
+    /// The trace of `requests` run `concurrency` at once. The display's
+    /// refresh rate is measured while the page starts; a run started at
+    /// once learns it on the way.
+    fn trace_at(&self, requests: Vec<RequestTrace>, concurrency: u32) -> Trace {
+        let client =
+            ClientInfo { display_refresh_hz: self.run.refresh_hz.get_value(), ..self.client.clone() };
+        trace_of(self.spec, requests, concurrency, self.started.clone(), client)
+    }
+
+    /// The trace of `requests` at the run's concurrency.
+    fn trace(&self, requests: Vec<RequestTrace>) -> Trace {
+        self.trace_at(requests, self.spec.mode.max_concurrency().max(1))
+    }
+
+    /// Publishes the run so far with the partial request on screen.
+    fn publish(&self, partial: &RequestTrace) {
+        let mut reqs = self.so_far.clone();
+        reqs.push(partial.clone());
+        self.run.checkpoint.set(Some(self.trace(reqs)));
+    }
+
+    /// Adds finished requests and publishes the run so far.
+    fn extend(&mut self, traces: impl IntoIterator<Item = RequestTrace>) {
+        self.so_far.extend(traces);
+        self.run.checkpoint.set(Some(self.trace(self.so_far.clone())));
+    }
+
+    /// Requests finished so far.
+    fn done(&self) -> usize {
+        self.so_far.len()
+    }
+
+    /// A request of the run with `body`, or `None` (and the error shown)
+    /// when the body cannot be made.
+    fn request_with(&self, body: Result<String, ConfigError>) -> Option<LiveRequest> {
+        match (body, self.spec.config.completion_url()) {
+            (Ok(b), Ok(u)) => Some(self.spec.request(u, b)),
+            (Err(e), _) | (_, Err(e)) => {
+                self.run.error.set(Some(e.to_string()));
+                None
+            }
+        }
+    }
+
+    /// Finished requests that were still streaming at `now` (a rate run's
+    /// load, as far as this page knows it).
+    fn in_flight(&self, now: f64) -> u32 {
+        let open = self.so_far.iter().filter(|r| r.end_ms.is_some_and(|e| e > now)).count();
+        u32::try_from(open).unwrap_or(u32::MAX)
+    }
 }
 
 /// Where a run stands.
@@ -196,58 +274,85 @@ impl UseLiveRun {
         let Some(abort) = Abort::new() else {
             return self.error.set(Some("this browser cannot abort requests (no AbortController)".into()));
         };
+        if let RunShape::Rate { plan } = spec.mode
+            && let Err(e) = plan.validate()
+        {
+            return self.error.set(Some(e.to_string()));
+        }
         self.error.set(None);
         self.abort.set_value(Some(abort.clone()));
-        let req = LiveRequest { url, body, api_key: spec.api_key.clone(), cors_hint: spec.cors_hint.clone() };
+        let req = spec.request(url, body);
         let run = *self;
         spawn_local(async move { run.run(spec, req, abort).await });
     }
 
     async fn run(self, spec: RunSpec, req: LiveRequest, abort: Abort) {
-        let levels = spec.mode.levels();
-        let total = spec.mode.requests();
-        let started = Some(page::iso_now());
-        let client = client_info();
-        // The display's refresh rate is measured while the page starts; a
-        // run started at once learns it on the way.
-        let trace_of = |requests: Vec<RequestTrace>, concurrency: u32| {
-            let client = ClientInfo { display_refresh_hz: self.refresh_hz.get_value(), ..client.clone() };
-            trace_of(&spec, requests, concurrency, started.clone(), client)
+        let mut progress = Progress::new(self, &spec);
+        self.checkpoint.set(Some(progress.trace(Vec::new())));
+        let levels = match spec.mode {
+            RunShape::Levels { mode } => self.run_levels(&mut progress, mode, &req, &abort).await,
+            RunShape::PromptSweep { max_tokens, rounds } => {
+                shapes::prompt_sweep(self, &mut progress, max_tokens, rounds, &abort).await;
+                Vec::new()
+            }
+            RunShape::Conversation { turns } => {
+                shapes::conversation(self, &mut progress, turns, &abort).await;
+                Vec::new()
+            }
+            RunShape::Rate { plan } => {
+                shapes::rate(self, &mut progress, plan, &abort).await;
+                Vec::new()
+            }
         };
-        let mut so_far: Vec<RequestTrace> = Vec::new();
+        let trace = progress.trace(progress.so_far.clone());
+        self.result.set(Some(MeasuredRun::of(trace, &levels)));
+        self.phase.set(if abort.aborted() { RunPhase::Stopped } else { RunPhase::Finished });
+        self.abort.set_value(None);
+    }
+
+    /// Concurrency levels: batches of requests started together.
+    async fn run_levels(
+        self,
+        progress: &mut Progress<'_>,
+        mode: RunMode,
+        req: &LiveRequest,
+        abort: &Abort,
+    ) -> Vec<(u32, Trace)> {
+        let total = mode.requests();
         let mut level_traces = Vec::new();
-        self.checkpoint.set(Some(trace_of(Vec::new(), spec.mode.max_concurrency())));
-        for (concurrency, rounds) in levels {
-            let first = so_far.len();
+        for (concurrency, rounds) in mode.levels() {
+            let first = progress.so_far.len();
             for _ in 0..rounds {
                 if abort.aborted() {
                     break;
                 }
-                self.phase.set(RunPhase::Running { done: so_far.len(), total, concurrency });
+                self.phase.set(RunPhase::Running { done: progress.so_far.len(), total, concurrency });
                 let traces = {
-                    let publish = |partial: &RequestTrace| {
-                        let mut reqs = so_far.clone();
-                        reqs.push(partial.clone());
-                        self.checkpoint.set(Some(trace_of(reqs, spec.mode.max_concurrency())));
-                    };
+                    let publish = |partial: &RequestTrace| progress.publish(partial);
                     let on_stats = |s: LiveStats| self.stats.set(s);
                     let on_cadence = |c: Option<Contrast>| self.cadence.set(c);
                     let batch = (0..concurrency).map(|i| {
                         let screen =
                             (i == 0).then(|| self.screen(&on_stats, &publish, &on_cadence)).flatten();
-                        self.one(&req, &abort, screen)
+                        self.one(req, abort, screen)
                     });
                     join_all(batch).await
                 };
-                so_far.extend(traces);
-                self.checkpoint.set(Some(trace_of(so_far.clone(), spec.mode.max_concurrency())));
+                progress.extend(traces);
             }
-            level_traces.push((concurrency, trace_of(so_far[first..].to_vec(), concurrency)));
+            level_traces
+                .push((concurrency, progress.trace_at(progress.so_far[first..].to_vec(), concurrency)));
         }
-        let max_c = level_traces.iter().map(|(c, _)| *c).max().unwrap_or(1);
-        self.result.set(Some(MeasuredRun::of(trace_of(so_far, max_c), &level_traces)));
-        self.phase.set(if abort.aborted() { RunPhase::Stopped } else { RunPhase::Finished });
-        self.abort.set_value(None);
+        level_traces
+    }
+
+    /// One request drawn on the page.
+    async fn one_on_screen(self, p: &Progress<'_>, req: &LiveRequest, abort: &Abort) -> RequestTrace {
+        let publish = |partial: &RequestTrace| p.publish(partial);
+        let on_stats = |s: LiveStats| self.stats.set(s);
+        let on_cadence = |c: Option<Contrast>| self.cadence.set(c);
+        let screen = self.screen(&on_stats, &publish, &on_cadence);
+        self.one(req, abort, screen).await
     }
 
     fn screen<'a>(

@@ -53,6 +53,10 @@ pub struct LiveRequest {
     pub api_key: Option<String>,
     /// CORS advice for this kind of server (with `ORIGIN` placeholders).
     pub cors_hint: String,
+    /// Let the page settle (frames, its own work) before sending, so none
+    /// of it runs between the stamp and the request leaving; off when the
+    /// request must leave on a schedule.
+    pub settle: bool,
 }
 
 /// The request shown on the page: where its text goes and who hears about it.
@@ -108,7 +112,9 @@ pub async fn stream_completion(
     };
     // The page's own work (the view of the run so far, saving it) is done
     // first, so none of it runs between the stamp and the request leaving.
-    settled().await;
+    if req.settle {
+        settled().await;
+    }
     let mut rec = Recorder::new(now_ms());
     let response = match send(&req.url, &init).await {
         Ok(r) => r,

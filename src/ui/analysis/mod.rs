@@ -5,6 +5,7 @@
 
 mod charts;
 mod feel;
+mod origins;
 mod scores;
 mod table;
 
@@ -16,6 +17,7 @@ use leptos::prelude::*;
 
 use charts::AnalysisCharts;
 use feel::FeelFacts;
+use origins::Origins;
 use scores::{GoodputSection, ScenarioCard};
 use table::{Facts, MetricsTable};
 
@@ -58,6 +60,7 @@ pub fn AnalysisPanel(name: String, run: MeasuredRun) -> impl IntoView {
             <Facts analysis=analysis.into()/>
             <MetricsTable analysis=analysis.into()/>
             <FeelFacts analysis=analysis.into()/>
+            <Origins run=run/>
             <AnalysisCharts run=run analysis=analysis.into() slos=Signal::derive(move || slos.get().ok())/>
             <GoodputSection slo_text=slo_text slos=slos analysis=analysis.into()/>
             <section class="scores" data-testid="scores">

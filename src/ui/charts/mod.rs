@@ -7,9 +7,11 @@
 
 mod bars;
 mod lines;
+mod prefill;
 
 pub use bars::{GoodputChart, HistogramChart, PercentileBarsChart, ScoreBreakdownChart};
 pub use lines::{CdfChart, ConcurrencyChart, TimelineChart};
+pub use prefill::PrefillChart;
 
 use lab_core::chart::LinearScale;
 use leptos::prelude::*;

@@ -8,6 +8,7 @@ mod comparisons;
 mod controls;
 mod form;
 mod results;
+mod shape_fields;
 mod stats;
 mod sweep;
 

@@ -39,7 +39,7 @@ pub fn RunResults(run: MeasuredRun) -> impl IntoView {
         .collect();
     let stall_count: usize = per.iter().map(|m| m.stalls.len()).sum();
     let net = run.network.clone();
-    let concurrency = run.trace.meta.concurrency.unwrap_or(1);
+    let concurrency = run.network.peak_in_flight;
     view! {
         <section class="run-results" data-testid="run-results">
             <div class="actions">

@@ -17,6 +17,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::measure::run::HTTP1_CONNECTIONS_PER_HOST;
 use crate::replay::rng::Rng;
 
 /// Most requests a plan schedules.
@@ -131,20 +132,16 @@ impl RatePlan {
     }
 }
 
-/// Connections a browser opens to one HTTP/1.1 host.
-pub const HTTP1_CONNECTIONS_PER_HOST: f64 = 6.0;
-
-/// A warning when `rate_per_s` requests/s lasting about `e2el_ms` each
-/// need more streams at once than a browser opens to an HTTP/1.1 host
-/// (Little's law: in flight = rate × time in the system).
-pub fn connection_warning(rate_per_s: f64, e2el_ms: f64) -> Option<String> {
-    let in_flight = rate_per_s * e2el_ms / 1000.0;
-    (in_flight > HTTP1_CONNECTIONS_PER_HOST).then(|| {
-        format!(
-            "At {rate_per_s} requests/s with responses of about {:.1} s, about {in_flight:.0} streams are open at once; a browser opens at most 6 to an HTTP/1.1 host, so the rest wait in the browser, not the server. Serve over HTTP/2 (or use several hosts) to measure the server.",
-            e2el_ms / 1000.0
-        )
-    })
+/// What a browser's HTTP/1.1 connection limit means at `rate_per_s`:
+/// by Little's law (in flight = rate × time in the system), responses
+/// longer than [`HTTP1_CONNECTIONS_PER_HOST`] / rate seconds need more
+/// streams than a browser opens to one HTTP/1.1 host, and the rest wait in
+/// the browser, not the server.
+pub fn http1_note(rate_per_s: f64) -> String {
+    let budget = f64::from(HTTP1_CONNECTIONS_PER_HOST) / rate_per_s.max(1e-9);
+    format!(
+        "Over HTTP/1.1 a browser opens at most {HTTP1_CONNECTIONS_PER_HOST} streams to one host: at {rate_per_s} requests/s, responses longer than {budget:.1} s pile up in the browser instead of the server (the results say if it happened). HTTP/2 endpoints have no such limit."
+    )
 }
 
 #[cfg(test)]
@@ -213,7 +210,6 @@ mod tests {
         assert_eq!(none.validate(), Err(RateError::Bound));
         let ramp = RatePlan { ramp_from_per_s: Some(1.0), ..plan(1.0, 1.0, 5) };
         assert_eq!(ramp.validate(), Err(RateError::RampNeedsDuration));
-        assert!(connection_warning(20.0, 2000.0).unwrap().contains("about 40 streams"));
-        assert_eq!(connection_warning(1.0, 2000.0), None);
+        assert!(http1_note(2.0).contains("longer than 3.0 s"));
     }
 }

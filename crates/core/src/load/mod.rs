@@ -8,6 +8,7 @@
 //!   (prefill), and the messages of a **conversation** whose context grows
 //!   turn by turn, with a stable or a changed first message (prefix
 //!   caching).
+//! - [`shape`]: the shape of a live run, levels or one of these.
 //! - [`arrivals`]: the send times of a **request-rate** run (Poisson or
 //!   gamma arrivals with vLLM's burstiness, optional linear ramp).
 //!
@@ -16,3 +17,4 @@
 
 pub mod arrivals;
 pub mod prompts;
+pub mod shape;

@@ -19,6 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::replay::text;
+pub use crate::stream::endpoint::Message;
 
 /// The sweep's prompt sizes (pseudo tokens), up to the user's maximum.
 pub const SWEEP_SIZES: [usize; 7] = [64, 256, 1024, 2048, 4096, 8192, 16384];
@@ -70,21 +71,6 @@ pub const FOLLOW_UPS: [&str; 6] = [
     "Which of those points matters most for an agent that calls tools?",
 ];
 
-/// One message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Message {
-    /// `system`, `user` or `assistant`.
-    pub role: String,
-    /// The text.
-    pub content: String,
-}
-
-impl Message {
-    fn new(role: &str, content: impl Into<String>) -> Self {
-        Self { role: role.to_string(), content: content.into() }
-    }
-}
-
 /// The messages of turn `turn` (0-based) of a conversation whose first
 /// message is `first` and whose earlier answers are `answers` (one per
 /// earlier turn).
@@ -99,10 +85,10 @@ pub fn turn_messages(
         Prefix::Stable => first.to_string(),
         Prefix::Changed => format!("[{run_nonce}-{turn}] {first}"),
     };
-    let mut out = vec![Message::new("system", first)];
+    let mut out = vec![Message::new("system", &first)];
     for (k, answer) in answers.iter().enumerate().take(turn) {
         out.push(Message::new("user", FOLLOW_UPS[k % FOLLOW_UPS.len()]));
-        out.push(Message::new("assistant", answer.clone()));
+        out.push(Message::new("assistant", answer));
     }
     out.push(Message::new("user", FOLLOW_UPS[turn % FOLLOW_UPS.len()]));
     out

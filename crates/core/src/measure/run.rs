@@ -35,6 +35,8 @@ pub struct NetworkFacts {
     pub queued_ms: Option<Summary>,
     /// More requests at once than HTTP/1.1 connections to one host.
     pub http1_limited: bool,
+    /// Most requests in flight at once (between sent and end).
+    pub peak_in_flight: u32,
 }
 
 impl NetworkFacts {
@@ -45,10 +47,32 @@ impl NetworkFacts {
         protocols.dedup();
         let queued =
             Samples::from_finite(trace.requests.iter().filter_map(|r| r.network.as_ref()?.queued_ms()));
-        let http1_limited = trace.meta.concurrency.unwrap_or(1) > HTTP1_CONNECTIONS_PER_HOST
-            && protocols.iter().any(|p| p == "http/1.1");
-        Self { protocols, queued_ms: queued.summary(), http1_limited }
+        let peak_in_flight = peak_in_flight(trace).max(trace.meta.concurrency.unwrap_or(1));
+        let http1_limited =
+            peak_in_flight > HTTP1_CONNECTIONS_PER_HOST && protocols.iter().any(|p| p == "http/1.1");
+        Self { protocols, queued_ms: queued.summary(), http1_limited, peak_in_flight }
     }
+}
+
+/// Most requests between their `sent_ms` and their end at one moment.
+pub fn peak_in_flight(trace: &Trace) -> u32 {
+    let mut events: Vec<(f64, i32)> = trace
+        .requests
+        .iter()
+        .filter_map(|r| {
+            let end = r.end_ms.or_else(|| r.chunks.last().map(|c| c.arrived_ms))?;
+            Some([(r.sent_ms, 1), (end, -1)])
+        })
+        .flatten()
+        .collect();
+    // Ends before starts at the same instant: back to back is not overlap.
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let (mut now, mut peak) = (0i32, 0i32);
+    for (_, d) in events {
+        now += d;
+        peak = peak.max(now);
+    }
+    u32::try_from(peak).unwrap_or(0)
 }
 
 /// A run and its figures.
@@ -114,7 +138,11 @@ mod tests {
         assert!(m.analysis.goodput.is_some(), "standard SLOs");
         assert!(m.comparisons.is_empty(), "no ground truth in a synthetic trace");
         assert!(m.saturation.is_none());
-        assert_eq!(m.network, NetworkFacts::default(), "no browser, no network facts");
+        assert_eq!(
+            m.network,
+            NetworkFacts { peak_in_flight: 1, ..NetworkFacts::default() },
+            "no browser, no network facts; one request at a time"
+        );
     }
 
     #[test]
@@ -136,6 +164,15 @@ mod tests {
         assert!(m.network.queued_ms.is_some());
         t.meta.concurrency = Some(6);
         assert!(!MeasuredRun::of(t, &[]).network.http1_limited);
+        // Requests overlapping in time count however the run was shaped.
+        let mut r = Profile::simple("r", 100.0, 10.0, 20).to_trace(10, 10);
+        for (i, q) in r.requests.iter_mut().enumerate() {
+            let shift = q.sent_ms - i as f64 * 50.0;
+            q.sent_ms -= shift;
+            q.end_ms = q.end_ms.map(|e| e - shift);
+            q.chunks.iter_mut().for_each(|c| c.arrived_ms -= shift);
+        }
+        assert_eq!(peak_in_flight(&r), 6, "each lasts 290 ms, one starts every 50 ms");
     }
 
     #[test]

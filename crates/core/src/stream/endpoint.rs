@@ -173,6 +173,22 @@ pub const PRESETS: [EndpointPreset; 6] = [
     },
 ];
 
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// The text.
+    pub content: String,
+}
+
+impl Message {
+    /// A message.
+    pub fn new(role: &str, content: &str) -> Self {
+        Self { role: role.to_string(), content: content.to_string() }
+    }
+}
+
 /// A preset by id.
 pub fn preset(id: &str) -> Option<&'static EndpointPreset> {
     PRESETS.iter().find(|p| p.id == id)
@@ -231,6 +247,17 @@ impl EndpointConfig {
 
     /// The JSON body.
     pub fn body(&self) -> Result<String, ConfigError> {
+        let mut messages = Vec::new();
+        if !self.system.trim().is_empty() {
+            messages.push(Message::new("system", &self.system));
+        }
+        messages.push(Message::new("user", &self.prompt));
+        self.body_with(&messages)
+    }
+
+    /// The JSON body with these messages (a completions request sends
+    /// their texts joined by blank lines as its prompt).
+    pub fn body_with(&self, messages: &[Message]) -> Result<String, ConfigError> {
         if self.model.trim().is_empty() {
             return Err(ConfigError::NoModel);
         }
@@ -241,15 +268,13 @@ impl EndpointConfig {
         body.insert("model".into(), json!(self.model.trim()));
         match self.api {
             ApiFlavor::Chat => {
-                let mut messages = Vec::new();
-                if !self.system.trim().is_empty() {
-                    messages.push(json!({"role": "system", "content": self.system}));
-                }
-                messages.push(json!({"role": "user", "content": self.prompt}));
-                body.insert("messages".into(), Value::Array(messages));
+                let list: Vec<Value> =
+                    messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
+                body.insert("messages".into(), Value::Array(list));
             }
             ApiFlavor::Completions => {
-                body.insert("prompt".into(), json!(self.prompt));
+                let text: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+                body.insert("prompt".into(), json!(text.join("\n\n")));
             }
         }
         body.insert(self.max_tokens_field.name().into(), json!(self.max_tokens));

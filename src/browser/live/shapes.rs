@@ -1,0 +1,116 @@
+//! The live runs that show where latency comes from
+//! (`lab_core::load`): a prompt-length sweep (prefill), a conversation in
+//! two series (context growth, prefix caching) and a request-rate run
+//! (open-loop arrivals, queueing). Each request's trace carries what the
+//! analysis needs: its estimated prompt tokens, its turn and series, and
+//! when it was meant to be sent.
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use lab_core::load::arrivals::RatePlan;
+use lab_core::load::prompts::{self, Prefix};
+use lab_core::replay::text;
+use lab_core::trace::RequestTrace;
+use leptos::prelude::*;
+
+use super::{Abort, Progress, RunPhase, UseLiveRun};
+use crate::browser::clock::{now_ms, sleep_ms};
+use crate::browser::page;
+
+/// The first message of a conversation when the form has no system prompt.
+const DEFAULT_FIRST: &str = "You are a helpful assistant. Answer briefly and plainly.";
+
+/// How long before the first scheduled send a rate run starts (ms), so
+/// the first request is not already late.
+const RATE_LEAD_MS: f64 = 50.0;
+
+/// A word no other run uses, put at the start of prompts so nothing is
+/// shared with an earlier run's cache.
+fn nonce() -> String {
+    format!("run-{:08x}", (page::random() * f64::from(u32::MAX)) as u64)
+}
+
+/// Prompts of growing length, `rounds` of each, one at a time.
+pub(super) async fn prompt_sweep(
+    run: UseLiveRun,
+    p: &mut Progress<'_>,
+    max: u32,
+    rounds: u32,
+    abort: &Abort,
+) {
+    let sizes = prompts::sweep_sizes(max as usize);
+    let total = sizes.len() * rounds.max(1) as usize;
+    let nonce = nonce();
+    let order = sizes.iter().flat_map(|s| std::iter::repeat_n(*s, rounds.max(1) as usize));
+    for (i, size) in order.enumerate() {
+        if abort.aborted() {
+            break;
+        }
+        run.phase.set(RunPhase::Running { done: p.done(), total, concurrency: 1 });
+        let mut config = p.spec.config.clone();
+        config.prompt = prompts::sized_prompt(size, &format!("{nonce}-{i}"));
+        let Some(req) = p.request_with(config.body()) else { break };
+        let mut t = run.one_on_screen(p, &req, abort).await;
+        t.prompt_tokens =
+            Some((text::count_tokens(&config.system) + text::count_tokens(&config.prompt)) as u64);
+        p.extend([t]);
+    }
+}
+
+/// `turns` turns with a stable first message, then with a changed one.
+pub(super) async fn conversation(run: UseLiveRun, p: &mut Progress<'_>, turns: u32, abort: &Abort) {
+    let turns = turns.clamp(1, lab_core::load::shape::MAX_TURNS) as usize;
+    let nonce = nonce();
+    let system = p.spec.config.system.trim();
+    let first = format!("[{nonce}] {}", if system.is_empty() { DEFAULT_FIRST } else { system });
+    for prefix in [Prefix::Stable, Prefix::Changed] {
+        let mut answers: Vec<String> = Vec::new();
+        for turn in 0..turns {
+            if abort.aborted() {
+                return;
+            }
+            run.phase.set(RunPhase::Running { done: p.done(), total: 2 * turns, concurrency: 1 });
+            let messages = prompts::turn_messages(&first, prefix, turn, &answers, &nonce);
+            let Some(req) = p.request_with(p.spec.config.body_with(&messages)) else { return };
+            let mut t = run.one_on_screen(p, &req, abort).await;
+            t.prompt_tokens = Some(prompts::count_message_tokens(&messages) as u64);
+            t.turn = Some(turn as u32);
+            t.group = Some(prefix.word().to_string());
+            answers.push(t.text());
+            p.extend([t]);
+        }
+    }
+}
+
+/// Requests sent on the plan's schedule, however many are in flight; none
+/// is drawn (several stream at once), all are measured.
+pub(super) async fn rate(run: UseLiveRun, p: &mut Progress<'_>, plan: RatePlan, abort: &Abort) {
+    let Ok(times) = plan.send_times_ms() else { return };
+    let total = times.len();
+    let Some(req) = p.request_with(p.spec.config.body()) else { return };
+    let t0 = now_ms() + RATE_LEAD_MS;
+    let mut pending: FuturesUnordered<_> = times
+        .into_iter()
+        .map(|at| {
+            let req = req.clone();
+            async move {
+                let due = t0 + at;
+                sleep_ms(due - now_ms()).await;
+                if abort.aborted() {
+                    return None;
+                }
+                let mut t: RequestTrace = run.one(&req, abort, None).await;
+                t.scheduled_ms = Some(due);
+                Some(t)
+            }
+        })
+        .collect();
+    let mut sent = 0usize;
+    while let Some(done) = pending.next().await {
+        sent += 1;
+        p.extend(done);
+        let in_flight = p.in_flight(now_ms());
+        run.phase.set(RunPhase::Running { done: sent, total, concurrency: in_flight });
+    }
+    p.so_far.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
+}

@@ -1,0 +1,72 @@
+//! The fields of the chosen run shape: N and rounds for levels, the
+//! longest prompt of a sweep, a conversation's turns, a request rate's
+//! rate, burstiness, length and ramp.
+
+use lab_core::load::arrivals::http1_note;
+use lab_core::load::shape::ShapeForm;
+use leptos::prelude::*;
+
+/// A number field bound to one part of the form.
+fn number(
+    id: &'static str,
+    label: &'static str,
+    step: &'static str,
+    form: RwSignal<ShapeForm>,
+    get: fn(&ShapeForm) -> String,
+    set: fn(&mut ShapeForm, &str),
+) -> impl IntoView {
+    view! {
+        <label>{label}" "
+            <input type="number" min="0" step=step data-testid=id prop:value=move || form.with(get)
+                on:change=move |ev| form.update(|f| set(f, event_target_value(&ev).trim()))/>
+        </label>
+    }
+}
+
+fn whole(s: &str) -> u32 {
+    s.parse().unwrap_or(1).max(1)
+}
+
+fn positive(s: &str) -> f64 {
+    s.parse().unwrap_or(0.0)
+}
+
+fn optional(s: &str) -> Option<f64> {
+    s.parse().ok().filter(|v: &f64| v.is_finite() && *v > 0.0)
+}
+
+fn opt_text(v: Option<f64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// The fields `kind` needs.
+#[component]
+pub fn ShapeFields(kind: Signal<String>, form: RwSignal<ShapeForm>) -> impl IntoView {
+    let is = move |k: &'static [&'static str]| move || k.contains(&kind.get().as_str());
+    view! {
+        <Show when=is(&["repeat", "concurrent", "sweep", "rate"])>
+            {number("run-n", "N", "1", form, |f| f.n.to_string(), |f, v| f.n = whole(v))}
+        </Show>
+        <Show when=is(&["sweep", "prompt_sweep"])>
+            {number("run-rounds", "rounds per level", "1", form, |f| f.rounds.to_string(), |f, v| f.rounds = whole(v))}
+        </Show>
+        <Show when=is(&["prompt_sweep"])>
+            <label>"longest prompt "
+                <select data-testid="run-prompt-max" prop:value=move || form.with(|f| f.max_prompt_tokens.to_string())
+                    on:change=move |ev| form.update(|f| f.max_prompt_tokens = whole(&event_target_value(&ev)))>
+                    {[1024, 2048, 4096, 8192, 16384].map(|n| view! { <option value=n.to_string()>{format!("{n} tokens")}</option> }).collect_view()}
+                </select>
+            </label>
+        </Show>
+        <Show when=is(&["conversation"])>
+            {number("run-turns", "turns", "1", form, |f| f.turns.to_string(), |f, v| f.turns = whole(v))}
+        </Show>
+        <Show when=is(&["rate"])>
+            {number("run-rate", "requests/s", "0.1", form, |f| f.rate_per_s.to_string(), |f, v| f.rate_per_s = positive(v))}
+            {number("run-burstiness", "burstiness (1 = Poisson)", "0.1", form, |f| f.burstiness.to_string(), |f, v| f.burstiness = positive(v))}
+            {number("run-duration", "for seconds (else N requests)", "1", form, |f| opt_text(f.duration_s), |f, v| f.duration_s = optional(v))}
+            {number("run-ramp-from", "ramp from requests/s", "0.1", form, |f| opt_text(f.ramp_from_per_s), |f, v| f.ramp_from_per_s = optional(v))}
+            <p class="hint" data-testid="run-rate-note">{move || http1_note(form.with(|f| f.rate_per_s))}</p>
+        </Show>
+    }
+}

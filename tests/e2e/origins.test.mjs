@@ -1,0 +1,92 @@
+// Where latency comes from, in Live against the replay endpoint's server
+// model: a prompt-length sweep recovers the profile's prefill rate, a
+// conversation shows what a stable prefix saves, the prefix cache halves
+// a repeated long prompt's TTFT (and does nothing when off), and a
+// concurrency sweep and a rate ramp against `slots=4` find the knee.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { downloadTrace, labSuite, openPage, runLive, setField, waitForText } from './lib/lab.mjs';
+
+const ttfts = (requests) => requests.map((r) => r.chunks.find((c) => (c.tokens ?? 1) > 0).arrived_ms - r.sent_ms);
+
+describe('where latency comes from', () => {
+  const lab = labSuite();
+
+  test('a prompt-length sweep fits the prefill rate of the profile within 10%', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
+    await setField(page, 'model', 'profile:ttft=30,tpot=5,tokens=4,jitter=constant,prefill=0.25');
+    await page.getByTestId('run-mode').selectOption('prompt_sweep');
+    await setField(page, 'run-rounds', 1);
+    await page.getByTestId('run-prompt-max').selectOption('4096');
+    await page.getByTestId('start').click();
+    await waitForText(page.getByTestId('run-status'), /^Finished/, 60_000);
+    const summary = await page.getByTestId('prefill-summary').textContent();
+    const rate = Number(/about (\d+) tokens\/s/.exec(summary)?.[1]);
+    assert.ok(Math.abs(rate - 4000) <= 400, `fitted ${rate} tokens/s against 4000: ${summary}`);
+    assert.equal(await page.getByTestId('prefill-point').count(), 5, '64 … 4096 tokens');
+    const { trace } = await downloadTrace(page);
+    const prompts = trace.requests.map((r) => r.usage.prompt_tokens);
+    assert.ok(prompts[4] > 3500 && prompts[0] < 100, `prompt tokens ${prompts}`);
+    assert.ok(trace.requests.every((r) => r.usage.prompt_tokens > 0 && r.usage.cached_tokens === undefined), 'unique prompts: nothing cached');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a conversation: from turn 2 a stable prefix answers sooner than a changed one', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
+    await setField(page, 'model', 'profile:ttft=30,tpot=2,tokens=60,jitter=constant,prefill=1');
+    await page.getByTestId('run-mode').selectOption('conversation');
+    await setField(page, 'run-turns', 3);
+    await page.getByTestId('start').click();
+    await waitForText(page.getByTestId('run-status'), /^Finished/, 60_000);
+    assert.equal(await page.getByTestId('turn-row').count(), 6);
+    assert.match(await page.getByTestId('turns-saving').textContent(), /prefix caching saves about \d+ ms/);
+    const { trace } = await downloadTrace(page);
+    const stable = trace.requests.filter((r) => r.group === 'stable prefix');
+    const changed = trace.requests.filter((r) => r.group === 'changed prefix');
+    assert.deepEqual(stable.map((r) => r.turn), [0, 1, 2]);
+    const [s, c] = [ttfts(stable), ttfts(changed)];
+    assert.ok(s[2] < c[2], `turn 3: stable ${s[2]} ms, changed ${c[2]} ms`);
+    assert.ok(stable[2].usage.prompt_tokens > stable[0].usage.prompt_tokens, 'the context grows');
+    assert.ok(stable[2].usage.cached_tokens > 0 && changed[2].usage.cached_tokens === undefined, 'the server reports what it cached');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the same long prompt twice: cache on halves the second TTFT, cache off does not', async () => {
+    const { page, context } = await openPage(lab.browser, `${lab.server.url}#live`);
+    await setField(page, 'prompt', 'Tell me about latency. '.repeat(300));
+    const twice = async (cache) => {
+      await runLive(page, { model: `profile:ttft=20,tpot=5,tokens=5,jitter=constant,prefill=0.5,cache=${cache}`, mode: 'repeat', n: 2 });
+      return ttfts((await downloadTrace(page)).trace.requests);
+    };
+    const on = await twice('on');
+    assert.ok(on[1] <= on[0] / 2, `cache on: ${on}`);
+    const off = await twice('off');
+    assert.ok(off[0] > 400 && Math.abs(off[1] - off[0]) < 0.25 * off[0], `cache off: ${off}`);
+    await context.close();
+  });
+
+  test('slots=4: the concurrency sweep and a rate ramp both find the knee near 4', async () => {
+    const { page, context } = await openPage(lab.browser, `${lab.server.url}#live`);
+    const model = 'profile:ttft=50,tpot=10,tokens=30,jitter=constant,slots=4';
+    await runLive(page, { model, mode: 'sweep', n: 16, rounds: 1, timeout: 90_000 });
+    const knee = Number(await page.locator('[data-testid=sweep-row].knee th').textContent());
+    assert.ok([2, 4, 8].includes(knee), `knee at ${knee}: ${await page.getByTestId('saturation').textContent()}`);
+    // A ramp from 1 to 25 requests/s over 8 s: the server holds 4 at once.
+    await page.getByTestId('run-mode').selectOption('rate');
+    await setField(page, 'run-rate', 25);
+    await setField(page, 'run-duration', 8);
+    await setField(page, 'run-ramp-from', 1);
+    assert.match(await page.getByTestId('run-rate-note').textContent(), /at most 6 streams/);
+    await page.getByTestId('start').click();
+    await waitForText(page.getByTestId('run-status'), /^Finished/, 90_000);
+    const summary = await page.getByTestId('rate-summary').textContent();
+    assert.match(summary, /Requests started to queue at about [\d.]+ requests\/s/);
+    assert.match(summary, /The browser sent [\d.]+ ms late at P99/);
+    const { trace } = await downloadTrace(page);
+    assert.ok(trace.requests.length > 60, `${trace.requests.length} requests`);
+    assert.ok(trace.requests.every((r) => typeof r.scheduled_ms === 'number'));
+    await context.close();
+  });
+});
