@@ -11,7 +11,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { downloadTrace, launchBrowser, openPage, runLive, setField, startServer } from './lib/lab.mjs';
+import { analyzeJson, downloadTrace, launchBrowser, openPage, runLive, setField, startServer, waitForText } from './lib/lab.mjs';
 
 const CACHE = process.env.LAB_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'latency-lab');
 const PYTHON = process.env.LAB_ENGINE_PYTHON ?? path.join(CACHE, 'venv/bin/python');
@@ -117,5 +117,41 @@ describe('live mode against a real llama.cpp engine', () => {
     }
     const [s, l] = [median(ttft.short), median(ttft.long)];
     assert.ok(l > 2 * s && l - s > 30, `TTFT short ${s.toFixed(1)} ms vs long ${l.toFixed(1)} ms`);
+  });
+
+  test('a prompt-length sweep fits a positive prefill slope', async () => {
+    await setField(page, 'max-tokens', 4);
+    await page.getByTestId('run-mode').selectOption('prompt_sweep');
+    await setField(page, 'run-rounds', 2);
+    await page.getByTestId('run-prompt-max').selectOption('1024');
+    await page.getByTestId('start').click();
+    await waitForText(page.getByTestId('run-status'), /^Finished/, 120_000);
+    const { trace, path: file } = await downloadTrace(page);
+    assert.ok(trace.requests.every((r) => !r.failure), JSON.stringify(trace.requests.map((r) => r.failure)));
+    const summary = await page.getByTestId('prefill-summary').textContent();
+    assert.match(summary, /prefill runs at about \d+ tokens\/s/, summary);
+    const v = analyzeJson(file);
+    assert.ok(v.prefill_fit.ms_per_token > 0, `slope ${v.prefill_fit.ms_per_token} ms per token`);
+  });
+
+  test('conversation: turn-2 TTFT is lower with a stable first message (median of 3)', async () => {
+    // A long first message: what llama.cpp's prompt cache can keep or must recompute.
+    await setField(page, 'system', longPrompt(1200, 'You are brief.'));
+    await setField(page, 'max-tokens', 16);
+    await page.getByTestId('run-mode').selectOption('conversation');
+    await setField(page, 'run-turns', 2);
+    const turn2 = { 'stable prefix': [], 'changed prefix': [] };
+    for (let i = 0; i < 3; i++) {
+      await page.getByTestId('start').click();
+      await waitForText(page.getByTestId('run-status'), /^Finished/, 120_000);
+      const { trace } = await downloadTrace(page);
+      for (const r of trace.requests.filter((q) => q.turn === 1)) {
+        assert.equal(r.failure, undefined, JSON.stringify(r.failure));
+        turn2[r.group].push(r.chunks[0].arrived_ms - r.sent_ms);
+      }
+    }
+    const [stable, changed] = [median(turn2['stable prefix']), median(turn2['changed prefix'])];
+    assert.ok(stable < changed, `turn 2 TTFT: stable ${stable.toFixed(1)} ms, changed ${changed.toFixed(1)} ms`);
+    await setField(page, 'system', '');
   });
 });
