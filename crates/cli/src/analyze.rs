@@ -182,7 +182,11 @@ fn summary_file(args: &AnalyzeArgs, runs: &[ImportedRun]) -> Option<PathBuf> {
 fn render_run(run: &ImportedRun, opts: &AnalysisOptions, args: &AnalyzeArgs) -> String {
     let metrics = run.metrics(&opts.metrics);
     let comparison = import::compare(run, &metrics);
-    let analysis = Analysis::from_metrics(metrics, Some(run.label.clone()), run.model.clone(), opts);
+    let mut analysis = Analysis::from_metrics(metrics, Some(run.label.clone()), run.model.clone(), opts);
+    // Conversations: the per-turn table needs the requests' turns.
+    if run.requests.iter().any(|r| r.turn.is_some()) {
+        analysis.turns = lab_core::measure::turns::turns(&run.to_trace(), &analysis.metrics);
+    }
     render(&analysis, Some((run, &comparison)), args)
 }
 

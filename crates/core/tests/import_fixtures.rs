@@ -218,3 +218,29 @@ fn no_cut_of_any_fixture_panics() {
         }
     }
 }
+
+#[test]
+fn multi_turn_runs_keep_their_turns_and_single_turn_runs_do_not() {
+    use lab_core::measure::turns;
+    // The recorded runs are single-turn: every turn_index is 0, which says nothing.
+    for name in ["aiperf_0.13.0_profile_export.jsonl", "guidellm_0.8.1_benchmarks.json"] {
+        assert!(runs(name)[0].requests.iter().all(|r| r.turn.is_none()), "{name}");
+    }
+    // The same AIPerf records as conversations of two turns.
+    let text = fixture("aiperf_0.13.0_profile_export.jsonl");
+    let mut k = 0;
+    let two: Vec<String> = text
+        .lines()
+        .map(|l| {
+            k += 1;
+            l.replace("\"turn_index\":0", &format!("\"turn_index\":{}", k % 2))
+        })
+        .collect();
+    let Imported::Runs(r) = import::import(&two.join("\n")).unwrap() else { panic!("not a run") };
+    let run = &r[0];
+    assert!(run.requests.iter().any(|q| q.turn == Some(1)));
+    let m = run.metrics(&MetricsConfig::default());
+    let t = turns::turns(&run.to_trace(), &m).expect("turns");
+    assert_eq!(t.rows.iter().map(|r| r.turn).collect::<Vec<_>>(), [0, 1]);
+    assert_eq!(t.rows.iter().map(|r| r.requests).sum::<usize>(), m.completed);
+}

@@ -19,12 +19,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::compare::{FigureMetric, FigureStat, ToolFigure};
+use super::reconstruct::keep_turns;
 use super::{Format, ImportError, ImportedRequest, ImportedRun};
 
 #[derive(Deserialize, Default)]
 struct Metadata {
     #[serde(default)]
     x_request_id: Option<String>,
+    #[serde(default)]
+    turn_index: Option<u32>,
     #[serde(default)]
     request_start_ns: Option<f64>,
     #[serde(default)]
@@ -112,8 +115,11 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
             text: None,
             error,
             spread: false,
+            turn: r.metadata.turn_index,
+            cached_tokens: None,
         });
     }
+    keep_turns(&mut requests);
     let mut notes = vec![
         "AIPerf's \"inter token latency\" is what the lab calls TPOT; the lab's ITL is AIPerf's inter-chunk latency.".to_string(),
         "AIPerf counts output tokens with its tokenizer (or the server's usage with --use-server-token-count); the lab uses its count.".to_string(),

@@ -139,6 +139,8 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
                 text: Some(d.text),
                 error,
                 spread: false,
+                turn: None,
+                cached_tokens: None,
             });
         }
         let end = exp

@@ -23,6 +23,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::compare::{FigureMetric, FigureStat, ToolFigure};
+use super::reconstruct::keep_turns;
 use super::{Format, ImportError, ImportedRequest, ImportedRun};
 
 #[derive(Deserialize)]
@@ -74,6 +75,8 @@ struct Info {
     #[serde(default)]
     timings: Timings,
     #[serde(default)]
+    turn_index: Option<u32>,
+    #[serde(default)]
     error: Option<String>,
 }
 
@@ -87,6 +90,8 @@ struct Stats {
     output: Option<String>,
     #[serde(default)]
     prompt_tokens: Option<u64>,
+    #[serde(default)]
+    cached_tokens: Option<u64>,
     #[serde(default)]
     output_tokens: Option<u64>,
     #[serde(default)]
@@ -147,6 +152,8 @@ fn request(s: &Stats, origin: f64, failure: Option<String>) -> ImportedRequest {
         text: s.output.clone(),
         error: failure,
         spread: true,
+        turn: s.info.as_ref().and_then(|i| i.turn_index),
+        cached_tokens: s.cached_tokens,
     }
 }
 
@@ -170,6 +177,7 @@ fn run(b: Benchmark, index: usize, version: Option<String>) -> ImportedRun {
         r.errored.iter().map(|s| request(s, origin, Some(s.error().unwrap_or_else(|| "errored".into())))),
     );
     requests.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
+    keep_turns(&mut requests);
 
     let strategy = b
         .config

@@ -71,6 +71,8 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
                 text: None,
                 error,
                 spread: true,
+                turn: None,
+                cached_tokens: None,
             }
         })
         .collect();

@@ -42,6 +42,21 @@ pub struct ImportedRequest {
     pub error: Option<String>,
     /// Chunk times were not recorded; tokens are spread evenly.
     pub spread: bool,
+    /// Turn of a multi-turn conversation (0-based), when the tool ran
+    /// conversations of more than one turn ([`keep_turns`]).
+    pub turn: Option<u32>,
+    /// Prompt tokens the server took from its cache, when recorded.
+    pub cached_tokens: Option<u64>,
+}
+
+/// Keeps turn indices only when some request is past the first turn: a
+/// single-turn benchmark records turn 0 everywhere, which says nothing.
+pub fn keep_turns(requests: &mut [ImportedRequest]) {
+    if !requests.iter().any(|r| r.turn.is_some_and(|t| t > 0)) {
+        for r in requests {
+            r.turn = None;
+        }
+    }
 }
 
 impl ImportedRequest {
@@ -145,8 +160,9 @@ impl ImportedRequest {
             usage: self.output_tokens.map(|o| Usage {
                 prompt_tokens: self.input_tokens,
                 completion_tokens: Some(o),
-                cached_tokens: None,
+                cached_tokens: self.cached_tokens,
             }),
+            turn: self.turn,
             failure: self.failure(),
             chunks,
             ..RequestTrace::default()
@@ -199,6 +215,8 @@ mod tests {
             e2el_ms: Some(400.0),
             output_tokens: Some(4),
             spread: true,
+            turn: None,
+            cached_tokens: None,
             ..ImportedRequest::default()
         };
         let t = r.to_trace(&[]);

@@ -133,6 +133,8 @@ fn run(r: VllmResult, index: usize) -> Result<ImportedRun, ImportError> {
             text: texts.as_mut().and_then(Iterator::next),
             error,
             spread: false,
+            turn: None,
+            cached_tokens: None,
         });
     }
     let mut summary: Vec<ToolFigure> =
