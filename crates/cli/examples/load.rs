@@ -60,16 +60,25 @@ struct Opts {
     ttft: f64,
     timeout_s: u64,
     stagger_ms: f64,
+    /// `serve --threads` (0 = one per core).
+    server_threads: usize,
 }
 
 const USAGE: &str = "usage: load [--streams N] [--tokens N] [--tpot MS] [--ttft MS] \
-                     [--timeout-s S] [--stagger-ms MS]";
+                     [--timeout-s S] [--stagger-ms MS] [--server-threads N]";
 
 /// Parses `--name value` pairs; an unknown name or a bad value prints the
 /// usage and exits with status 2 (a typo must not run a different test).
 fn opts() -> Opts {
-    let mut o =
-        Opts { streams: 1000, tokens: 100, tpot: 20.0, ttft: 200.0, timeout_s: 60, stagger_ms: f64::NAN };
+    let mut o = Opts {
+        streams: 1000,
+        tokens: 100,
+        tpot: 20.0,
+        ttft: 200.0,
+        timeout_s: 60,
+        stagger_ms: f64::NAN,
+        server_threads: 1,
+    };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let bad = |msg: String| -> ! {
         eprintln!("{msg}\n{USAGE}");
@@ -85,6 +94,7 @@ fn opts() -> Opts {
             "--ttft" => v.parse().map(|x| o.ttft = x).is_ok(),
             "--timeout-s" => v.parse().map(|x| o.timeout_s = x).is_ok(),
             "--stagger-ms" => v.parse().map(|x| o.stagger_ms = x).is_ok(),
+            "--server-threads" => v.parse().map(|x| o.server_threads = x).is_ok(),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0)
@@ -264,6 +274,7 @@ fn main() {
     let mut server = Command::new(&bin)
         .args(["serve", "--api-only", "--port", "0", "--url-file"])
         .arg(&url_file)
+        .args(["--threads", &o.server_threads.to_string()])
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
@@ -369,8 +380,13 @@ fn main() {
         }
     }
     println!(
-        "\nlatency-lab serve under load: {} streams × {} tokens at {} ms/token (TTFT {} ms), started over {} ms, loopback",
-        o.streams, o.tokens, o.tpot, o.ttft, o.stagger_ms
+        "\nlatency-lab serve under load: {} streams × {} tokens at {} ms/token (TTFT {} ms), started over {} ms, loopback, server threads: {}",
+        o.streams,
+        o.tokens,
+        o.tpot,
+        o.ttft,
+        o.stagger_ms,
+        if o.server_threads == 0 { "one per core".to_string() } else { o.server_threads.to_string() }
     );
     println!("\n| measure | P50 (ms) | P99 (ms) | max (ms) | values |");
     println!("|---|---:|---:|---:|---:|");

@@ -33,34 +33,49 @@ use crate::truth::{GroundTruth, Record, TruthStore, lock};
 /// Largest request body accepted (8 MiB: long RAG prompts fit).
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
-/// Shared state of the API.
+/// The API's state as one serving thread sees it: everything is shared
+/// between the threads ([`Api::on_thread`]) except the pacer, which is the
+/// thread's own (a firing is a local wake-up, see `pacer`).
 pub struct Api {
     /// Sources.
-    pub catalog: Catalog,
-    /// Precise timer.
+    pub catalog: Arc<Catalog>,
+    /// Precise timer of this thread.
     pub pacer: Pacer,
     /// Ground truth.
-    pub truth: TruthStore,
+    pub truth: Arc<TruthStore>,
     /// Faults applied to every request (`--fault`).
     pub default_fault: Option<Fault>,
-    next_id: AtomicU64,
+    next_id: Arc<AtomicU64>,
     /// Prompt blocks seen (profiles that cache prefixes).
-    cache: Mutex<PrefixCache>,
+    cache: Arc<Mutex<PrefixCache>>,
     /// Decode slots per profile with `slots` (keyed by its spec).
-    slots: Mutex<HashMap<String, Arc<Semaphore>>>,
+    slots: Arc<Mutex<HashMap<String, Arc<Semaphore>>>>,
 }
 
 impl Api {
     /// New API state.
     pub fn new(catalog: Catalog, pacer: Pacer, default_fault: Option<Fault>) -> Self {
         Self {
-            catalog,
+            catalog: Arc::new(catalog),
             pacer,
-            truth: TruthStore::default(),
+            truth: Arc::default(),
             default_fault,
-            next_id: AtomicU64::new(1),
-            cache: Mutex::default(),
-            slots: Mutex::default(),
+            next_id: Arc::new(AtomicU64::new(1)),
+            cache: Arc::default(),
+            slots: Arc::default(),
+        }
+    }
+
+    /// The same state for another serving thread, with that thread's pacer.
+    pub fn on_thread(&self, pacer: Pacer) -> Self {
+        Self {
+            catalog: Arc::clone(&self.catalog),
+            pacer,
+            truth: Arc::clone(&self.truth),
+            default_fault: self.default_fault.clone(),
+            next_id: Arc::clone(&self.next_id),
+            cache: Arc::clone(&self.cache),
+            slots: Arc::clone(&self.slots),
         }
     }
 

@@ -62,7 +62,17 @@ pub struct ServeArgs {
     /// drop_after, malformed_after, garbage_after, oversized).
     #[arg(long)]
     pub fault: Option<String>,
+    /// Serving threads, each with its own connections and pacer (the
+    /// kernel spreads new connections over them, `SO_REUSEPORT`); 0 = one
+    /// per core, at most [`MAX_THREADS`]. One is the most precise on a
+    /// 2-core machine that also runs the client (BENCHMARKS.md); more
+    /// accept and set up connections faster.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
 }
+
+/// Most serving threads `--threads 0` picks.
+pub const MAX_THREADS: usize = 4;
 
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]
@@ -170,29 +180,75 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         .transpose()
         .map_err(CatalogError::from)?;
     let catalog = Catalog::new(&args.traces, fallback)?;
-    let pacer = Pacer::new();
-    let api = Arc::new(Api::new(catalog, pacer.clone(), fault));
-    // One thread runs the connections and the pacer that times their chunks
-    // (see `pacer`): a firing is then a local wake-up, not a cross-thread one.
+    let api = Api::new(catalog, Pacer::new(), fault);
+    let threads = match args.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS),
+        n => n,
+    };
+    let dist = (!args.api_only).then_some(args.dist.clone());
+    // Every thread listens on the same port; the first picks it. A port
+    // already taken (even by another server sharing ports) is refused.
+    if args.port != 0 {
+        drop(
+            std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
+                .map_err(|source| ServeError::Bind { port: args.port, source })?,
+        );
+    }
+    let first = listen(args.port)?;
+    let addr = first.local_addr()?;
+    let mut listeners = vec![first];
+    for _ in 1..threads {
+        listeners.push(listen(addr.port())?);
+    }
+    let url = format!("http://{addr}/");
+    if let Some(path) = &args.url_file {
+        std::fs::write(path, &url)?;
+    }
+    println!("Latency Lab is running at {url}  (Ctrl-C to stop)");
+    println!(
+        "OpenAI-compatible replay endpoint: {url}v1  (model \"profile:fast-start\", see {url}v1/models)"
+    );
+    let main = listeners.remove(0);
+    for listener in listeners {
+        let (api, dist) = (api.on_thread(Pacer::new()), dist.clone());
+        std::thread::spawn(move || {
+            if let Err(e) = serve_on(listener, api, dist) {
+                eprintln!("latency-lab serve: a serving thread stopped: {e}");
+            }
+        });
+    }
+    serve_on(main, api, dist)
+}
+
+/// Binds 127.0.0.1:`port` with `SO_REUSEPORT`, so several threads can
+/// accept on it.
+fn listen(port: u16) -> Result<std::net::TcpListener, ServeError> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let bind = || -> std::io::Result<std::net::TcpListener> {
+        use socket2::{Domain, Socket, Type};
+        let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+        socket.set_reuse_address(true)?;
+        #[cfg(unix)]
+        socket.set_reuse_port(true)?;
+        socket.bind(&addr.into())?;
+        socket.listen(1024)?;
+        socket.set_nonblocking(true)?;
+        Ok(socket.into())
+    };
+    bind().map_err(|source| ServeError::Bind { port, source })
+}
+
+/// One serving thread: a single-threaded runtime running the connections
+/// it accepts and the pacer that times their chunks (see `pacer`: a firing
+/// is then a local wake-up, not a cross-thread one), until Ctrl-C.
+fn serve_on(listener: std::net::TcpListener, api: Api, dist: Option<PathBuf>) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .max_blocking_threads(BLOCKING_THREADS)
         .build()?;
     runtime.block_on(async move {
-        tokio::spawn(pacer.drive());
-        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, args.port));
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|source| ServeError::Bind { port: args.port, source })?;
-        let url = format!("http://{}/", listener.local_addr()?);
-        if let Some(path) = &args.url_file {
-            std::fs::write(path, &url)?;
-        }
-        println!("Latency Lab is running at {url}  (Ctrl-C to stop)");
-        println!(
-            "OpenAI-compatible replay endpoint: {url}v1  (model \"profile:fast-start\", see {url}v1/models)"
-        );
-        let dist = (!args.api_only).then_some(args.dist);
+        tokio::spawn(api.pacer.clone().drive());
+        let listener = tokio::net::TcpListener::from_std(listener)?;
         // Each chunk must leave when written: with Nagle's algorithm a small
         // write waits for the ACK of the previous one, which the client may
         // delay by up to 40 ms (this showed as tens of ms of TTFT at 600
@@ -200,6 +256,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         let listener = listener.tap_io(|tcp| {
             let _ = tcp.set_nodelay(true);
         });
+        let api = Arc::new(api);
         axum::serve(listener, router(api, dist))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;

@@ -28,7 +28,7 @@ use lab_core::replay::cadence::Contrast;
 pub use request::{CHECKPOINT_MS, LiveRequest, STATS_INTERVAL_MS};
 use request::{OnScreen, stream_completion};
 
-use super::clock::client_info;
+use super::clock::{self, client_info};
 use super::library::Library;
 use super::page;
 use super::paint::measure_refresh_hz;
@@ -89,11 +89,20 @@ pub(super) struct Progress<'a> {
     started: Option<String>,
     client: ClientInfo,
     so_far: Vec<RequestTrace>,
+    /// When the run so far was last published.
+    published_ms: f64,
 }
 
 impl<'a> Progress<'a> {
     fn new(run: UseLiveRun, spec: &'a RunSpec) -> Self {
-        Self { run, spec, started: Some(page::iso_now()), client: client_info(), so_far: Vec::new() }
+        Self {
+            run,
+            spec,
+            started: Some(page::iso_now()),
+            client: client_info(),
+            so_far: Vec::new(),
+            published_ms: f64::NEG_INFINITY,
+        }
     }
 
     /// The trace of `requests` run `concurrency` at once. The display's
@@ -117,10 +126,16 @@ impl<'a> Progress<'a> {
         self.run.checkpoint.set(Some(self.trace(reqs)));
     }
 
-    /// Adds finished requests and publishes the run so far.
+    /// Adds finished requests and publishes the run so far, at most every
+    /// [`CHECKPOINT_MS`] (publishing copies and saves the whole run: doing
+    /// it per request would load the page while a rate run sends).
     fn extend(&mut self, traces: impl IntoIterator<Item = RequestTrace>) {
         self.so_far.extend(traces);
-        self.run.checkpoint.set(Some(self.trace(self.so_far.clone())));
+        let now = clock::now_ms();
+        if now - self.published_ms >= CHECKPOINT_MS {
+            self.published_ms = now;
+            self.run.checkpoint.set(Some(self.trace(self.so_far.clone())));
+        }
     }
 
     /// Requests finished so far.

@@ -24,10 +24,26 @@ const DEFAULT_FIRST: &str = "You are a helpful assistant. Answer briefly and pla
 /// the first request is not already late.
 const RATE_LEAD_MS: f64 = 50.0;
 
+/// How long before a send a rate run stops sleeping and watches the clock (ms).
+const SPIN_MS: f64 = 1.5;
+
 /// A word no other run uses, put at the start of prompts so nothing is
 /// shared with an earlier run's cache.
 fn nonce() -> String {
     format!("run-{:08x}", (page::random() * f64::from(u32::MAX)) as u64)
+}
+
+/// Timers wake up in whole milliseconds, late by up to one more: sleep to
+/// [`SPIN_MS`] before `due`, then watch the clock (at most that long, once
+/// per request), so requests leave on time and never early.
+async fn wait_until(due: f64) {
+    let ahead = due - now_ms() - SPIN_MS;
+    if ahead > 0.0 {
+        sleep_ms(ahead.floor()).await;
+    }
+    while now_ms() < due {
+        std::hint::spin_loop();
+    }
 }
 
 /// Prompts of growing length, `rounds` of each, one at a time.
@@ -95,7 +111,7 @@ pub(super) async fn rate(run: UseLiveRun, p: &mut Progress<'_>, plan: RatePlan, 
             let req = req.clone();
             async move {
                 let due = t0 + at;
-                sleep_ms(due - now_ms()).await;
+                wait_until(due).await;
                 if abort.aborted() {
                     return None;
                 }
