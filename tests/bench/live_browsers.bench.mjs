@@ -3,9 +3,9 @@
 // the same endpoint, in Chromium and in Firefox, in one run. The difference
 // between the two clients is what the lab itself adds to TTFT.
 // Run: node tests/bench/live_browsers.bench.mjs   (part of ./lab bench)
-import { ARTIFACTS, launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
+import { ARTIFACTS, startServer } from '../e2e/lib/lab.mjs';
 import { download, runLive } from '../e2e/lib/dom.mjs';
-import { launchFirefox, openFirefoxPage } from '../e2e/lib/firefox.mjs';
+import { bothBrowsers } from '../e2e/lib/firefox.mjs';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -69,10 +69,7 @@ function plain(page, base, pause) {
 const server = await startServer();
 const rows = [];
 try {
-  const browsers = [
-    ['Chromium', await launchBrowser(), (b) => openPage(b, `${server.url}#live`)],
-    ['Firefox', await launchFirefox(), (b) => openFirefoxPage(b, `${server.url}#live`)],
-  ];
+  const browsers = await bothBrowsers(`${server.url}#live`);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, browser, open] of browsers) {
       const { page, context } = await open(browser);

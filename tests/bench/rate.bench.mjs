@@ -4,9 +4,9 @@
 // request streams a short profile from `latency-lab serve`, so at most a
 // few are in flight (below the 6 HTTP/1.1 connections a browser opens).
 // Run: node tests/bench/rate.bench.mjs   (part of ./lab bench)
-import { launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
+import { startServer } from '../e2e/lib/lab.mjs';
 import { click, download, setValue, waitText } from '../e2e/lib/dom.mjs';
-import { launchFirefox, openFirefoxPage } from '../e2e/lib/firefox.mjs';
+import { bothBrowsers } from '../e2e/lib/firefox.mjs';
 
 const MODEL = 'profile:ttft=50,tpot=10,tokens=10,jitter=constant';
 const SECONDS = Number(process.env.SECONDS_PER_RATE ?? 10);
@@ -35,10 +35,7 @@ async function rateRun(page, rate) {
 const server = await startServer();
 const rows = [];
 try {
-  const browsers = [
-    ['Chromium', await launchBrowser(), (b) => openPage(b, `${server.url}#live`)],
-    ['Firefox', await launchFirefox(), (b) => openFirefoxPage(b, `${server.url}#live`)],
-  ];
+  const browsers = await bothBrowsers(`${server.url}#live`);
   for (const rate of RATES) {
     for (const [name, browser, open] of browsers) {
       const { page, context } = await open(browser);

@@ -2,7 +2,7 @@
 // (no geckodriver, no browser download). The Firefox suites and the
 // cross-browser benchmarks launch it here.
 import puppeteer from 'puppeteer-core';
-import { labSuite } from './lab.mjs';
+import { labSuite, launchBrowser, openPage } from './lab.mjs';
 
 export const FIREFOX = process.env.FIREFOX ?? '/usr/bin/firefox-esr';
 
@@ -62,4 +62,15 @@ export async function openFirefoxPage(browser, url, viewport = { width: 1280, he
 /** `labSuite` with headless Firefox: `lab.server` and `lab.browser` in the tests. */
 export function firefoxSuite(serverArgs = []) {
   return labSuite(serverArgs, launchFirefox);
+}
+
+/**
+ * Chromium and Firefox side by side, for benchmarks: `[name, browser,
+ * open]` each, where `open(browser)` opens `url` in a fresh context.
+ */
+export async function bothBrowsers(url) {
+  return [
+    ['Chromium', await launchBrowser(), (b) => openPage(b, url)],
+    ['Firefox', await launchFirefox(), (b) => openFirefoxPage(b, url)],
+  ];
 }

@@ -113,26 +113,23 @@ impl Contrast {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::smooth::tests::{arr, joined};
     use crate::replay::smooth::{Smoothing, schedule};
 
-    fn arr(items: &[(f64, &str)]) -> Vec<(f64, String)> {
-        items.iter().map(|(t, s)| (*t, s.to_string())).collect()
-    }
-
-    fn joined(s: &[Shown]) -> String {
-        s.iter().map(|x| x.text.as_str()).collect()
-    }
-
-    #[test]
-    fn smoothing_hides_a_stall_or_adds_delay_and_says_so() {
-        // A token every 20 ms, with one 400 ms stall in the middle.
+    /// A word every 20 ms from 120 ms, with one 400 ms stall after the tenth.
+    fn stalled() -> Vec<(f64, String)> {
         let mut items = Vec::new();
         let mut t = 100.0;
         for i in 0..20 {
             t += if i == 10 { 400.0 } else { 20.0 };
             items.push((t, "w "));
         }
-        let a = arr(&items);
+        arr(&items)
+    }
+
+    #[test]
+    fn smoothing_hides_a_stall_or_adds_delay_and_says_so() {
+        let a = stalled();
         let off = cadence(&a, &schedule(&a, Smoothing::Off), 250.0).unwrap();
         assert_eq!((off.network_stalls, off.shown_stalls, off.end_delay_ms), (1, 1, 0.0));
         // Slow word pacing (50 ms) lags behind the stream and covers the stall.
@@ -147,14 +144,8 @@ mod tests {
 
     #[test]
     fn the_contrast_says_what_smoothing_hid_and_added() {
-        // Gaps of 20 ms with one 400 ms stall; word pacing at 50 ms covers it.
-        let mut items = Vec::new();
-        let mut t = 100.0;
-        for i in 0..20 {
-            t += if i == 10 { 400.0 } else { 20.0 };
-            items.push((t, "w "));
-        }
-        let a = arr(&items);
+        // Word pacing at 50 ms covers the stall.
+        let a = stalled();
         let c = contrast(&a, &schedule(&a, Smoothing::Words { delay_ms: 50.0 }), 250.0).unwrap();
         assert_eq!(c.streamed.gap_p50_ms, 20.0);
         assert_eq!(

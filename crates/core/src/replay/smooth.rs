@@ -189,14 +189,16 @@ pub fn smooth_chunks(chunks: &[PaneChunk], mode: Smoothing) -> Vec<PaneChunk> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn arr(items: &[(f64, &str)]) -> Vec<(f64, String)> {
+    /// Arrivals from `(ms, text)` pairs.
+    pub(crate) fn arr(items: &[(f64, &str)]) -> Vec<(f64, String)> {
         items.iter().map(|(t, s)| (*t, s.to_string())).collect()
     }
 
-    fn joined(s: &[Shown]) -> String {
+    /// The text of a schedule, joined.
+    pub(crate) fn joined(s: &[Shown]) -> String {
         s.iter().map(|x| x.text.as_str()).collect()
     }
 
