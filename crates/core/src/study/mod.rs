@@ -6,7 +6,7 @@
 //! one participant; [`results`] collects answers, summarizes them and exports
 //! CSV/JSON; [`design`] has the designer's edits; [`flow`] is one participant's way through it (consent,
 //! trials, answers) as a state machine; [`inference`] has the statistics (t intervals, the exact
-//! binomial test).
+//! binomial test); [`submit`] checks an answer sent to a study server against the design.
 //!
 //! - **Rating trial**: one condition plays; each rating question (a Likert
 //!   scale of 5 or 7 points) is answered.
@@ -21,6 +21,7 @@ pub mod flow;
 pub mod inference;
 pub mod plan;
 pub mod results;
+pub mod submit;
 
 use serde::{Deserialize, Serialize};
 

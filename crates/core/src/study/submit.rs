@@ -1,0 +1,219 @@
+//! An answer sent to a study server, checked against the study's design
+//! before it is stored (what `latency-lab serve` accepts from participants
+//! of a published study).
+//!
+//! A participant's browser sends each answer as it is given: who (the
+//! anonymous participant id and number), which trial, which question, the
+//! value and the response time. The server trusts none of it beyond its
+//! shape: [`accept`] rebuilds the trial from the design (the participant's
+//! plan, [`super::plan::plan`]) and takes the block and the conditions
+//! shown from there, never from the client; the question must be asked in
+//! that trial and the value must be in its range. Nothing else is stored:
+//! no free text, so nothing invites personal data the design did not ask
+//! for.
+//!
+//! **Idempotency**: an answer is identified by (participant, trial,
+//! question) ([`Submission::key`]); a retry of the same answer is a no-op,
+//! and a file merged later ([`super::results::StudyResults::merge`]) counts
+//! each answer once by the same key.
+
+use serde::{Deserialize, Serialize};
+
+use super::plan::plan;
+use super::results::{Answer, Response, Session};
+use super::{Question, Study};
+
+/// Largest answer body the server reads (bytes).
+pub const MAX_SUBMISSION_BYTES: usize = 4 * 1024;
+
+/// Longest participant id (characters).
+pub const MAX_PARTICIPANT_ID: usize = 64;
+
+/// Highest participant number (the Latin-square row is number mod rows).
+pub const MAX_PARTICIPANT_NUMBER: u32 = 1_000_000;
+
+/// Longest response time kept (ms): one hour.
+pub const MAX_RT_MS: f64 = 3_600_000.0;
+
+/// One answer as a participant's browser sends it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Submission {
+    /// Anonymous participant id (letters, digits, `-`, `_`).
+    pub participant: String,
+    /// The participant's number (picks the plan).
+    pub number: u32,
+    /// Trial index in the participant's plan.
+    pub trial: usize,
+    /// Question id.
+    pub question: String,
+    /// The answer.
+    pub answer: Answer,
+    /// Time from the end of playback to the answer (ms).
+    pub rt_ms: f64,
+}
+
+/// Why an answer was refused (each a 4xx for the server).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SubmitError {
+    /// Over [`MAX_SUBMISSION_BYTES`].
+    #[error("the answer is over {MAX_SUBMISSION_BYTES} bytes")]
+    TooLarge,
+    /// Not the JSON of an answer.
+    #[error("not an answer: {0}")]
+    Shape(String),
+    /// A participant id of the wrong shape.
+    #[error("the participant id must be 1-64 letters, digits, '-' or '_'")]
+    Participant,
+    /// A participant number out of range.
+    #[error("participant number out of range")]
+    Number,
+    /// No such trial in this participant's plan.
+    #[error("trial {0} is not in this participant's plan")]
+    Trial(usize),
+    /// The question is not asked in that trial.
+    #[error("question \"{0}\" is not asked in this trial")]
+    Question(String),
+    /// The value is out of the question's range.
+    #[error("answer out of range for question \"{0}\"")]
+    Range(String),
+    /// A response time that is not a number from 0 to an hour.
+    #[error("the response time must be 0 to 3,600,000 ms")]
+    ResponseTime,
+}
+
+impl Submission {
+    /// Reads an answer body (size-limited, unknown fields refused).
+    pub fn from_json(body: &[u8]) -> Result<Self, SubmitError> {
+        if body.len() > MAX_SUBMISSION_BYTES {
+            return Err(SubmitError::TooLarge);
+        }
+        serde_json::from_slice(body).map_err(|e| SubmitError::Shape(crate::trace::json_error::plain(&e)))
+    }
+
+    /// What makes two submissions the same answer.
+    pub fn key(&self) -> (String, usize, String) {
+        (self.participant.clone(), self.trial, self.question.clone())
+    }
+}
+
+fn valid_participant(id: &str) -> bool {
+    (1..=MAX_PARTICIPANT_ID).contains(&id.chars().count())
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// The response to store for `s`, checked against `study`.
+pub fn accept(study: &Study, s: &Submission) -> Result<Response, SubmitError> {
+    if !valid_participant(&s.participant) {
+        return Err(SubmitError::Participant);
+    }
+    if s.number > MAX_PARTICIPANT_NUMBER {
+        return Err(SubmitError::Number);
+    }
+    if !(s.rt_ms.is_finite() && (0.0..=MAX_RT_MS).contains(&s.rt_ms)) {
+        return Err(SubmitError::ResponseTime);
+    }
+    let trials = plan(study, s.number);
+    let trial = trials.iter().find(|t| t.index == s.trial).ok_or(SubmitError::Trial(s.trial))?;
+    let q = Session::questions(study, trial)
+        .into_iter()
+        .find(|q| q.id() == s.question)
+        .ok_or_else(|| SubmitError::Question(s.question.clone()))?;
+    let in_range = match (q, &s.answer) {
+        (Question::Rating { points, .. }, Answer::Rating(v)) => (1..=*points).contains(v),
+        (Question::Choice { .. }, Answer::Choice(side)) => *side <= 1,
+        _ => false,
+    };
+    if !in_range {
+        return Err(SubmitError::Range(s.question.clone()));
+    }
+    Ok(Response {
+        participant: s.participant.clone(),
+        trial: trial.index,
+        block: trial.block,
+        conditions: trial.conditions.clone(),
+        question: s.question.clone(),
+        answer: s.answer.clone(),
+        rt_ms: s.rt_ms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn study() -> Study {
+        Study::example()
+    }
+
+    fn first_answer(study: &Study, number: u32) -> Submission {
+        let trial = &plan(study, number)[0];
+        let q = Session::questions(study, trial)[0];
+        let answer = match q {
+            Question::Rating { .. } => Answer::Rating(3),
+            Question::Choice { .. } => Answer::Choice(1),
+        };
+        Submission {
+            participant: "p-1".into(),
+            number,
+            trial: 0,
+            question: q.id().to_string(),
+            answer,
+            rt_ms: 850.0,
+        }
+    }
+
+    #[test]
+    fn an_answer_is_stored_with_what_the_design_showed() {
+        let st = study();
+        let s = first_answer(&st, 2);
+        let r = accept(&st, &s).unwrap();
+        let trial = &plan(&st, 2)[0];
+        assert_eq!((r.trial, r.block, &r.conditions), (0, trial.block, &trial.conditions));
+        assert_eq!(s.key(), ("p-1".to_string(), 0, s.question.clone()));
+        let body = serde_json::to_vec(&s).unwrap();
+        assert_eq!(Submission::from_json(&body).unwrap(), s);
+        // The same answer once more is the same key: a retry, not a second answer.
+        assert_eq!(Submission::from_json(&body).unwrap().key(), s.key());
+    }
+
+    #[test]
+    fn what_the_design_does_not_ask_is_refused() {
+        let st = study();
+        let ok = first_answer(&st, 0);
+        let bad = |f: &dyn Fn(&mut Submission)| {
+            let mut s = ok.clone();
+            f(&mut s);
+            accept(&st, &s).unwrap_err()
+        };
+        assert_eq!(bad(&|s| s.participant = "a b".into()), SubmitError::Participant);
+        assert_eq!(bad(&|s| s.participant = "x".repeat(65)), SubmitError::Participant);
+        assert_eq!(bad(&|s| s.participant = String::new()), SubmitError::Participant);
+        assert_eq!(bad(&|s| s.number = MAX_PARTICIPANT_NUMBER + 1), SubmitError::Number);
+        assert_eq!(bad(&|s| s.trial = 10_000), SubmitError::Trial(10_000));
+        assert_eq!(bad(&|s| s.question = "nope".into()), SubmitError::Question("nope".into()));
+        assert_eq!(bad(&|s| s.rt_ms = f64::NAN), SubmitError::ResponseTime);
+        assert_eq!(bad(&|s| s.rt_ms = -1.0), SubmitError::ResponseTime);
+        let q = ok.question.clone();
+        assert_eq!(
+            bad(&|s| s.answer = match s.answer {
+                Answer::Rating(_) => Answer::Rating(99),
+                Answer::Choice(_) => Answer::Choice(2),
+            }),
+            SubmitError::Range(q.clone())
+        );
+        assert_eq!(
+            bad(&|s| s.answer = match s.answer {
+                Answer::Rating(_) => Answer::Choice(0),
+                Answer::Choice(_) => Answer::Rating(1),
+            }),
+            SubmitError::Range(q)
+        );
+        assert_eq!(Submission::from_json(&vec![b' '; MAX_SUBMISSION_BYTES + 1]), Err(SubmitError::TooLarge));
+        assert!(matches!(Submission::from_json(b"{\"participant\":\"p\"}"), Err(SubmitError::Shape(_))));
+        let mut extra = serde_json::to_value(&ok).unwrap();
+        extra["email"] = serde_json::json!("someone@example.com");
+        let body = serde_json::to_vec(&extra).unwrap();
+        assert!(matches!(Submission::from_json(&body), Err(SubmitError::Shape(_))), "no free fields");
+    }
+}
