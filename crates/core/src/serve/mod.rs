@@ -11,11 +11,16 @@
 //!   prompt cost no prefill).
 //! - [`capacity`]: the capacity model (at most `slots` requests decode at
 //!   once, the rest queue; decode slows as more run together).
+//! - [`limit`]: token-bucket rate limits for write APIs (study answers).
+//! - [`token`]: the researcher token (made, written, compared in constant
+//!   time).
 //! - [`protocol`]: the endpoint's additions to the OpenAI API (the request
 //!   id header, the ground-truth records), named once for server and app.
 
 pub mod cache;
 pub mod capacity;
 pub mod fault;
+pub mod limit;
 pub mod plan;
 pub mod protocol;
+pub mod token;
