@@ -5,7 +5,7 @@
 // concurrency sweep and a rate ramp against `slots=4` find the knee.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { downloadTrace, labSuite, openPage, runLive, setField, waitForText } from './lib/lab.mjs';
+import { analyzeJson, downloadTrace, labSuite, openPage, runLive, setField, waitForText } from './lib/lab.mjs';
 
 const ttfts = (requests) => requests.map((r) => r.chunks.find((c) => (c.tokens ?? 1) > 0).arrived_ms - r.sent_ms);
 
@@ -73,10 +73,11 @@ describe('where latency comes from', () => {
     await runLive(page, { model, mode: 'sweep', n: 16, rounds: 1, timeout: 90_000 });
     const knee = Number(await page.locator('[data-testid=sweep-row].knee th').textContent());
     assert.ok([2, 4, 8].includes(knee), `knee at ${knee}: ${await page.getByTestId('saturation').textContent()}`);
-    // A ramp from 1 to 25 requests/s over 8 s: the server holds 4 at once.
+    // A ramp from 1 to 20 requests/s over 16 s: the server holds 4 at once
+    // (each about 0.4 s, so it keeps up to about 9 requests/s).
     await page.getByTestId('run-mode').selectOption('rate');
-    await setField(page, 'run-rate', 25);
-    await setField(page, 'run-duration', 8);
+    await setField(page, 'run-rate', 20);
+    await setField(page, 'run-duration', 16);
     await setField(page, 'run-ramp-from', 1);
     assert.match(await page.getByTestId('run-rate-note').textContent(), /at most 6 streams/);
     await page.getByTestId('start').click();
@@ -84,8 +85,14 @@ describe('where latency comes from', () => {
     const summary = await page.getByTestId('rate-summary').textContent();
     assert.match(summary, /Requests started to queue at about [\d.]+ requests\/s/);
     assert.match(summary, /The browser sent [\d.]+ ms late at P99/);
-    const { trace } = await downloadTrace(page);
-    assert.ok(trace.requests.length > 60, `${trace.requests.length} requests`);
+    const { trace, path: file } = await downloadTrace(page);
+    // Just before it began to queue, about the server's 4 slots were busy on
+    // average (one level either side: 2 to 8).
+    const { windows, saturation } = analyzeJson(file).rate_run;
+    assert.ok(saturation >= 1, `saturation window ${saturation}`);
+    const before = windows[saturation - 1].in_flight;
+    assert.ok(before >= 2 && before <= 8, `${before} in flight before the knee: ${JSON.stringify(windows)}`);
+    assert.ok(trace.requests.length > 100, `${trace.requests.length} requests`);
     assert.ok(trace.requests.every((r) => typeof r.scheduled_ms === 'number'));
     await context.close();
   });

@@ -63,11 +63,11 @@ fn RateTable(rate: RateRun) -> impl IntoView {
             <p data-testid="rate-summary">{rate.describe()}</p>
             <table class="metrics">
                 <thead><tr><th scope="col">"from"</th><th scope="col">"offered req/s"</th><th scope="col">"system tokens/s"</th>
-                    <th scope="col">"user tokens/s"</th><th scope="col">"TTFT (median)"</th><th scope="col">"in flight"</th></tr></thead>
+                    <th scope="col">"user tokens/s"</th><th scope="col">"TTFT (median)"</th><th scope="col">"in flight (mean)"</th></tr></thead>
                 <tbody>{rate.windows.into_iter().map(|w| view! {
                     <tr data-testid="rate-row">
                         <td>{format!("{:.0} s", w.start_s)}</td><td>{format!("{:.2}", w.offered_per_s)}</td><td>{format!("{:.1}", w.system_tokens_per_s)}</td>
-                        <td>{num(w.user_tokens_per_s, 1)}</td><td>{num(w.ttft_ms, 0)}" ms"</td><td>{w.in_flight}</td>
+                        <td>{num(w.user_tokens_per_s, 1)}</td><td>{num(w.ttft_ms, 0)}" ms"</td><td>{format!("{:.1}", w.in_flight)}</td>
                     </tr>
                 }).collect_view()}</tbody>
             </table>

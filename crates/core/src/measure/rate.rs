@@ -11,7 +11,8 @@
 //!   tokens / E2EL (what one person saw);
 //! - **TTFT** = the median TTFT of the requests sent in it (queueing shows
 //!   up here first);
-//! - **in flight** = requests sent and not yet ended at the window's end.
+//! - **in flight** = the mean number of requests between sent and end over
+//!   the window (their time inside it / its length: Little's-law concurrency).
 //!
 //! **Client delay** = `sent_ms − scheduled_ms` per request: how late the
 //! browser itself sent (timers, a busy page, connection limits), reported
@@ -45,8 +46,8 @@ pub struct RateWindow {
     pub user_tokens_per_s: Option<f64>,
     /// Median TTFT of requests sent in it (ms).
     pub ttft_ms: Option<f64>,
-    /// Requests in flight at its end.
-    pub in_flight: usize,
+    /// Mean requests in flight over it.
+    pub in_flight: f64,
 }
 
 /// A rate run's results.
@@ -97,8 +98,9 @@ pub fn rate_run(trace: &Trace, m: &RunMetrics) -> Option<RateRun> {
                 ttft_ms: median(sent_here.iter().filter_map(|(_, rm)| rm.ttft_ms).collect()),
                 in_flight: reqs
                     .iter()
-                    .filter(|(r, rm)| r.sent_ms < w_end && rm.last_event_ms > w_end)
-                    .count(),
+                    .map(|(r, rm)| (rm.last_event_ms.min(w_end) - r.sent_ms.max(w_end - w_ms)).max(0.0))
+                    .sum::<f64>()
+                    / w_ms,
             }
         })
         .collect();
@@ -125,7 +127,7 @@ impl RateRun {
         );
         for w in &self.windows {
             out.push_str(&format!(
-                "  {:>8.0} {:>10.2} {:>12.1} {:>12} {:>10} {:>10}\n",
+                "  {:>8.0} {:>10.2} {:>12.1} {:>12} {:>10} {:>10.1}\n",
                 w.start_s,
                 w.offered_per_s,
                 w.system_tokens_per_s,
@@ -206,6 +208,8 @@ mod tests {
         let t = Trace { requests: reqs, ..Trace::default() };
         let r = rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).unwrap();
         assert_eq!(r.saturation, None);
+        // Two requests a second, 190 ms each: 0.38 in flight on average.
+        assert!((r.windows[1].in_flight - 0.38).abs() < 1e-9, "{:?}", r.windows[1]);
         assert!(
             r.describe().starts_with("The server kept up with every rate asked for (up to 2.0 requests/s)")
         );
