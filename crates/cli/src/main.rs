@@ -19,6 +19,7 @@ mod csp;
 mod emit;
 mod pacer;
 mod serve;
+mod studies;
 mod truth;
 
 use std::path::PathBuf;

@@ -1,0 +1,265 @@
+//! The rules of a study server, over any [`StudyStore`]: publishing a study
+//! (validated, size-limited, given a short id), taking participants'
+//! answers (the study must be open; each answer is checked against the
+//! design by `lab_core::study::submit`, rate-limited per participant and
+//! kept once), closing a study and reading its results.
+
+use std::sync::{Mutex, PoisonError};
+
+use lab_core::serve::limit::{ANSWERS, RateLimiter};
+use lab_core::study::Study;
+use lab_core::study::results::{RESULTS_FORMAT, StudyResults};
+use lab_core::study::submit::{self, Submission, SubmitError};
+
+use super::store::{Published, StoreError, StudyStore};
+
+/// Largest study a researcher may publish (bytes; recorded conditions
+/// carry their traces).
+pub const MAX_STUDY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Characters of a study id (Crockford base32 of 40 random bits: no
+/// look-alike letters, easy to read out).
+pub const ID_CHARS: usize = 8;
+
+const BASE32: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+
+/// The id written from 5 random bytes.
+pub fn study_id(random: [u8; 5]) -> String {
+    let mut bits = random.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
+    let mut out = vec![0u8; ID_CHARS];
+    for c in out.iter_mut().rev() {
+        *c = BASE32[(bits & 31) as usize];
+        bits >>= 5;
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Why a study was not published.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// Over [`MAX_STUDY_BYTES`].
+    #[error("the study is over 4 MiB")]
+    TooLarge,
+    /// Not a valid study.
+    #[error("{0}")]
+    Invalid(#[from] lab_core::study::StudyError),
+    /// Ten random ids in a row were taken (never in practice).
+    #[error("no free study id")]
+    NoId,
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What happened to an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Submitted {
+    /// Kept now.
+    Saved,
+    /// Kept before (a retry): nothing changed.
+    AlreadySaved,
+}
+
+/// Why an answer was not kept (each maps to an HTTP status).
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerFailure {
+    /// No such study.
+    #[error("no study \"{0}\" on this server")]
+    NotFound(String),
+    /// The researcher closed it.
+    #[error("this study is closed and takes no more answers")]
+    Closed,
+    /// Too many answers too fast from one participant.
+    #[error("too many answers at once; try again in {0:.0} ms")]
+    RateLimited(f64),
+    /// Not an answer this study asks for.
+    #[error(transparent)]
+    Invalid(#[from] SubmitError),
+    /// The store failed: the answer is not saved.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl AnswerFailure {
+    /// The HTTP status of the failure.
+    pub fn status(&self) -> u16 {
+        match self {
+            Self::NotFound(_) => 404,
+            Self::Closed => 410,
+            Self::RateLimited(_) => 429,
+            Self::Invalid(SubmitError::TooLarge) => 413,
+            Self::Invalid(_) => 400,
+            Self::Store(_) => 500,
+        }
+    }
+}
+
+/// A study server's rules over a store.
+pub struct Studies<S> {
+    store: S,
+    limiter: Mutex<RateLimiter>,
+}
+
+impl<S: StudyStore> Studies<S> {
+    /// The rules over `store`.
+    pub fn new(store: S) -> Self {
+        Self { store, limiter: Mutex::new(RateLimiter::new(ANSWERS)) }
+    }
+
+    /// Publishes a study; `random` gives 5 fresh random bytes per try.
+    pub async fn publish(
+        &self,
+        body: &[u8],
+        mut random: impl FnMut() -> [u8; 5],
+    ) -> Result<Published, PublishError> {
+        if body.len() > MAX_STUDY_BYTES {
+            return Err(PublishError::TooLarge);
+        }
+        let study = Study::from_json(&String::from_utf8_lossy(body))?;
+        study.validate()?;
+        for _ in 0..10 {
+            let p = Published { id: study_id(random()), study: study.clone(), open: true };
+            if self.store.publish(&p).await? {
+                return Ok(p);
+            }
+        }
+        Err(PublishError::NoId)
+    }
+
+    /// Takes one answer to study `id` at `now_ms`.
+    pub async fn answer(&self, id: &str, body: &[u8], now_ms: f64) -> Result<Submitted, AnswerFailure> {
+        let published = self.store.study(id).await?.ok_or_else(|| AnswerFailure::NotFound(id.to_string()))?;
+        if !published.open {
+            return Err(AnswerFailure::Closed);
+        }
+        let sub = Submission::from_json(body)?;
+        let key = format!("{id}/{}", sub.participant);
+        self.limiter
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(&key, now_ms)
+            .map_err(AnswerFailure::RateLimited)?;
+        let response = submit::accept(&published.study, &sub)?;
+        Ok(if self.store.add_answer(id, &response).await? {
+            Submitted::Saved
+        } else {
+            Submitted::AlreadySaved
+        })
+    }
+
+    /// Stops study `id` taking answers (`false`: no such study).
+    pub async fn close(&self, id: &str) -> Result<bool, StoreError> {
+        self.store.close(id).await
+    }
+
+    /// Every answer to study `id`, as a results file.
+    pub async fn results(&self, id: &str) -> Result<Option<StudyResults>, StoreError> {
+        let Some(p) = self.store.study(id).await? else { return Ok(None) };
+        Ok(Some(StudyResults {
+            format: RESULTS_FORMAT.into(),
+            study_id: p.study.id,
+            responses: self.store.answers(id).await?,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::store::MemoryStore;
+    use super::*;
+    use lab_core::study::plan::plan;
+    use lab_core::study::results::{Answer, Session};
+    use lab_core::study::{Question, Study};
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+    }
+
+    fn answer_body(study: &Study, participant: &str, trial: usize) -> Vec<u8> {
+        let t = &plan(study, 0)[trial];
+        let q = Session::questions(study, t)[0];
+        let answer = match q {
+            Question::Rating { .. } => Answer::Rating(4),
+            Question::Choice { .. } => Answer::Choice(0),
+        };
+        let s = Submission {
+            participant: participant.into(),
+            number: 0,
+            trial,
+            question: q.id().into(),
+            answer,
+            rt_ms: 900.0,
+        };
+        serde_json::to_vec(&s).unwrap()
+    }
+
+    #[test]
+    fn publish_answer_once_close() {
+        block_on(async {
+            let studies = Studies::new(MemoryStore::default());
+            let study = Study::example();
+            let mut n = 0u8;
+            let p = studies
+                .publish(study.to_json().as_bytes(), || {
+                    n += 1;
+                    [n; 5]
+                })
+                .await
+                .unwrap();
+            assert_eq!(p.id.len(), ID_CHARS);
+            let body = answer_body(&study, "p1", 0);
+            assert_eq!(studies.answer(&p.id, &body, 0.0).await.unwrap(), Submitted::Saved);
+            assert_eq!(studies.answer(&p.id, &body, 1.0).await.unwrap(), Submitted::AlreadySaved);
+            let r = studies.results(&p.id).await.unwrap().unwrap();
+            assert_eq!((r.study_id.as_str(), r.responses.len()), (study.id.as_str(), 1));
+            assert!(studies.close(&p.id).await.unwrap());
+            let e = studies.answer(&p.id, &answer_body(&study, "p1", 1), 2.0).await.unwrap_err();
+            assert_eq!(e.status(), 410);
+            let e = studies.answer("nope", &body, 3.0).await.unwrap_err();
+            assert_eq!(e.status(), 404);
+        });
+    }
+
+    #[test]
+    fn bad_studies_and_answers_say_why_with_a_status() {
+        block_on(async {
+            let studies = Studies::new(MemoryStore::default());
+            assert!(matches!(studies.publish(b"{", || [1; 5]).await, Err(PublishError::Invalid(_))));
+            let big = vec![b' '; MAX_STUDY_BYTES + 1];
+            assert!(matches!(studies.publish(&big, || [1; 5]).await, Err(PublishError::TooLarge)));
+            let study = Study::example();
+            let p = studies.publish(study.to_json().as_bytes(), || [7; 5]).await.unwrap();
+            // The same id again is taken: the next random bytes are tried.
+            let mut tries = vec![[7; 5], [8; 5]].into_iter();
+            let q = studies.publish(study.to_json().as_bytes(), || tries.next().unwrap()).await.unwrap();
+            assert_ne!(p.id, q.id);
+            let e = studies.answer(&p.id, br#"{"participant":1}"#, 0.0).await.unwrap_err();
+            assert_eq!(e.status(), 400);
+            let e = studies.answer(&p.id, &vec![b' '; 5000], 0.0).await.unwrap_err();
+            assert_eq!(e.status(), 413);
+        });
+    }
+
+    #[test]
+    fn a_participant_answering_too_fast_is_slowed_down() {
+        block_on(async {
+            let studies = Studies::new(MemoryStore::default());
+            let study = Study::example();
+            let p = studies.publish(study.to_json().as_bytes(), || [3; 5]).await.unwrap();
+            let body = answer_body(&study, "fast", 0);
+            let burst = ANSWERS.burst as usize;
+            for _ in 0..burst {
+                studies.answer(&p.id, &body, 0.0).await.unwrap();
+            }
+            let e = studies.answer(&p.id, &body, 0.0).await.unwrap_err();
+            assert_eq!(e.status(), 429);
+            assert!(
+                studies.answer(&p.id, &answer_body(&study, "other", 0), 0.0).await.is_ok(),
+                "per participant"
+            );
+            assert!(studies.answer(&p.id, &body, 1000.0).await.is_ok(), "tokens come back");
+        });
+        assert_eq!(study_id([0; 5]), "00000000");
+        assert_eq!(study_id([255; 5]), "zzzzzzzz");
+    }
+}
