@@ -1,0 +1,205 @@
+//! The study store on a real database: SQLite (a file, WAL mode) by
+//! default, PostgreSQL with a `postgres://` URL so several servers share
+//! one database. One query layer for both (`sqlx`'s `Any` driver, queries
+//! checked at run time, so building needs no database); the schema is the
+//! versioned migrations in `crates/cli/migrations`, applied on connect.
+//!
+//! An answer is acknowledged only after its `INSERT` committed (SQLite:
+//! WAL with `synchronous=FULL`), so a server killed right after cannot
+//! lose it.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use lab_core::study::Study;
+use lab_core::study::results::Response;
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyPool, Row};
+
+use super::store::{Published, StoreError, StudyStore};
+
+/// Connections per server process.
+pub const POOL_SIZE: u32 = 8;
+
+fn err(e: impl std::fmt::Display) -> StoreError {
+    StoreError(e.to_string())
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A store on a database URL (`sqlite://path?mode=rwc` or `postgres://…`).
+pub struct SqlStore {
+    pool: AnyPool,
+}
+
+impl SqlStore {
+    /// Connects, prepares SQLite for durable concurrent writes, and brings
+    /// the schema up to date.
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        install_default_drivers();
+        let sqlite = url.starts_with("sqlite:");
+        let pool = AnyPoolOptions::new()
+            .max_connections(if sqlite { 1 } else { POOL_SIZE })
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if sqlite {
+                        for pragma in
+                            ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=5000"]
+                        {
+                            sqlx::query(pragma).execute(&mut *conn).await?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .connect(url)
+            .await
+            .map_err(err)?;
+        sqlx::migrate!("./migrations").run(&pool).await.map_err(err)?;
+        Ok(Self { pool })
+    }
+}
+
+impl StudyStore for SqlStore {
+    async fn publish(&self, p: &Published) -> Result<bool, StoreError> {
+        let r = sqlx::query(
+            "INSERT INTO studies (id, study_json, is_open, published_ms) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+        )
+        .bind(&p.id)
+        .bind(p.study.to_json())
+        .bind(i64::from(p.open))
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(err)?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    async fn study(&self, id: &str) -> Result<Option<Published>, StoreError> {
+        let row = sqlx::query("SELECT study_json, is_open FROM studies WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(err)?;
+        let Some(row) = row else { return Ok(None) };
+        let json: String = row.try_get(0).map_err(err)?;
+        let open: i64 = row.try_get(1).map_err(err)?;
+        let study = Study::from_json(&json).map_err(err)?;
+        Ok(Some(Published { id: id.to_string(), study, open: open != 0 }))
+    }
+
+    async fn close(&self, id: &str) -> Result<bool, StoreError> {
+        let r = sqlx::query("UPDATE studies SET is_open = 0 WHERE id = $1")
+            .bind(id)
+            .execute(&self.pool)
+            .await
+            .map_err(err)?;
+        Ok(r.rows_affected() == 1)
+    }
+
+    async fn add_answer(&self, id: &str, r: &Response) -> Result<bool, StoreError> {
+        let json = serde_json::to_string(r).map_err(err)?;
+        let done = sqlx::query(
+            "INSERT INTO answers (study_id, participant, trial, question, response_json, received_ms) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+        )
+        .bind(id)
+        .bind(&r.participant)
+        .bind(i64::try_from(r.trial).map_err(err)?)
+        .bind(&r.question)
+        .bind(json)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(err)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    async fn answers(&self, id: &str) -> Result<Vec<Response>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT response_json FROM answers WHERE study_id = $1 ORDER BY received_ms, participant, trial, question",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(err)?;
+        rows.iter()
+            .map(|row| {
+                let json: String = row.try_get(0).map_err(err)?;
+                serde_json::from_str(&json).map_err(err)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::service::{Studies, Submitted};
+    use super::*;
+    use lab_core::study::plan::plan;
+    use lab_core::study::results::{Answer, Session};
+    use lab_core::study::submit::Submission;
+    use lab_core::study::{Question, Study};
+
+    fn answer(study: &Study, participant: &str, trial: usize) -> Vec<u8> {
+        let t = &plan(study, 0)[trial];
+        let q = Session::questions(study, t)[0];
+        let answer = match q {
+            Question::Rating { .. } => Answer::Rating(5),
+            Question::Choice { .. } => Answer::Choice(1),
+        };
+        let s = Submission {
+            participant: participant.into(),
+            number: 0,
+            trial,
+            question: q.id().into(),
+            answer,
+            rt_ms: 700.0,
+        };
+        serde_json::to_vec(&s).unwrap()
+    }
+
+    #[test]
+    fn sqlite_keeps_studies_and_answers_across_restarts() {
+        let dir = std::env::temp_dir().join(format!("lab-sql-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        keeps_across_restarts(&format!("sqlite://{}?mode=rwc", dir.join("studies.db").display()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn postgres_keeps_studies_and_answers_across_restarts() {
+        let pg = super::super::pg_cluster::PgCluster::start("store");
+        keeps_across_restarts(&pg.url());
+    }
+
+    /// Two server processes in turn on one database.
+    fn keeps_across_restarts(url: &str) {
+        let url = url.to_string();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let study = Study::example();
+        let id = rt.block_on(async {
+            let studies = Studies::new(SqlStore::connect(&url).await.unwrap());
+            let p = studies.publish(study.to_json().as_bytes(), || [9; 5]).await.unwrap();
+            assert_eq!(studies.answer(&p.id, &answer(&study, "p1", 0), 0.0).await.unwrap(), Submitted::Saved);
+            assert_eq!(
+                studies.answer(&p.id, &answer(&study, "p1", 0), 1.0).await.unwrap(),
+                Submitted::AlreadySaved
+            );
+            studies.answer(&p.id, &answer(&study, "p2", 1), 2.0).await.unwrap();
+            p.id
+        });
+        // A new process on the same file: everything is there, once.
+        rt.block_on(async {
+            let studies = Studies::new(SqlStore::connect(&url).await.unwrap());
+            let r = studies.results(&id).await.unwrap().unwrap();
+            assert_eq!(r.responses.len(), 2);
+            assert_eq!(r.study_id, study.id);
+            assert!(studies.close(&id).await.unwrap());
+            assert_eq!(studies.answer(&id, &answer(&study, "p3", 0), 3.0).await.unwrap_err().status(), 410);
+            assert!(studies.results("none").await.unwrap().is_none());
+        });
+    }
+}
