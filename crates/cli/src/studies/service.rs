@@ -164,7 +164,7 @@ impl<S: StudyStore> Studies<S> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::store::MemoryStore;
     use super::*;
     use lab_core::study::plan::plan;
@@ -175,7 +175,8 @@ mod tests {
         tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
     }
 
-    fn answer_body(study: &Study, participant: &str, trial: usize) -> Vec<u8> {
+    /// The body of participant 0's answer to the first question of `trial`.
+    pub(crate) fn answer_body(study: &Study, participant: &str, trial: usize) -> Vec<u8> {
         let t = &plan(study, 0)[trial];
         let q = Session::questions(study, t)[0];
         let answer = match q {

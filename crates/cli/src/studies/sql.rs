@@ -135,30 +135,9 @@ impl StudyStore for SqlStore {
 
 #[cfg(test)]
 mod tests {
+    use super::super::service::tests::answer_body as answer;
     use super::super::service::{Studies, Submitted};
     use super::*;
-    use lab_core::study::plan::plan;
-    use lab_core::study::results::{Answer, Session};
-    use lab_core::study::submit::Submission;
-    use lab_core::study::{Question, Study};
-
-    fn answer(study: &Study, participant: &str, trial: usize) -> Vec<u8> {
-        let t = &plan(study, 0)[trial];
-        let q = Session::questions(study, t)[0];
-        let answer = match q {
-            Question::Rating { .. } => Answer::Rating(5),
-            Question::Choice { .. } => Answer::Choice(1),
-        };
-        let s = Submission {
-            participant: participant.into(),
-            number: 0,
-            trial,
-            question: q.id().into(),
-            answer,
-            rt_ms: 700.0,
-        };
-        serde_json::to_vec(&s).unwrap()
-    }
 
     #[test]
     fn sqlite_keeps_studies_and_answers_across_restarts() {
