@@ -36,6 +36,7 @@ pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 /// The API's state as one serving thread sees it: everything is shared
 /// between the threads ([`Api::on_thread`]) except the pacer, which is the
 /// thread's own (a firing is a local wake-up, see `pacer`).
+#[derive(Clone)]
 pub struct Api {
     /// Sources.
     pub catalog: Arc<Catalog>,
@@ -68,15 +69,7 @@ impl Api {
 
     /// The same state for another serving thread, with that thread's pacer.
     pub fn on_thread(&self, pacer: Pacer) -> Self {
-        Self {
-            catalog: Arc::clone(&self.catalog),
-            pacer,
-            truth: Arc::clone(&self.truth),
-            default_fault: self.default_fault.clone(),
-            next_id: Arc::clone(&self.next_id),
-            cache: Arc::clone(&self.cache),
-            slots: Arc::clone(&self.slots),
-        }
+        Self { pacer, ..self.clone() }
     }
 
     /// The slots of a profile with `n` of them (made on first use).
