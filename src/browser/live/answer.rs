@@ -7,7 +7,7 @@ use lab_core::replay::cadence::{self, Contrast};
 use lab_core::replay::smooth::{Shown, Smoothing};
 use lab_core::replay::smoother::Smoother;
 use lab_core::stream::markdown::MarkdownStream;
-use lab_core::trace::Chunk;
+use lab_core::trace::{Chunk, ChunkKind};
 
 use crate::browser::markdown_dom::MarkdownState;
 use crate::browser::render::append_text;
@@ -21,8 +21,7 @@ pub(super) struct Answer {
     /// of answer chunks not yet wholly shown.
     waiting: std::collections::VecDeque<(usize, usize)>,
     received: usize,
-    /// Answer text as it arrived and as it was shown (smoothed answers).
-    arrived: Vec<(f64, String)>,
+    /// Answer text as it was shown (smoothed answers).
     shown: Vec<Shown>,
 }
 
@@ -35,7 +34,6 @@ impl Answer {
             smoother: (!smoothing.is_off()).then(|| Smoother::new(smoothing)),
             waiting: Default::default(),
             received: 0,
-            arrived: Vec::new(),
             shown: Vec::new(),
         }
     }
@@ -47,7 +45,6 @@ impl Answer {
         match (&mut self.smoother, &mut self.markdown) {
             (Some(s), _) => {
                 s.push(c.arrived_ms, &c.text);
-                self.arrived.push((c.arrived_ms, c.text.clone()));
                 self.waiting.push_back((i, self.received));
             }
             (None, Some((_, pending))) => pending.push_str(&c.text),
@@ -102,11 +99,17 @@ impl Answer {
         self.waiting.front().map_or(committed, |&(i, _)| i.min(committed))
     }
 
-    /// How the smoothed answer was shown against how it streamed (`None`
-    /// unsmoothed, or with fewer than two pieces either way).
-    pub(super) fn cadence(&self) -> Option<Contrast> {
+    /// How the smoothed answer was shown against how its answer chunks
+    /// (of the request's `chunks`) streamed (`None` unsmoothed, or with
+    /// fewer than two pieces either way).
+    pub(super) fn cadence(&self, chunks: &[Chunk]) -> Option<Contrast> {
         self.smoother.as_ref()?;
-        cadence::contrast(&self.arrived, &self.shown, DEFAULT_STALL_MS)
+        let arrived: Vec<(f64, String)> = chunks
+            .iter()
+            .filter(|c| c.kind == ChunkKind::Content)
+            .map(|c| (c.arrived_ms, c.text.clone()))
+            .collect();
+        cadence::contrast(&arrived, &self.shown, DEFAULT_STALL_MS)
     }
 
     /// Ends Markdown (the last block).

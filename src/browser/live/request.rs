@@ -273,7 +273,7 @@ async fn read_on_screen(
         }
     }
     answer.finish();
-    (s.on_cadence)(answer.cadence());
+    (s.on_cadence)(answer.cadence(&trace.chunks));
     if committed > painted
         && let Some(t) = next_frame(100).await
     {
