@@ -154,13 +154,6 @@ impl<'a> Progress<'a> {
             }
         }
     }
-
-    /// Finished requests that were still streaming at `now` (a rate run's
-    /// load, as far as this page knows it).
-    fn in_flight(&self, now: f64) -> u32 {
-        let open = self.so_far.iter().filter(|r| r.end_ms.is_some_and(|e| e > now)).count();
-        u32::try_from(open).unwrap_or(u32::MAX)
-    }
 }
 
 /// Where a run stands.

@@ -105,12 +105,12 @@ pub(super) async fn rate(run: UseLiveRun, p: &mut Progress<'_>, plan: RatePlan, 
     let total = times.len();
     let Some(req) = p.request_with(p.spec.config.body()) else { return };
     let t0 = now_ms() + RATE_LEAD_MS;
-    let mut pending: FuturesUnordered<_> = times
-        .into_iter()
-        .map(|at| {
+    let dues: Vec<f64> = times.iter().map(|at| t0 + at).collect();
+    let mut pending: FuturesUnordered<_> = dues
+        .iter()
+        .map(|&due| {
             let req = req.clone();
             async move {
-                let due = t0 + at;
                 wait_until(due).await;
                 if abort.aborted() {
                     return None;
@@ -121,12 +121,15 @@ pub(super) async fn rate(run: UseLiveRun, p: &mut Progress<'_>, plan: RatePlan, 
             }
         })
         .collect();
-    let mut sent = 0usize;
-    while let Some(done) = pending.next().await {
-        sent += 1;
-        p.extend(done);
-        let in_flight = p.in_flight(now_ms());
-        run.phase.set(RunPhase::Running { done: sent, total, concurrency: in_flight });
+    run.phase.set(RunPhase::Running { done: 0, total, concurrency: 0 });
+    let mut done = 0usize;
+    while let Some(finished) = pending.next().await {
+        done += 1;
+        p.extend(finished);
+        // Sent by now (the schedule is ascending) and not yet finished.
+        let sent = dues.partition_point(|d| *d <= now_ms());
+        let in_flight = u32::try_from(sent.saturating_sub(done)).unwrap_or(u32::MAX);
+        run.phase.set(RunPhase::Running { done, total, concurrency: in_flight });
     }
     p.so_far.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
 }
