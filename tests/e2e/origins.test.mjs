@@ -81,6 +81,8 @@ describe('where latency comes from', () => {
     await setField(page, 'run-ramp-from', 1);
     assert.match(await page.getByTestId('run-rate-note').textContent(), /at most 6 streams/);
     await page.getByTestId('start').click();
+    // Running from the start (not the sweep's "Finished" until a first answer), with requests in flight.
+    await waitForText(page.getByTestId('run-status'), /^Streaming… \d+ of \d+ request\(s\) done, [1-9]\d* at once/, 10_000);
     await waitForText(page.getByTestId('run-status'), /^Finished/, 90_000);
     const summary = await page.getByTestId('rate-summary').textContent();
     assert.match(summary, /Requests started to queue at about [\d.]+ requests\/s/);
