@@ -9,6 +9,13 @@ fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hand.trace.json")
 }
 
+/// A fresh directory for this test's files (`tag` keeps tests apart).
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lab-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn analyze(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_latency-lab")).arg("analyze").args(args).output().unwrap()
 }
@@ -58,8 +65,7 @@ fn one_scenario_per_request_and_no_goodput_without_slos() {
 
 #[test]
 fn scenario_file_with_edited_weights() {
-    let dir = std::env::temp_dir().join(format!("lab-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("scenario");
     let mut s = lab_core::measure::score::preset("code").unwrap();
     s.targets[0].weight = 0.0;
     s.targets[2].weight = 0.0;
@@ -89,8 +95,7 @@ fn table_is_readable() {
 
 #[test]
 fn bad_input_exits_2_with_a_clear_message() {
-    let dir = std::env::temp_dir().join(format!("lab-cli-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("bad");
     let cases: [(&str, &[u8], &str); 6] = [
         (
             "cut.json",
@@ -187,8 +192,7 @@ fn aggregate_files_next_to_the_records_are_compared() {
 
 #[test]
 fn several_runs_and_run_selection() {
-    let dir = std::env::temp_dir().join(format!("lab-cli-runs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("runs");
     let one: Value =
         serde_json::from_str(&std::fs::read_to_string(import_fixture("vllm_bench_serve.json")).unwrap())
             .unwrap();
@@ -207,8 +211,7 @@ fn several_runs_and_run_selection() {
 fn tool_call_figures_in_json_and_table() {
     let p: lab_core::replay::profile::Profile =
         "ttft=250,tpot=10,jitter=constant,tokens=5,tool_call=search:20".parse().unwrap();
-    let dir = std::env::temp_dir().join(format!("lab-analyze-tools-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("tools");
     let path = dir.join("agent.trace.json");
     std::fs::write(&path, p.to_trace(4, 500).to_json()).unwrap();
     let v = json(&[path.to_str().unwrap(), "--json", "--per-request"]);
@@ -233,8 +236,7 @@ fn how_it_felt_keys_defaults_and_options() {
     // One request of a slow reader's nightmare: first token at 800 ms, then 10 tokens 100 ms apart.
     let p: lab_core::replay::profile::Profile =
         "ttft=800,tpot=100,jitter=constant,tokens=10".parse().unwrap();
-    let dir = std::env::temp_dir().join(format!("lab-analyze-feel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("feel");
     let path = dir.join("slow.trace.json");
     std::fs::write(&path, p.to_trace(2, 400).to_json()).unwrap();
     let file = path.to_str().unwrap();
@@ -299,7 +301,7 @@ fn origins_trace() -> PathBuf {
     }
     let trace =
         serde_json::json!({"schema_version": 1, "format": "latency-lab/trace", "meta": {}, "requests": reqs});
-    let path = std::env::temp_dir().join(format!("origins-{}.trace.json", std::process::id()));
+    let path = scratch("origins").join("origins.trace.json");
     std::fs::write(&path, trace.to_string()).unwrap();
     path
 }
@@ -327,5 +329,5 @@ fn prefill_turns_and_rate_come_out_when_the_trace_has_them() {
     // A plain run has none of them.
     let plain = json(&[fixture().to_str().unwrap(), "--json"]);
     assert!(plain.get("turns").is_none() && plain.get("rate_run").is_none());
-    let _ = std::fs::remove_file(f);
+    let _ = std::fs::remove_dir_all(f.parent().unwrap());
 }
