@@ -55,7 +55,7 @@ pub(super) async fn prompt_sweep(
     abort: &Abort,
 ) {
     let sizes = prompts::sweep_sizes(max as usize);
-    let total = sizes.len() * rounds.max(1) as usize;
+    let total = p.spec.mode.requests();
     let nonce = nonce();
     let order = sizes.iter().flat_map(|s| std::iter::repeat_n(*s, rounds.max(1) as usize));
     for (i, size) in order.enumerate() {
@@ -85,7 +85,11 @@ pub(super) async fn conversation(run: UseLiveRun, p: &mut Progress<'_>, turns: u
             if abort.aborted() {
                 return;
             }
-            run.phase.set(RunPhase::Running { done: p.done(), total: 2 * turns, concurrency: 1 });
+            run.phase.set(RunPhase::Running {
+                done: p.done(),
+                total: p.spec.mode.requests(),
+                concurrency: 1,
+            });
             let messages = prompts::turn_messages(&first, prefix, turn, &answers, &nonce);
             let Some(req) = p.request_with(p.spec.config.body_with(&messages)) else { return };
             let mut t = run.one_on_screen(p, &req, abort).await;
