@@ -274,6 +274,8 @@ fn main() {
     let mut server = Command::new(&bin)
         .args(["serve", "--api-only", "--port", "0", "--url-file"])
         .arg(&url_file)
+        .arg("--data")
+        .arg(dir.join("data"))
         .args(["--threads", &o.server_threads.to_string()])
         .stdout(Stdio::null())
         .stderr(Stdio::inherit())

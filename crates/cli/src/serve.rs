@@ -28,6 +28,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use crate::api::{self, Api};
 use crate::catalog::{Catalog, CatalogError};
 use crate::pacer::Pacer;
+use crate::studies::http::StudyApi;
 use lab_core::serve::protocol::{GROUND_TRUTH_PATH, REQUEST_ID_HEADER};
 
 /// Default port of the lab.
@@ -69,6 +70,17 @@ pub struct ServeArgs {
     /// accept and set up connections faster.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Where the study server keeps its database and researcher token
+    /// (created on first start).
+    #[arg(long, default_value = crate::studies::setup::DEFAULT_DATA_DIR)]
+    pub data: PathBuf,
+    /// The study database: `postgres://user@host/db` so several servers
+    /// share one (default: SQLite in the data directory).
+    #[arg(long)]
+    pub db: Option<String>,
+    /// The researcher token file (default: in the data directory).
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
 }
 
 /// Most serving threads `--threads 0` picks.
@@ -91,6 +103,9 @@ pub enum ServeError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The study server's data directory, token or database.
+    #[error("study server: {0}")]
+    Studies(String),
     /// Runtime or I/O failure while serving.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -129,12 +144,14 @@ pub fn api_router(api: Arc<Api>) -> Router {
         .layer(cors)
 }
 
-/// The whole router: API, health checks (`/healthz`, and `/health` as vLLM
-/// has it, which benchmark tools such as guidellm probe), app files with SPA
-/// fallback.
-pub fn router(api: Arc<Api>, dist: Option<PathBuf>) -> Router {
-    let app =
-        Router::new().route("/healthz", get(|| async { "ok" })).route("/health", get(|| async { "ok" }));
+/// The whole router: API, study server ([`crate::studies::http`]), health
+/// checks (`/healthz`, and `/health` as vLLM has it, which benchmark tools
+/// such as guidellm probe), app files with SPA fallback.
+pub fn router(api: Arc<Api>, dist: Option<PathBuf>, studies: Arc<StudyApi>) -> Router {
+    let app = Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/health", get(|| async { "ok" }))
+        .merge(crate::studies::http::router(studies));
     let app = match dist {
         Some(dist) => {
             let files = ServeDir::new(&dist).fallback(ServeFile::new(dist.join("index.html")));
@@ -180,6 +197,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         .transpose()
         .map_err(CatalogError::from)?;
     let catalog = Catalog::new(&args.traces, fallback)?;
+    let (studies, _db_runtime) = open_studies(&args)?;
     let api = Api::new(catalog, Pacer::new(), fault);
     let threads = match args.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS),
@@ -210,14 +228,49 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     );
     let main = listeners.remove(0);
     for listener in listeners {
-        let (api, dist) = (api.on_thread(Pacer::new()), dist.clone());
+        let (api, dist, studies) = (api.on_thread(Pacer::new()), dist.clone(), Arc::clone(&studies));
         std::thread::spawn(move || {
-            if let Err(e) = serve_on(listener, api, dist) {
+            if let Err(e) = serve_on(listener, api, dist, studies) {
                 eprintln!("latency-lab serve: a serving thread stopped: {e}");
             }
         });
     }
-    serve_on(main, api, dist)
+    serve_on(main, api, dist, studies)
+}
+
+/// Opens the study database (creating the data directory and the SQLite
+/// file on first start, applying migrations) and the researcher token,
+/// printed when it is made. The database's connections live on a runtime
+/// of their own, which every serving thread uses.
+fn open_studies(args: &ServeArgs) -> Result<(Arc<StudyApi>, tokio::runtime::Runtime), ServeError> {
+    use crate::studies::setup;
+    let fail = |e: &dyn std::fmt::Display| ServeError::Studies(e.to_string());
+    let url = setup::database_url(&args.data, args.db.as_deref()).map_err(|e| fail(&e))?;
+    let token_file = args.token_file.clone().unwrap_or_else(|| args.data.join(setup::TOKEN_FILE));
+    let (token, made) = setup::researcher_token(&token_file).map_err(|e| fail(&e))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let store = runtime
+        .block_on(crate::studies::sql::SqlStore::connect(&url))
+        .map_err(|e| ServeError::Studies(format!("{e} (database {})", redact(&url))))?;
+    if made {
+        println!("Researcher token (shown once; saved in {}): {token}", token_file.display());
+    } else {
+        println!("Researcher token: in {}", token_file.display());
+    }
+    println!("Study database: {}", redact(&url));
+    Ok((Arc::new(StudyApi::new(store, token)), runtime))
+}
+
+/// A database URL without its password.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let user = &url[s + 3..at];
+            let name = user.split(':').next().unwrap_or("");
+            format!("{}{name}{}{}", &url[..s + 3], if user.contains(':') { ":***" } else { "" }, &url[at..])
+        }
+        _ => url.to_string(),
+    }
 }
 
 /// Binds 127.0.0.1:`port` with `SO_REUSEPORT`, so several threads can
@@ -241,7 +294,12 @@ fn listen(port: u16) -> Result<std::net::TcpListener, ServeError> {
 /// One serving thread: a single-threaded runtime running the connections
 /// it accepts and the pacer that times their chunks (see `pacer`: a firing
 /// is then a local wake-up, not a cross-thread one), until Ctrl-C.
-fn serve_on(listener: std::net::TcpListener, api: Api, dist: Option<PathBuf>) -> Result<(), ServeError> {
+fn serve_on(
+    listener: std::net::TcpListener,
+    api: Api,
+    dist: Option<PathBuf>,
+    studies: Arc<StudyApi>,
+) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .max_blocking_threads(BLOCKING_THREADS)
@@ -257,7 +315,7 @@ fn serve_on(listener: std::net::TcpListener, api: Api, dist: Option<PathBuf>) ->
             let _ = tcp.set_nodelay(true);
         });
         let api = Arc::new(api);
-        axum::serve(listener, router(api, dist))
+        axum::serve(listener, router(api, dist, studies))
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
             })

@@ -41,6 +41,8 @@ fn serves_files_with_isolation_headers() {
         .arg(&dist)
         .arg("--url-file")
         .arg(&url_file)
+        .arg("--data")
+        .arg(dist.join("data"))
         .stdout(Stdio::null())
         .spawn()
         .unwrap();

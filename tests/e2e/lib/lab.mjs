@@ -44,7 +44,10 @@ export async function startServer(extraArgs = []) {
   if (!existsSync(LAB_BIN)) throw new Error(`${LAB_BIN} is missing: run ./lab test (it builds it)`);
   const dir = mkdtempSync(path.join(tmpdir(), 'lab-e2e-'));
   const urlFile = path.join(dir, 'url');
-  const proc = spawn(LAB_BIN, ['serve', '--port', '0', '--dist', DIST, '--url-file', urlFile, ...extraArgs], {
+  // Each server keeps its study database and researcher token in its own
+  // temporary data directory unless the test names one.
+  const data = extraArgs.includes('--data') ? [] : ['--data', path.join(dir, 'data')];
+  const proc = spawn(LAB_BIN, ['serve', '--port', '0', '--dist', DIST, '--url-file', urlFile, ...data, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -53,7 +56,7 @@ export async function startServer(extraArgs = []) {
   for (let i = 0; i < 200; i++) {
     if (existsSync(urlFile)) {
       const url = readFileSync(urlFile, 'utf8').trim();
-      if (url) return { url, proc, stop: () => proc.kill('SIGINT'), output: () => output };
+      if (url) return { url, proc, dir, stop: () => proc.kill('SIGINT'), output: () => output };
     }
     if (proc.exitCode !== null) break;
     await sleep(50);

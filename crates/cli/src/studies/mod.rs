@@ -1,10 +1,14 @@
-//! A study server's parts: the rules ([`service`]) over a store
-//! ([`store`]). The HTTP routes, the researcher token and the SQLite /
-//! PostgreSQL stores build on these (issue 18, in progress).
-#![allow(dead_code)] // Not yet routed: the HTTP layer comes next.
+//! The study server (`latency-lab serve`): researchers publish studies,
+//! participants join them and send their answers, researchers read the
+//! results. The rules ([`service`]) run over a store ([`store`]; SQLite or
+//! PostgreSQL in [`sql`]); [`http`] puts them on routes, [`setup`] finds the
+//! data directory, the database and the researcher token.
 
+pub mod http;
 #[cfg(test)]
+#[path = "../../tests/common/pg_cluster.rs"]
 pub mod pg_cluster;
 pub mod service;
+pub mod setup;
 pub mod sql;
 pub mod store;

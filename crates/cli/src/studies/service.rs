@@ -6,12 +6,12 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use lab_core::serve::limit::{ANSWERS, RateLimiter};
+use lab_core::serve::limit::{ANSWERS, JOINS, RateLimiter};
 use lab_core::study::Study;
 use lab_core::study::results::{RESULTS_FORMAT, StudyResults};
 use lab_core::study::submit::{self, Submission, SubmitError};
 
-use super::store::{Published, StoreError, StudyStore};
+use super::store::{Listed, Published, StoreError, StudyStore};
 
 /// Largest study a researcher may publish (bytes; recorded conditions
 /// carry their traces).
@@ -72,6 +72,9 @@ pub enum AnswerFailure {
     /// Too many answers too fast from one participant.
     #[error("too many answers at once; try again in {0:.0} ms")]
     RateLimited(f64),
+    /// The participant id was not handed out by this study.
+    #[error("participant \"{0}\" has not joined this study: open the study link again")]
+    NotJoined(String),
     /// Not an answer this study asks for.
     #[error(transparent)]
     Invalid(#[from] SubmitError),
@@ -87,6 +90,7 @@ impl AnswerFailure {
             Self::NotFound(_) => 404,
             Self::Closed => 410,
             Self::RateLimited(_) => 429,
+            Self::NotJoined(_) => 400,
             Self::Invalid(SubmitError::TooLarge) => 413,
             Self::Invalid(_) => 400,
             Self::Store(_) => 500,
@@ -94,16 +98,66 @@ impl AnswerFailure {
     }
 }
 
+/// A participant who joined a study.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Joined {
+    /// Their anonymous id (sent with every answer).
+    pub participant: String,
+    /// Their number, which picks their row of the Latin square (or seeds
+    /// their random order).
+    pub number: u32,
+}
+
+/// The id of participant `number`: their number (1-based) and 8 random
+/// characters, so ids are never guessed from the number alone.
+pub fn participant_id(number: u32, random: [u8; 5]) -> String {
+    format!("p{:03}-{}", u64::from(number) + 1, study_id(random))
+}
+
 /// A study server's rules over a store.
 pub struct Studies<S> {
     store: S,
     limiter: Mutex<RateLimiter>,
+    joins: Mutex<RateLimiter>,
 }
 
 impl<S: StudyStore> Studies<S> {
     /// The rules over `store`.
     pub fn new(store: S) -> Self {
-        Self { store, limiter: Mutex::new(RateLimiter::new(ANSWERS)) }
+        Self {
+            store,
+            limiter: Mutex::new(RateLimiter::new(ANSWERS)),
+            joins: Mutex::new(RateLimiter::new(JOINS)),
+        }
+    }
+
+    /// A new participant of study `id` at `now_ms`: numbered by the server
+    /// (joining order), so remote participants fill the Latin square's
+    /// rows in turn.
+    pub async fn join(&self, id: &str, now_ms: f64, random: [u8; 5]) -> Result<Joined, AnswerFailure> {
+        let published = self.store.study(id).await?.ok_or_else(|| AnswerFailure::NotFound(id.to_string()))?;
+        if !published.open {
+            return Err(AnswerFailure::Closed);
+        }
+        self.joins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take(id, now_ms)
+            .map_err(AnswerFailure::RateLimited)?;
+        let name = move |number: u32| participant_id(number, random);
+        let (number, participant) =
+            self.store.join(id, &name).await?.ok_or_else(|| AnswerFailure::NotFound(id.to_string()))?;
+        Ok(Joined { participant, number })
+    }
+
+    /// A published study.
+    pub async fn study(&self, id: &str) -> Result<Option<Published>, StoreError> {
+        self.store.study(id).await
+    }
+
+    /// Every published study.
+    pub async fn list(&self) -> Result<Vec<Listed>, StoreError> {
+        self.store.list().await
     }
 
     /// Publishes a study; `random` gives 5 fresh random bytes per try.
@@ -133,6 +187,9 @@ impl<S: StudyStore> Studies<S> {
             return Err(AnswerFailure::Closed);
         }
         let sub = Submission::from_json(body)?;
+        if self.store.number(id, &sub.participant).await? != Some(sub.number) {
+            return Err(AnswerFailure::NotJoined(sub.participant));
+        }
         let key = format!("{id}/{}", sub.participant);
         self.limiter
             .lock()
@@ -175,17 +232,17 @@ pub(crate) mod tests {
         tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
     }
 
-    /// The body of participant 0's answer to the first question of `trial`.
-    pub(crate) fn answer_body(study: &Study, participant: &str, trial: usize) -> Vec<u8> {
-        let t = &plan(study, 0)[trial];
+    /// The body of a participant's answer to the first question of `trial`.
+    pub(crate) fn answer_body(study: &Study, who: &Joined, trial: usize) -> Vec<u8> {
+        let t = &plan(study, who.number)[trial];
         let q = Session::questions(study, t)[0];
         let answer = match q {
             Question::Rating { .. } => Answer::Rating(4),
             Question::Choice { .. } => Answer::Choice(0),
         };
         let s = Submission {
-            participant: participant.into(),
-            number: 0,
+            participant: who.participant.clone(),
+            number: who.number,
             trial,
             question: q.id().into(),
             answer,
@@ -208,14 +265,20 @@ pub(crate) mod tests {
                 .await
                 .unwrap();
             assert_eq!(p.id.len(), ID_CHARS);
-            let body = answer_body(&study, "p1", 0);
+            let p1 = studies.join(&p.id, 0.0, [1; 5]).await.unwrap();
+            assert_eq!((p1.number, p1.participant.as_str()), (0, "p001-040g2081"));
+            let body = answer_body(&study, &p1, 0);
+            let stranger = Joined { participant: "p009-x".into(), number: 8 };
+            let e = studies.answer(&p.id, &answer_body(&study, &stranger, 0), 0.0).await.unwrap_err();
+            assert_eq!(e.status(), 400, "a participant the server did not number");
             assert_eq!(studies.answer(&p.id, &body, 0.0).await.unwrap(), Submitted::Saved);
             assert_eq!(studies.answer(&p.id, &body, 1.0).await.unwrap(), Submitted::AlreadySaved);
             let r = studies.results(&p.id).await.unwrap().unwrap();
             assert_eq!((r.study_id.as_str(), r.responses.len()), (study.id.as_str(), 1));
             assert!(studies.close(&p.id).await.unwrap());
-            let e = studies.answer(&p.id, &answer_body(&study, "p1", 1), 2.0).await.unwrap_err();
+            let e = studies.answer(&p.id, &answer_body(&study, &p1, 1), 2.0).await.unwrap_err();
             assert_eq!(e.status(), 410);
+            assert_eq!(studies.join(&p.id, 2.0, [2; 5]).await.unwrap_err().status(), 410);
             let e = studies.answer("nope", &body, 3.0).await.unwrap_err();
             assert_eq!(e.status(), 404);
         });
@@ -247,7 +310,10 @@ pub(crate) mod tests {
             let studies = Studies::new(MemoryStore::default());
             let study = Study::example();
             let p = studies.publish(study.to_json().as_bytes(), || [3; 5]).await.unwrap();
-            let body = answer_body(&study, "fast", 0);
+            let fast = studies.join(&p.id, 0.0, [1; 5]).await.unwrap();
+            let other = studies.join(&p.id, 0.0, [2; 5]).await.unwrap();
+            assert_eq!(other.number, 1);
+            let body = answer_body(&study, &fast, 0);
             let burst = ANSWERS.burst as usize;
             for _ in 0..burst {
                 studies.answer(&p.id, &body, 0.0).await.unwrap();
@@ -255,7 +321,7 @@ pub(crate) mod tests {
             let e = studies.answer(&p.id, &body, 0.0).await.unwrap_err();
             assert_eq!(e.status(), 429);
             assert!(
-                studies.answer(&p.id, &answer_body(&study, "other", 0), 0.0).await.is_ok(),
+                studies.answer(&p.id, &answer_body(&study, &other, 0), 0.0).await.is_ok(),
                 "per participant"
             );
             assert!(studies.answer(&p.id, &body, 1000.0).await.is_ok(), "tokens come back");

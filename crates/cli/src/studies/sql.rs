@@ -15,7 +15,7 @@ use lab_core::study::results::Response;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Row};
 
-use super::store::{Published, StoreError, StudyStore};
+use super::store::{Listed, Namer, Published, StoreError, StudyStore};
 
 /// Connections per server process.
 pub const POOL_SIZE: u32 = 8;
@@ -98,6 +98,69 @@ impl StudyStore for SqlStore {
         Ok(r.rows_affected() == 1)
     }
 
+    async fn join(&self, id: &str, name: &Namer) -> Result<Option<(u32, String)>, StoreError> {
+        // One transaction: the counter's increment hands out the number
+        // (atomic on both databases, also with several servers).
+        let mut tx = self.pool.begin().await.map_err(err)?;
+        let row = sqlx::query("UPDATE studies SET joined = joined + 1 WHERE id = $1 RETURNING joined")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await
+            .map_err(err)?;
+        let Some(row) = row else { return Ok(None) };
+        let joined: i64 = row.try_get(0).map_err(err)?;
+        let number = u32::try_from(joined - 1).map_err(err)?;
+        let participant = name(number);
+        sqlx::query(
+            "INSERT INTO participants (study_id, participant, number, joined_ms) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(id)
+        .bind(&participant)
+        .bind(i64::from(number))
+        .bind(now_ms())
+        .execute(&mut *tx)
+        .await
+        .map_err(err)?;
+        tx.commit().await.map_err(err)?;
+        Ok(Some((number, participant)))
+    }
+
+    async fn number(&self, id: &str, participant: &str) -> Result<Option<u32>, StoreError> {
+        let row = sqlx::query("SELECT number FROM participants WHERE study_id = $1 AND participant = $2")
+            .bind(id)
+            .bind(participant)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(err)?;
+        row.map(|r| r.try_get::<i64, _>(0).map_err(err).and_then(|n| u32::try_from(n).map_err(err)))
+            .transpose()
+    }
+
+    async fn list(&self) -> Result<Vec<Listed>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT s.id, s.study_json, s.is_open, s.joined, \
+             (SELECT COUNT(*) FROM answers a WHERE a.study_id = s.id) \
+             FROM studies s ORDER BY s.published_ms DESC, s.id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(err)?;
+        rows.iter()
+            .map(|row| {
+                let study = Study::from_json(&row.try_get::<String, _>(1).map_err(err)?).map_err(err)?;
+                let count = |i: usize| row.try_get::<i64, _>(i).map_err(err).map(|n| n.max(0) as u64);
+                Ok(Listed {
+                    id: row.try_get(0).map_err(err)?,
+                    title: study.title,
+                    study_id: study.id,
+                    open: count(2)? != 0,
+                    participants: count(3)?,
+                    answers: count(4)?,
+                })
+            })
+            .collect()
+    }
+
     async fn add_answer(&self, id: &str, r: &Response) -> Result<bool, StoreError> {
         let json = serde_json::to_string(r).map_err(err)?;
         let done = sqlx::query(
@@ -159,16 +222,19 @@ mod tests {
         let url = url.to_string();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let study = Study::example();
-        let id = rt.block_on(async {
+        let (id, p1) = rt.block_on(async {
             let studies = Studies::new(SqlStore::connect(&url).await.unwrap());
             let p = studies.publish(study.to_json().as_bytes(), || [9; 5]).await.unwrap();
-            assert_eq!(studies.answer(&p.id, &answer(&study, "p1", 0), 0.0).await.unwrap(), Submitted::Saved);
+            let p1 = studies.join(&p.id, 0.0, [1; 5]).await.unwrap();
+            let p2 = studies.join(&p.id, 0.0, [2; 5]).await.unwrap();
+            assert_eq!((p1.number, p2.number), (0, 1));
+            assert_eq!(studies.answer(&p.id, &answer(&study, &p1, 0), 0.0).await.unwrap(), Submitted::Saved);
             assert_eq!(
-                studies.answer(&p.id, &answer(&study, "p1", 0), 1.0).await.unwrap(),
+                studies.answer(&p.id, &answer(&study, &p1, 0), 1.0).await.unwrap(),
                 Submitted::AlreadySaved
             );
-            studies.answer(&p.id, &answer(&study, "p2", 1), 2.0).await.unwrap();
-            p.id
+            studies.answer(&p.id, &answer(&study, &p2, 1), 2.0).await.unwrap();
+            (p.id, p1)
         });
         // A new process on the same file: everything is there, once.
         rt.block_on(async {
@@ -177,8 +243,12 @@ mod tests {
             assert_eq!(r.responses.len(), 2);
             assert_eq!(r.study_id, study.id);
             assert!(studies.close(&id).await.unwrap());
-            assert_eq!(studies.answer(&id, &answer(&study, "p3", 0), 3.0).await.unwrap_err().status(), 410);
+            assert_eq!(studies.answer(&id, &answer(&study, &p1, 2), 3.0).await.unwrap_err().status(), 410);
             assert!(studies.results("none").await.unwrap().is_none());
+            let listed = studies.list().await.unwrap();
+            assert_eq!((listed[0].participants, listed[0].answers, listed[0].open), (2, 2, false));
+            let p3 = studies.join(&id, 4.0, [3; 5]).await.unwrap_err();
+            assert_eq!(p3.status(), 410, "closed: nobody joins");
         });
     }
 }

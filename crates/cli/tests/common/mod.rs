@@ -21,9 +21,27 @@ use serde_json::Value;
 /// `./lab bench` (the `load` example) and recorded in BENCHMARKS.md.
 pub const LATE_MS: f64 = 250.0;
 
+pub mod pg_cluster;
+pub mod study_client;
+
 pub struct Server {
     child: Child,
     pub addr: String,
+    /// Its data directory (study database, researcher token).
+    pub data: PathBuf,
+}
+
+impl Server {
+    /// Stops it at once, as `kill -9` does (SIGKILL: no clean-up runs).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The researcher token it made on first start.
+    pub fn token(&self) -> String {
+        std::fs::read_to_string(self.data.join("researcher-token")).unwrap().trim().to_string()
+    }
 }
 
 impl Drop for Server {
@@ -33,7 +51,21 @@ impl Drop for Server {
     }
 }
 
+/// A new data directory for a server.
+pub fn data_dir() -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!("lab-replay-{}", std::process::id()));
+    let data = dir.join(format!("data-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
+    let _ = std::fs::remove_dir_all(&data);
+    data
+}
+
 pub fn start(extra: &[&str]) -> Server {
+    start_in(&data_dir(), extra)
+}
+
+/// Starts a server on the data directory `data` (kept between servers).
+pub fn start_in(data: &std::path::Path, extra: &[&str]) -> Server {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!("lab-replay-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -45,11 +77,13 @@ pub fn start(extra: &[&str]) -> Server {
         .arg(&fixture)
         .arg("--url-file")
         .arg(&url_file)
+        .arg("--data")
+        .arg(data)
         .args(extra)
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let mut srv = Server { child, addr: String::new() };
+    let mut srv = Server { child, addr: String::new(), data: data.to_path_buf() };
     let t0 = Instant::now();
     loop {
         if let Ok(u) = std::fs::read_to_string(&url_file)
@@ -91,6 +125,36 @@ pub fn request(
             return (head, s, rest);
         }
     }
+}
+
+/// One request, its status and body; an error when the server is gone.
+pub fn try_call(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<(u16, String)> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut req = format!("{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes())?;
+    s.write_all(body)?;
+    let mut all = Vec::new();
+    s.read_to_end(&mut all)?;
+    let text = String::from_utf8_lossy(&all).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").ok_or(std::io::ErrorKind::UnexpectedEof)?;
+    let code = head.split(' ').nth(1).and_then(|c| c.parse().ok()).ok_or(std::io::ErrorKind::InvalidData)?;
+    Ok((code, body.to_string()))
+}
+
+/// [`try_call`] that must reach the server.
+pub fn call(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    try_call(addr, method, path, headers, body).unwrap()
 }
 
 pub fn read_all(mut s: TcpStream, mut rest: Vec<u8>) -> Vec<u8> {

@@ -26,6 +26,15 @@ pub struct Limits {
 /// queue of offline answers sends them in a burst.
 pub const ANSWERS: Limits = Limits { burst: 60.0, per_s: 2.0, max_keys: 100_000 };
 
+/// Participants joining one study: a class of 500 opening the link at the
+/// same minute gets in, a script creating participants is slowed to 20 a
+/// second.
+pub const JOINS: Limits = Limits { burst: 500.0, per_s: 20.0, max_keys: 10_000 };
+
+/// Researcher requests that publish, close or read, per client address:
+/// generous for scripts, a wall against guessing the token.
+pub const RESEARCHER: Limits = Limits { burst: 120.0, per_s: 10.0, max_keys: 10_000 };
+
 /// Token buckets by key.
 #[derive(Debug, Clone)]
 pub struct RateLimiter {

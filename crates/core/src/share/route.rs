@@ -75,7 +75,12 @@ pub enum Route {
     Participate,
     /// A share link; the payload after `share=`.
     Share(String),
+    /// A study published on the server; its id.
+    Published(String),
 }
+
+/// Start of the fragment of a published study (`#s/<id>`).
+pub const PUBLISHED: &str = "s/";
 
 /// The fragment of the participant session.
 pub const PARTICIPATE: &str = "participate";
@@ -86,6 +91,9 @@ impl Route {
         let f = fragment.strip_prefix('#').unwrap_or(fragment);
         if let Some(payload) = f.strip_prefix(FRAGMENT_KEY) {
             return Self::Share(payload.to_string());
+        }
+        if let Some(id) = f.strip_prefix(PUBLISHED).filter(|id| !id.is_empty()) {
+            return Self::Published(id.to_string());
         }
         match f {
             PARTICIPATE => Self::Participate,
@@ -100,6 +108,7 @@ impl Route {
             Self::View(v) => format!("#{}", v.id()),
             Self::Participate => format!("#{PARTICIPATE}"),
             Self::Share(p) => format!("#{FRAGMENT_KEY}{p}"),
+            Self::Published(id) => format!("#{PUBLISHED}{id}"),
         }
     }
 
@@ -108,7 +117,7 @@ impl Route {
     pub fn view(&self) -> View {
         match self {
             Self::View(v) => *v,
-            Self::Participate => View::Study,
+            Self::Participate | Self::Published(_) => View::Study,
             Self::Landing | Self::Share(_) => View::Replay,
         }
     }
@@ -125,12 +134,19 @@ mod tests {
             assert_eq!(Route::parse(&r.fragment()), r);
             assert_eq!(r.view(), v);
         }
-        for r in [Route::Landing, Route::Participate, Route::Share("v1.abc".into())] {
+        for r in [
+            Route::Landing,
+            Route::Participate,
+            Route::Share("v1.abc".into()),
+            Route::Published("k3x9".into()),
+        ] {
             assert_eq!(Route::parse(&r.fragment()), r);
         }
         assert_eq!(Route::parse("live"), Route::View(View::Live));
         assert_eq!(Route::parse("#share=v1.x&y"), Route::Share("v1.x&y".into()));
         assert_eq!(Route::parse("#nowhere"), Route::Landing);
+        assert_eq!(Route::parse("#s/"), Route::Landing, "a published study needs its id");
+        assert_eq!(Route::Published("a".into()).view(), View::Study);
         assert_eq!(Route::parse(""), Route::Landing);
         assert_eq!(Route::Participate.view(), View::Study);
         assert_eq!(View::from_id("library"), Some(View::Library));

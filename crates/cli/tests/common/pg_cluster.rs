@@ -42,8 +42,15 @@ fn run(tool: &str, args: &[&str]) {
 }
 
 impl PgCluster {
-    /// Creates and starts a cluster named `name`.
+    /// Creates and starts a cluster named `name`, without `fsync` (tests:
+    /// nothing here must survive a power cut).
     pub fn start(name: &str) -> Self {
+        Self::start_with(name, false)
+    }
+
+    /// Creates and starts a cluster named `name`; `durable` keeps `fsync`
+    /// on, as a production server has it (for benchmarks).
+    pub fn start_with(name: &str, durable: bool) -> Self {
         let dir = std::env::temp_dir().join(format!("lab-pg-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -55,7 +62,8 @@ impl PgCluster {
         let data = dir.join("data");
         let d = data.to_str().unwrap();
         run("initdb", &["-D", d, "-A", "trust", "-U", "postgres", "--no-sync"]);
-        let opts = format!("-p {port} -k {} -c listen_addresses='' -c fsync=off", dir.display());
+        let fsync = if durable { "on" } else { "off" };
+        let opts = format!("-p {port} -k {} -c listen_addresses='' -c fsync={fsync}", dir.display());
         run("pg_ctl", &["-D", d, "-o", &opts, "-w", "-l", dir.join("log").to_str().unwrap(), "start"]);
         Self { dir, port }
     }

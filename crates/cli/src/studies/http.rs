@@ -1,0 +1,268 @@
+//! The study server's routes (README "Study server API" documents each
+//! with curl):
+//!
+//! | route | who | does |
+//! |---|---|---|
+//! | `POST /api/studies` | researcher | publishes a study (body: the study JSON) → 201 `{id, link}` |
+//! | `GET /api/studies` | researcher | the published studies with their counts |
+//! | `GET /api/studies/{id}` | anyone with the link | the study a participant plays, and whether it is open |
+//! | `POST /api/studies/{id}/participants` | participant page | joins: the server's participant id and number |
+//! | `POST /api/studies/{id}/answers` | participant page | one answer ([`lab_core::study::submit::Submission`]) → 201 saved, 200 kept before |
+//! | `GET /api/studies/{id}/results` | researcher | every answer as a results file (`?format=csv`: CSV) |
+//! | `POST /api/studies/{id}/close` | researcher | stops new answers |
+//! | `GET /s/{id}` | participant | the participant link: opens the app on the study |
+//!
+//! Researcher routes need `Authorization: Bearer <token>` (compared in
+//! constant time). Participant writes are taken from the same origin only
+//! (a browser's `Origin`, when sent, must be this server; other sites'
+//! pages cannot post), and carry no CORS headers. Every refusal is a 4xx
+//! with `{"error": "…"}` saying why; nothing is stored.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use lab_core::serve::limit::{RESEARCHER, RateLimiter};
+use lab_core::serve::token;
+use lab_core::study::results::to_csv;
+use lab_core::study::submit::MAX_SUBMISSION_BYTES;
+use serde_json::json;
+
+use super::service::{AnswerFailure, MAX_STUDY_BYTES, PublishError, Studies, Submitted};
+use super::setup::random;
+use super::sql::SqlStore;
+use super::store::StoreError;
+
+/// The study server's state.
+pub struct StudyApi {
+    studies: Studies<SqlStore>,
+    token: String,
+    researcher: Mutex<RateLimiter>,
+    start: Instant,
+}
+
+impl StudyApi {
+    /// The routes' state over a store, with the researcher token.
+    pub fn new(store: SqlStore, token: String) -> Self {
+        Self {
+            studies: Studies::new(store),
+            token,
+            researcher: Mutex::new(RateLimiter::new(RESEARCHER)),
+            start: Instant::now(),
+        }
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.start.elapsed().as_secs_f64() * 1000.0
+    }
+}
+
+type Shared = State<Arc<StudyApi>>;
+
+/// A refusal: its status and `{"error": message}`.
+fn refuse(status: StatusCode, message: impl std::fmt::Display) -> Response {
+    (status, Json(json!({ "error": message.to_string() }))).into_response()
+}
+
+fn too_many(ms: f64) -> Response {
+    let mut r = refuse(StatusCode::TOO_MANY_REQUESTS, format!("too many requests; try again in {ms:.0} ms"));
+    let secs = (ms / 1000.0).ceil().max(1.0) as u64;
+    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
+}
+
+fn store_failed(e: &StoreError) -> Response {
+    eprintln!("latency-lab serve: {e}");
+    refuse(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "the study database failed; nothing was saved (the server log says why)",
+    )
+}
+
+fn status(code: u16) -> StatusCode {
+    StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST)
+}
+
+/// Why a researcher request is refused (rate, then token), if it is.
+fn researcher(api: &StudyApi, headers: &HeaderMap) -> Option<Response> {
+    let taken =
+        api.researcher.lock().unwrap_or_else(PoisonError::into_inner).take("researcher", api.now_ms());
+    if let Err(ms) = taken {
+        return Some(too_many(ms));
+    }
+    let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(token::bearer);
+    match given {
+        Some(t) if token::matches(t, &api.token) => None,
+        Some(_) => Some(refuse(StatusCode::UNAUTHORIZED, "wrong researcher token")),
+        None => Some(refuse(
+            StatusCode::UNAUTHORIZED,
+            "researcher token missing: send \"Authorization: Bearer <token>\" (serve printed it on first start; it is in the token file)",
+        )),
+    }
+}
+
+/// Participant writes come from this server's own pages (or from no
+/// browser at all: scripts send no `Origin`); the refusal otherwise.
+fn cross_origin(headers: &HeaderMap) -> Option<Response> {
+    let refusal = || Some(refuse(StatusCode::FORBIDDEN, "answers are taken only from the study's own page"));
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    if matches!(site, Some("cross-site" | "same-site")) {
+        return refusal();
+    }
+    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok())?;
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let authority = origin.split_once("://").map_or("", |(_, a)| a);
+    if host.is_empty() || !authority.eq_ignore_ascii_case(host) {
+        return refusal();
+    }
+    None
+}
+
+fn answer_failure(e: &AnswerFailure) -> Response {
+    match e {
+        AnswerFailure::RateLimited(ms) => too_many(*ms),
+        AnswerFailure::Store(e) => store_failed(e),
+        other => refuse(status(other.status()), other),
+    }
+}
+
+async fn publish(State(api): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(r) = researcher(&api, &headers) {
+        return r;
+    }
+    let mut failed = None;
+    let published = api
+        .studies
+        .publish(&body, || {
+            random::<5>().unwrap_or_else(|e| {
+                failed = Some(e.to_string());
+                [0; 5]
+            })
+        })
+        .await;
+    if let Some(e) = failed {
+        return refuse(StatusCode::INTERNAL_SERVER_ERROR, e);
+    }
+    match published {
+        Ok(p) => (
+            StatusCode::CREATED,
+            Json(json!({ "id": p.id, "link": format!("/s/{}", p.id), "study_id": p.study.id })),
+        )
+            .into_response(),
+        Err(PublishError::TooLarge) => refuse(StatusCode::PAYLOAD_TOO_LARGE, PublishError::TooLarge),
+        Err(PublishError::Store(e)) => store_failed(&e),
+        Err(e @ PublishError::NoId) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e),
+        Err(e) => refuse(StatusCode::BAD_REQUEST, format!("not a valid study: {e}")),
+    }
+}
+
+async fn list(State(api): Shared, headers: HeaderMap) -> Response {
+    if let Some(r) = researcher(&api, &headers) {
+        return r;
+    }
+    match api.studies.list().await {
+        Ok(list) => Json(list).into_response(),
+        Err(e) => store_failed(&e),
+    }
+}
+
+async fn study(State(api): Shared, Path(id): Path<String>) -> Response {
+    match api.studies.study(&id).await {
+        Ok(Some(p)) => Json(json!({ "id": p.id, "open": p.open, "study": p.study })).into_response(),
+        Ok(None) => refuse(StatusCode::NOT_FOUND, format!("no study \"{id}\" on this server")),
+        Err(e) => store_failed(&e),
+    }
+}
+
+async fn join(State(api): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    if let Some(r) = cross_origin(&headers) {
+        return r;
+    }
+    let bytes = match random::<5>() {
+        Ok(b) => b,
+        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, e),
+    };
+    match api.studies.join(&id, api.now_ms(), bytes).await {
+        Ok(j) => (StatusCode::CREATED, Json(j)).into_response(),
+        Err(e) => answer_failure(&e),
+    }
+}
+
+async fn answer(State(api): Shared, Path(id): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(r) = cross_origin(&headers) {
+        return r;
+    }
+    match api.studies.answer(&id, &body, api.now_ms()).await {
+        Ok(Submitted::Saved) => (StatusCode::CREATED, Json(json!({ "saved": true }))).into_response(),
+        Ok(Submitted::AlreadySaved) => Json(json!({ "saved": true, "duplicate": true })).into_response(),
+        Err(e) => answer_failure(&e),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct ResultsQuery {
+    format: Option<String>,
+}
+
+async fn results(
+    State(api): Shared,
+    Path(id): Path<String>,
+    Query(q): Query<ResultsQuery>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(r) = researcher(&api, &headers) {
+        return r;
+    }
+    match api.studies.results(&id).await {
+        Ok(Some(r)) if q.format.as_deref() == Some("csv") => {
+            ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], to_csv(&r)).into_response()
+        }
+        Ok(Some(r)) => ([(header::CONTENT_TYPE, "application/json")], r.to_json()).into_response(),
+        Ok(None) => refuse(StatusCode::NOT_FOUND, format!("no study \"{id}\" on this server")),
+        Err(e) => store_failed(&e),
+    }
+}
+
+async fn close(State(api): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    if let Some(r) = researcher(&api, &headers) {
+        return r;
+    }
+    match api.studies.close(&id).await {
+        Ok(true) => Json(json!({ "id": id, "open": false })).into_response(),
+        Ok(false) => refuse(StatusCode::NOT_FOUND, format!("no study \"{id}\" on this server")),
+        Err(e) => store_failed(&e),
+    }
+}
+
+/// The participant link opens the app on the study (a fragment route, so
+/// the app works the same from any static host).
+async fn link(Path(id): Path<String>) -> Response {
+    if id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return refuse(StatusCode::NOT_FOUND, "not a study link");
+    }
+    Redirect::to(&format!("/#{}{id}", lab_core::share::route::PUBLISHED)).into_response()
+}
+
+/// Largest body of a participant request read before it is refused with
+/// the plain size message (bigger ones are cut by the body limit).
+const MAX_ANSWER_READ: usize = 16 * MAX_SUBMISSION_BYTES;
+
+/// The study routes.
+pub fn router(api: Arc<StudyApi>) -> Router {
+    Router::new()
+        .route("/api/studies", post(publish).get(list).layer(DefaultBodyLimit::max(MAX_STUDY_BYTES + 1024)))
+        .route("/api/studies/{id}", get(study))
+        .route("/api/studies/{id}/participants", post(join))
+        .route("/api/studies/{id}/answers", post(answer).layer(DefaultBodyLimit::max(MAX_ANSWER_READ)))
+        .route("/api/studies/{id}/results", get(results))
+        .route("/api/studies/{id}/close", post(close))
+        .route("/s/{id}", get(link))
+        .with_state(api)
+}

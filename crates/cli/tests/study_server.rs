@@ -1,0 +1,237 @@
+//! The study server of `latency-lab serve` over HTTP, on SQLite and on a
+//! real PostgreSQL (a throwaway cluster): publishing, joining, answers kept
+//! once, every bad input refused with a 4xx and a message while the
+//! database stays unchanged, and a server killed with SIGKILL mid-study
+//! that loses no acknowledged answer and takes the queued ones after its
+//! restart.
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::pg_cluster::PgCluster;
+use common::study_client::{answers, bearer, join, publish, results, send};
+use common::{Server, call, data_dir, start, start_in};
+use lab_core::study::Study;
+use lab_core::study::submit::Submission;
+use serde_json::Value;
+
+fn error_of(body: &str) -> String {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Number of studies and of answers of study `id` the server holds.
+fn counts(srv: &Server, token: &str, id: Option<&str>) -> (usize, usize) {
+    let (code, body) = call(&srv.addr, "GET", "/api/studies", &[("Authorization", &bearer(token))], b"");
+    assert_eq!(code, 200, "{body}");
+    let studies = serde_json::from_str::<Vec<Value>>(&body).unwrap().len();
+    (studies, id.map_or(0, |id| results(&srv.addr, token, id).responses.len()))
+}
+
+#[test]
+fn sqlite_takes_answers_once_and_refuses_bad_input() {
+    api_checks(&start(&[]));
+}
+
+#[test]
+fn postgres_takes_answers_once_and_refuses_bad_input() {
+    let pg = PgCluster::start("api");
+    api_checks(&start(&["--db", &pg.url()]));
+}
+
+fn api_checks(srv: &Server) {
+    let (addr, token) = (srv.addr.as_str(), srv.token());
+    let auth = bearer(&token);
+    let study = Study::example();
+    // Publishing: token, shape and size checked before anything is kept.
+    type Refused<'a> = (&'a [(&'a str, &'a str)], Vec<u8>, u16, &'a str);
+    let refused: [Refused; 5] = [
+        (&[], study.to_json().into_bytes(), 401, "token missing"),
+        (
+            &[("Authorization", "Bearer llr_wrong")],
+            study.to_json().into_bytes(),
+            401,
+            "wrong researcher token",
+        ),
+        (&[("Authorization", &auth)], b"{\"id\": ".to_vec(), 400, "not a valid study"),
+        (&[("Authorization", &auth)], br#"{"id":"x"}"#.to_vec(), 400, "not a valid study"),
+        (&[("Authorization", &auth)], vec![b' '; 4 * 1024 * 1024 + 10], 413, "over 4 MiB"),
+    ];
+    for (headers, body, code, says) in refused {
+        let (got, text) = call(addr, "POST", "/api/studies", headers, &body);
+        assert_eq!(got, code, "{text}");
+        assert!(error_of(&text).contains(says), "{text}");
+    }
+    assert_eq!(counts(srv, &token, None).0, 0, "nothing published");
+    let id = publish(addr, &token, &study);
+    assert_eq!(id.len(), 8);
+    // Anyone with the link reads the study; nobody without the token reads answers.
+    let (code, body) = call(addr, "GET", &format!("/api/studies/{id}"), &[], b"");
+    assert_eq!(code, 200);
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!((v["open"].as_bool(), v["study"]["id"].as_str()), (Some(true), Some("ttft-vs-jitter")));
+    for path in [format!("/api/studies/{id}/results"), "/api/studies".into()] {
+        assert_eq!(call(addr, "GET", &path, &[], b"").0, 401);
+    }
+    let (code, _) = call(addr, "GET", "/api/studies/zzzzzzzz", &[], b"");
+    assert_eq!(code, 404);
+    // The participant link opens the app on the study.
+    let (code, _) = call(addr, "GET", &format!("/s/{id}"), &[], b"");
+    assert!(code == 303 || code == 307, "{code}");
+    // The server numbers participants in joining order.
+    let (p0, n0) = join(addr, &id);
+    let (p1, n1) = join(addr, &id);
+    assert_eq!((n0, n1), (0, 1));
+    assert!(p0.starts_with("p001-") && p1.starts_with("p002-"), "{p0} {p1}");
+    let good = answers(&study, &p0, n0);
+    // Bad answers: each a 4xx with a message, none stored.
+    let mut sub: Submission = serde_json::from_slice(&good[0]).unwrap();
+    let with = |f: &dyn Fn(&mut Submission)| {
+        let mut s = sub.clone();
+        f(&mut s);
+        serde_json::to_vec(&s).unwrap()
+    };
+    let bad: Vec<(Vec<u8>, u16, &str)> = vec![
+        (b"{not json".to_vec(), 400, "not an answer"),
+        (br#"{"participant":"p"}"#.to_vec(), 400, "not an answer"),
+        (with(&|s| s.participant = "p999-nobody".into()), 400, "has not joined"),
+        (with(&|s| s.number = 1), 400, "has not joined"),
+        (with(&|s| s.trial = 999), 400, "trial 999"),
+        (with(&|s| s.question = "mood".into()), 400, "question \"mood\""),
+        (with(&|s| s.rt_ms = -5.0), 400, "response time"),
+        (vec![b' '; 5000], 413, "over 4096 bytes"),
+        (vec![b' '; 200_000], 413, ""),
+    ];
+    for (body, code, says) in bad {
+        let (got, text) = call(addr, "POST", &format!("/api/studies/{id}/answers"), &[], &body);
+        assert_eq!(got, code, "{text}");
+        assert!(says.is_empty() || error_of(&text).contains(says), "{says}: {text}");
+    }
+    let cross = [("Origin", "http://evil.example"), ("Sec-Fetch-Site", "cross-site")];
+    let (got, text) = call(addr, "POST", &format!("/api/studies/{id}/answers"), &cross, &good[0]);
+    assert_eq!(got, 403, "{text}");
+    let (got, _) = call(
+        addr,
+        "POST",
+        &format!("/api/studies/{id}/answers"),
+        &[("Origin", &format!("http://{addr}"))],
+        &good[0],
+    );
+    assert_eq!(got, 201, "same origin");
+    assert_eq!(counts(srv, &token, Some(&id)), (1, 1), "only the good answer is stored");
+    // A retry is a no-op.
+    let (got, text) = send(addr, &id, &good[0]).unwrap();
+    assert_eq!(got, 200, "{text}");
+    assert!(text.contains("duplicate"));
+    for body in &good[1..] {
+        assert_eq!(send(addr, &id, body).unwrap().0, 201);
+    }
+    let r = results(addr, &token, &id);
+    assert_eq!(r.responses.len(), good.len());
+    assert_eq!(r.study_id, study.id);
+    let (code, csv) =
+        call(addr, "GET", &format!("/api/studies/{id}/results?format=csv"), &[("Authorization", &auth)], b"");
+    assert_eq!((code, csv.lines().count()), (200, good.len() + 1));
+    // Closing stops new answers and new participants.
+    assert_eq!(call(addr, "POST", &format!("/api/studies/{id}/close"), &[], b"").0, 401);
+    assert_eq!(
+        call(addr, "POST", &format!("/api/studies/{id}/close"), &[("Authorization", &auth)], b"").0,
+        200
+    );
+    let late = answers(&study, &p1, n1);
+    let (got, text) = send(addr, &id, &late[0]).unwrap();
+    assert_eq!(got, 410, "{text}");
+    assert!(error_of(&text).contains("closed"));
+    assert_eq!(call(addr, "POST", &format!("/api/studies/{id}/participants"), &[], b"").0, 410);
+    assert_eq!(counts(srv, &token, Some(&id)), (1, good.len()), "nothing stored after closing");
+    sub.participant.clear();
+}
+
+#[test]
+fn sqlite_loses_no_answer_when_killed() {
+    kill_and_restart(&[]);
+}
+
+#[test]
+fn postgres_loses_no_answer_when_killed() {
+    let pg = PgCluster::start("kill");
+    kill_and_restart(&["--db", &pg.url()]);
+}
+
+/// Participants send every answer as it is given, keep unacknowledged ones
+/// and retry them with backoff (as the app's outbox does); the server is
+/// killed with SIGKILL when about half are in and started again on the
+/// same data.
+fn kill_and_restart(extra: &[&str]) {
+    const PARTICIPANTS: usize = 6;
+    let data = data_dir();
+    let mut srv = start_in(&data, extra);
+    let token = srv.token();
+    let study = Study::example();
+    let id = publish(&srv.addr, &token, &study);
+    let all: Vec<Vec<u8>> = (0..PARTICIPANTS)
+        .flat_map(|_| {
+            let (p, n) = join(&srv.addr, &id);
+            answers(&study, &p, n)
+        })
+        .collect();
+    let addr = Arc::new(Mutex::new(srv.addr.clone()));
+    let acked = Arc::new(Mutex::new(Vec::<Vec<u8>>::new()));
+    let senders: Vec<_> = all
+        .chunks(all.len() / PARTICIPANTS)
+        .map(|mine| {
+            let (mine, addr, acked, id) = (mine.to_vec(), Arc::clone(&addr), Arc::clone(&acked), id.clone());
+            std::thread::spawn(move || {
+                for body in mine {
+                    let mut wait = Duration::from_millis(20);
+                    let t0 = Instant::now();
+                    loop {
+                        let at = addr.lock().unwrap().clone();
+                        match send(&at, &id, &body) {
+                            Ok((200 | 201, _)) => break,
+                            Ok((code, text)) => panic!("answer refused: {code} {text}"),
+                            Err(_) => {
+                                assert!(t0.elapsed() < Duration::from_secs(60), "never delivered");
+                                std::thread::sleep(wait);
+                                wait = (wait * 2).min(Duration::from_millis(500));
+                            }
+                        }
+                    }
+                    acked.lock().unwrap().push(body);
+                    std::thread::sleep(Duration::from_millis(30));
+                }
+            })
+        })
+        .collect();
+    let t0 = Instant::now();
+    while acked.lock().unwrap().len() < all.len() / 2 {
+        assert!(t0.elapsed() < Duration::from_secs(30), "answers do not arrive");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    srv.kill();
+    let acked_before: Vec<Vec<u8>> = acked.lock().unwrap().clone();
+    std::thread::sleep(Duration::from_millis(300));
+    let srv = start_in(&data, extra);
+    *addr.lock().unwrap() = srv.addr.clone();
+    // Every answer acknowledged before the kill is there.
+    let r = results(&srv.addr, &token, &id);
+    let key = |p: &str, t: usize, q: &str| (p.to_string(), t, q.to_string());
+    let stored: HashSet<_> = r.responses.iter().map(|x| key(&x.participant, x.trial, &x.question)).collect();
+    for body in &acked_before {
+        let s: Submission = serde_json::from_slice(body).unwrap();
+        assert!(stored.contains(&s.key()), "acknowledged answer lost: {s:?}");
+    }
+    for s in senders {
+        s.join().unwrap();
+    }
+    // The queued ones arrived after the restart, each exactly once.
+    let r = results(&srv.addr, &token, &id);
+    let stored: HashSet<_> = r.responses.iter().map(|x| key(&x.participant, x.trial, &x.question)).collect();
+    assert_eq!((r.responses.len(), stored.len()), (all.len(), all.len()));
+    assert!(acked_before.len() < all.len(), "the kill came mid-study");
+}
