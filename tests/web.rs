@@ -160,7 +160,7 @@ async fn participant_flow_moves_focus_through_a_trial() {
         view! { <ParticipantMode/> }
     });
     let f = flow.get_value().unwrap();
-    f.begin(quick_study(), false);
+    f.run_test(quick_study());
     let limit = Duration::from_secs(10);
     until("the consent", limit, || by_id(&root, "participant-consent").is_some()).await;
     assert!(!by_id(&root, "participant").unwrap().hidden(), "the overlay is shown");

@@ -1,7 +1,8 @@
 //! What the app does when the URL changes: a share link opens the panes
 //! or the study it holds, `#participate` returns to the session in progress,
 //! and leaving `#participate` closes the participant overlay (the session
-//! stays saved, and Forward comes back to it).
+//! stays saved, and Forward comes back to it). `#s/<id>` (a study
+//! server's participant link) joins or resumes that published study.
 //!
 //! A damaged share link lands on the landing page with one plain sentence
 //! ([`DAMAGED_LINK`]); a study link, once read, is replaced in the history
@@ -48,11 +49,17 @@ pub fn use_links(
                         Ok(()) => notice.set(Some(format!("Opened the shared replay “{title}”."))),
                         Err(e) => notice.set(Some(format!("The shared link cannot play: {e}"))),
                     },
-                    Ok(Shared::Study(study)) => flow.begin(*study, true),
+                    Ok(Shared::Study(study)) => flow.open_link(*study),
                     Err(e) => {
                         notice.set(Some(notice_of(&e)));
                         route.replace(Route::Landing);
                     }
+                }
+            }),
+            Route::Published(id) if !flow.starting() => spawn_local(async move {
+                if let Err(e) = flow.open_published(id).await {
+                    notice.set(Some(e));
+                    route.replace(Route::Landing);
                 }
             }),
             Route::Participate if !open && !flow.starting() => {

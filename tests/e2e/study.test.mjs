@@ -122,6 +122,10 @@ describe('UX study', () => {
 
     // Results: CSV rows are the answers given, in trial order.
     await page.getByTestId('results-refresh').click();
+    // The researcher's own run is a test session: left out until asked for.
+    await waitForText(page.getByTestId('results-tests'), /Count my 1 test run/);
+    await waitForText(page.getByTestId('results-participants'), /^0 participant\(s\), 0 answer/);
+    await page.getByTestId('results-include-tests').check();
     await waitForText(page.getByTestId('results-participants'), /^1 participant\(s\), 18 answer/);
     const csv = parseCsv((await download(page, 'results-csv')).text);
     assert.equal(csv.length, 18);
@@ -144,13 +148,15 @@ describe('UX study', () => {
       const row = page.locator(`[data-testid=rating-row][data-condition=${id}]`);
       assert.equal(await row.getByTestId('rating-n').innerText(), String(n));
       assert.ok(Math.abs(Number(await row.getByTestId('rating-mean').innerText()) - mean) <= 0.005 + 1e-9);
-      const ci = (await row.getByTestId('rating-ci').innerText()).split('–').map((s) => Number(s.trim()));
-      if (sd === 0) {
-        assert.ok(Math.abs(ci[0] - mean) <= 0.005 && Math.abs(ci[1] - mean) <= 0.005, `zero-width CI ${ci}`);
-      } else {
-        assert.ok(Math.abs(ci[0] - (mean - half)) <= 0.005 + 1e-9, `${id} CI low ${ci[0]} vs ${mean - half}`);
-        assert.ok(Math.abs(ci[1] - (mean + half)) <= 0.005 + 1e-9, `${id} CI high ${ci[1]} vs ${mean + half}`);
-      }
+      const ciText = await row.getByTestId('rating-ci').innerText();
+      const ci = ciText.match(/^(-?[\d.]+) – (-?[\d.]+)/).slice(1).map(Number);
+      // Shown on the 1–7 scale: clipped at its ends, and flagged when
+      // wider than the whole scale (n = 2 here: t = 12.7).
+      const [low, high] = [Math.max(1, mean - half), Math.min(7, mean + half)];
+      assert.ok(Math.abs(ci[0] - low) <= 0.005 + 1e-9, `${id} CI low ${ci[0]} vs ${low}`);
+      assert.ok(Math.abs(ci[1] - high) <= 0.005 + 1e-9, `${id} CI high ${ci[1]} vs ${high}`);
+      assert.equal(/clipped to the scale/.test(ciText), mean - half < 1 || mean + half > 7, ciText);
+      assert.equal(/uninformative at n = 2/.test(ciText), 2 * half > 6, ciText);
     }
     for (let a = 0; a < 3; a++) {
       for (let b = a + 1; b < 3; b++) {

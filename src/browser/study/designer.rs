@@ -170,7 +170,7 @@ impl UseStudyDesigner {
     pub fn run(&self) {
         let s = self.draft.get_untracked();
         match s.validate() {
-            Ok(()) => self.flow.begin(s, false),
+            Ok(()) => self.flow.run_test(s),
             Err(e) => self.message.set(Some(format!("The study cannot run yet: {e}"))),
         }
     }

@@ -10,15 +10,16 @@
 //! says it for screen readers.
 
 use lab_core::share::route::{Route, View};
-use lab_core::study::Study;
-use lab_core::study::flow::{AfterAnswer, Flow, Step, trial_title};
+use lab_core::study::flow::{AfterAnswer, Flow, Step, is_test, trial_title};
 use lab_core::study::results::Answer;
+use lab_core::study::submit::Submission;
 use leptos::html::Div;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use super::store::{self, SessionRef};
+use super::outbox::{UseOutbox, use_outbox};
+use super::store;
 use crate::browser::clock::now_ms;
 use crate::browser::files::{download_text, js_message};
 use crate::browser::library::Library;
@@ -43,10 +44,14 @@ pub struct UseParticipantFlow {
     pub overlay: NodeRef<Div>,
     /// Where the two samples of a trial play.
     pub outputs: [NodeRef<Div>; 2],
+    /// The study server's id of the study, when it was published there.
+    pub server: RwSignal<Option<String>>,
+    /// Answers on their way to the study server.
+    pub outbox: UseOutbox,
     engine: ReplayEngine,
-    lib: Library,
-    route: UseRoute,
-    starting: StoredValue<bool>,
+    pub(super) lib: Library,
+    pub(super) route: UseRoute,
+    pub(super) starting: StoredValue<bool>,
 }
 
 /// Creates the (closed) flow.
@@ -61,6 +66,8 @@ pub fn use_participant_flow(lib: Library, route: UseRoute) -> UseParticipantFlow
         announcement,
         overlay: NodeRef::new(),
         outputs: [NodeRef::new(), NodeRef::new()],
+        server: RwSignal::new(None),
+        outbox: use_outbox(lib),
         engine: use_replay_engine(),
         lib,
         route,
@@ -121,44 +128,6 @@ impl UseParticipantFlow {
         self.starting.get_value()
     }
 
-    /// Starts a new participant of `study`, numbered after the sessions
-    /// already in this browser, and shows the flow at `#participate` (in
-    /// place of the current history entry when `replace`: a study link is
-    /// read once).
-    pub fn begin(&self, study: Study, replace: bool) {
-        let s = *self;
-        s.starting.set_value(true);
-        spawn_local(async move {
-            let number = store::sessions(&s.lib, &study.id).await.map(|l| l.len() as u32).unwrap_or(0);
-            let flow = Flow::begin(study, number, page::random());
-            let active =
-                SessionRef { study_id: flow.study.id.clone(), participant: flow.session.participant.clone() };
-            let saved = async {
-                store::save_study(&s.lib, &flow.study).await?;
-                store::save_session(&s.lib, &flow.session).await?;
-                store::set_active(&s.lib, Some(&active)).await
-            }
-            .await;
-            s.save_failed.set(saved.is_err());
-            s.error.set(saved.err().map(|e| format!("Answers cannot be saved in this browser: {e}")));
-            s.flow.set(Some(flow));
-            s.starting.set_value(false);
-            if replace { s.route.replace(Route::Participate) } else { s.route.go(Route::Participate) }
-        });
-    }
-
-    /// Opens the session in progress saved in this browser; false when
-    /// there is none.
-    pub async fn resume(&self) -> bool {
-        match store::active(&self.lib).await {
-            Some((study, session)) => {
-                self.flow.set(Some(Flow::resume(study, session)));
-                true
-            }
-            None => false,
-        }
-    }
-
     /// Leaves the flow (the session stays saved and resumable).
     pub fn close(&self) {
         self.engine.pause();
@@ -166,10 +135,12 @@ impl UseParticipantFlow {
     }
 
     /// Ends participation: the flow closes, no session is in progress, and
-    /// the study view shows.
+    /// the study view shows (to a researcher's test session; a participant
+    /// lands on the start page, away from any design).
     pub fn leave(&self) {
+        let test = self.flow.with_untracked(|f| f.as_ref().is_some_and(|f| is_test(&f.session.participant)));
         self.close();
-        self.route.go(Route::View(View::Study));
+        self.route.go(if test { Route::View(View::Study) } else { Route::Landing });
         let lib = self.lib;
         spawn_local(async move {
             let _ = store::set_active(&lib, None).await;
@@ -216,6 +187,7 @@ impl UseParticipantFlow {
             Some(Err(e)) => self.error.set(Some(e.to_string())),
             Some(Ok(next)) => {
                 self.save();
+                self.send_last();
                 match next {
                     AfterAnswer::Done => self.save_results(),
                     AfterAnswer::NextTrial => self.clear_outputs(),
@@ -223,6 +195,27 @@ impl UseParticipantFlow {
                 }
             }
             None => {}
+        }
+    }
+
+    /// Sends the answer just given to the study server, if the study is
+    /// published there.
+    fn send_last(&self) {
+        let Some(id) = self.server.get_untracked() else { return };
+        let answer = self.flow.with_untracked(|f| {
+            let s = &f.as_ref()?.session;
+            let r = s.responses.last()?;
+            Some(Submission {
+                participant: r.participant.clone(),
+                number: s.number,
+                trial: r.trial,
+                question: r.question.clone(),
+                answer: r.answer.clone(),
+                rt_ms: r.rt_ms,
+            })
+        });
+        if let Some(a) = answer {
+            self.outbox.push(id, a);
         }
     }
 

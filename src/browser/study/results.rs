@@ -1,8 +1,11 @@
 //! The study results hook: every session of the study in this browser,
-//! plus merged files from other participants' browsers (answers counted
-//! once), summarized by `lab_core::study::results`, exported as CSV, JSON
-//! or an HTML report.
+//! merged files from other participants' browsers (kept in IndexedDB and
+//! the library, so they survive a reload) and the study server's answers,
+//! each answer counted once (`StudyResults::merge`), summarized by
+//! `lab_core::study::results`, exported as CSV, JSON or an HTML report.
+//! The researcher's own test sessions are left out unless asked for.
 
+use lab_core::share::library::EntryKind;
 use lab_core::share::report;
 use lab_core::study::Study;
 use lab_core::study::results::{RESULTS_FORMAT, StudyResults, Summary, summarize, to_csv};
@@ -20,35 +23,60 @@ pub const MAX_RESULTS_BYTES: u64 = 64 * 1024 * 1024;
 /// The results and what can be done with them.
 #[derive(Clone, Copy)]
 pub struct UseStudyResults {
-    /// All answers: this browser's sessions and the merged files.
+    /// All answers: this browser's sessions, the merged files and the
+    /// server's (test sessions only when [`Self::include_tests`]).
     pub combined: Memo<Option<StudyResults>>,
+    /// Test sessions among all answers.
+    pub tests: Memo<Vec<String>>,
+    /// Count the researcher's test sessions too.
+    pub include_tests: RwSignal<bool>,
     /// Their summary.
     pub summary: Memo<Option<Summary>>,
     /// What just happened, for people.
     pub message: RwSignal<Option<String>>,
     refresh: RwSignal<u32>,
-    merged: RwSignal<Vec<StudyResults>>,
+    /// Merged files that could not be kept in IndexedDB (this page only).
+    unsaved: RwSignal<Vec<StudyResults>>,
     study: Signal<Study>,
+    lib: Library,
 }
 
 /// Results of `study`, read again whenever `closed` turns true (a
-/// participant session ended) or on [`UseStudyResults::refresh`].
-pub fn use_study_results(lib: Library, study: Signal<Study>, closed: Signal<bool>) -> UseStudyResults {
+/// participant session ended) or on [`UseStudyResults::refresh`], with the
+/// study server's answers `server`.
+pub fn use_study_results(
+    lib: Library,
+    study: Signal<Study>,
+    closed: Signal<bool>,
+    server: Signal<Option<StudyResults>>,
+) -> UseStudyResults {
     let local = RwSignal::new(None::<StudyResults>);
     let merged = RwSignal::new(Vec::<StudyResults>::new());
     let message = RwSignal::new(None::<String>);
     let refresh = RwSignal::new(0u32);
+    let unsaved = RwSignal::new(Vec::<StudyResults>::new());
+    // Only the newest read is shown (an older one may finish later).
+    let generation = StoredValue::new(0u32);
     Effect::new(move |_| {
         refresh.track();
         if !closed.get() {
             return;
         }
         let id = study.with(|s| s.id.clone());
+        generation.update_value(|g| *g += 1);
+        let mine = generation.get_value();
         spawn_local(async move {
-            match store::sessions(&lib, &id).await {
+            let (sessions, files) = (store::sessions(&lib, &id).await, store::merged(&lib, &id).await);
+            if generation.get_value() != mine {
+                return;
+            }
+            match sessions {
                 Ok(list) => {
-                    let mut all =
-                        StudyResults { format: RESULTS_FORMAT.into(), study_id: id, responses: Vec::new() };
+                    let mut all = StudyResults {
+                        format: RESULTS_FORMAT.into(),
+                        study_id: id.clone(),
+                        responses: Vec::new(),
+                    };
                     for s in list {
                         let _ = all.merge(&s.results());
                     }
@@ -56,17 +84,29 @@ pub fn use_study_results(lib: Library, study: Signal<Study>, closed: Signal<bool
                 }
                 Err(e) => message.set(Some(e)),
             }
+            match files {
+                Ok(files) => merged.set(files),
+                Err(e) => message.set(Some(e)),
+            }
         });
     });
-    let combined = Memo::new(move |_| {
+    let everything = Memo::new(move |_| {
         let mut all = local.get()?;
-        for m in merged.get() {
-            let _ = all.merge(&m);
+        for m in merged.get().iter().chain(unsaved.get().iter()).chain(server.get().as_ref()) {
+            let _ = all.merge(m);
         }
         Some(all)
     });
+    let include_tests = RwSignal::new(false);
+    let tests = Memo::new(move |_| {
+        everything.with(|a| a.as_ref().map(StudyResults::test_participants).unwrap_or_default())
+    });
+    let combined = Memo::new(move |_| {
+        let all = everything.get()?;
+        Some(if include_tests.get() { all } else { all.without_tests() })
+    });
     let summary = Memo::new(move |_| combined.get().map(|r| summarize(&study.get(), &r)));
-    UseStudyResults { combined, summary, message, refresh, merged, study }
+    UseStudyResults { combined, tests, include_tests, summary, message, refresh, unsaved, study, lib }
 }
 
 impl UseStudyResults {
@@ -94,12 +134,22 @@ impl UseStudyResults {
                     Ok(res) => {
                         let (answers, people) = (res.responses.len(), res.participants().len());
                         notes.push(format!("{name}: {answers} answer(s) of {people} participant(s) merged"));
-                        r.merged.update(|m| m.push(res));
+                        r.lib.save_text(
+                            EntryKind::Study,
+                            &format!("merged · {name}"),
+                            &res.to_json(),
+                            answers,
+                        );
+                        if let Err(e) = store::save_merged(&r.lib, &res).await {
+                            notes.push(format!("{name} is not kept for next time: {e}"));
+                            r.unsaved.update(|m| m.push(res));
+                        }
                     }
                     Err(e) => notes.push(format!("{name}: {e}")),
                 }
             }
             r.message.set(Some(notes.join("; ")));
+            r.refresh();
         });
     }
 

@@ -7,6 +7,7 @@ mod designer;
 mod participant;
 mod questions;
 mod results;
+mod server;
 mod steps;
 
 use lab_core::share::link::LONG_LINK_BYTES;
@@ -18,7 +19,9 @@ pub use results::StudyResultsView;
 
 use crate::browser::files;
 use crate::browser::library::Library;
-use crate::browser::study::{UseParticipantFlow, use_study_designer, use_study_results};
+use crate::browser::study::{UseParticipantFlow, use_study_designer, use_study_results, use_study_server};
+use crate::browser::use_route::UseRoute;
+use lab_core::share::route::View;
 
 /// The study view.
 #[component]
@@ -26,15 +29,18 @@ pub fn StudyView() -> impl IntoView {
     let lib = expect_context::<Library>();
     let flow = expect_context::<UseParticipantFlow>();
     let d = use_study_designer(lib, flow);
+    let route = expect_context::<UseRoute>();
     let closed = Signal::derive(move || !flow.is_open());
-    let results = use_study_results(lib, d.draft.into(), closed);
+    let shown = Signal::derive(move || route.route.with(|r| r.view() == View::Study) && !flow.is_open());
+    let server = use_study_server(d.draft.into(), shown);
+    let results = use_study_results(lib, d.draft.into(), closed, server.results.into());
     view! {
         <section class="panel study" data-testid="study-view">
             <h2>"UX study"</h2>
             <p class="hint">
                 "Measure how people perceive latency: participants watch samples stream with different profiles, "
-                "blind and in a balanced order, and rate them or pick the faster of two. Designs and answers stay in this browser; "
-                "send a participant the study link, and merge the answer files they send back."
+                "blind and in a balanced order, and rate them or pick the faster of two. Publish the study to this server and share its link: "
+                "answers arrive here as they are given. Without a server, send the study link and merge the answer files participants send back."
             </p>
             {move || d.message.get().map(|m| view! { <p class="notice" role="status" data-testid="study-message">{m}</p> })}
             <div class="row-actions">
@@ -64,6 +70,8 @@ pub fn StudyView() -> impl IntoView {
                     })}
                 </div>
             })}
+            <h3>"Study server"</h3>
+            <server::ServerPanel server=server/>
             <details open>
                 <summary><h3 class="inline-heading">"Design"</h3></summary>
                 <StudyDesigner designer=d/>

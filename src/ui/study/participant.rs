@@ -31,6 +31,7 @@ pub fn ParticipantMode() -> impl IntoView {
                 <span data-testid="participant-saved" aria-live="polite">
                     {move || if f.pending.get() > 0 { "saving…" } else if f.save_failed.get() { "not saved" } else { "saved" }}
                 </span>
+                <ServerStatus/>
                 <span class="spacer"></span>
                 <button type="button" class="link" on:click=move |_| page::full_screen()>"Full screen"</button>
                 <button type="button" class="link" data-testid="participant-quit" on:click=quit>"Leave"</button>
@@ -73,5 +74,25 @@ fn Trial() -> impl IntoView {
             </div>
             {move || f.flow.with(|fl| fl.as_ref().and_then(|fl| fl.question().cloned())).map(|q| view! { <QuestionView question=q/> })}
         </div>
+    }
+}
+
+/// Where the answers are, for a study on a study server: "saved to the
+/// study server", or how many wait and why.
+#[component]
+fn ServerStatus() -> impl IntoView {
+    let f = expect_context::<UseParticipantFlow>();
+    let o = f.outbox;
+    move || {
+        f.server.with(Option::is_some).then(|| {
+            let text = move || match o.waiting.get() {
+                0 => "saved to the study server".to_string(),
+                n => format!("{n} answer(s) waiting for the study server"),
+            };
+            view! {
+                <span data-testid="participant-server" aria-live="polite">{text}</span>
+                {move || o.problem.get().map(|p| view! { <span class="warn" data-testid="participant-server-problem">{p}</span> })}
+            }
+        })
     }
 }

@@ -13,6 +13,20 @@ fn p_text(p: f64) -> String {
     if p < 0.001 { "< 0.001".into() } else { format!("{p:.3}") }
 }
 
+/// A rating's interval on its scale, flagged when clipped or uninformative.
+fn ci_text(r: &lab_core::study::results::RatingRow) -> String {
+    let Some(s) = r.on_scale() else { return "– (one answer)".into() };
+    let mut text = format!("{:.2} – {:.2}", s.low, s.high);
+    if s.clipped {
+        text.push_str(" (clipped to the scale)");
+    }
+    if s.uninformative {
+        let n = r.ci.as_ref().map_or(0, |c| c.n);
+        text.push_str(&format!("; uninformative at n = {n}: wider than the whole scale"));
+    }
+    text
+}
+
 /// The results section of a study.
 #[component]
 pub fn StudyResultsView(study: Signal<Study>, results: UseStudyResults) -> impl IntoView {
@@ -31,6 +45,13 @@ pub fn StudyResultsView(study: Signal<Study>, results: UseStudyResults) -> impl 
                 <button type="button" class="secondary" data-testid="results-report" on:click=move |_| r.export("report")>"Report (HTML)"</button>
             </div>
             {move || r.message.get().map(|m| view! { <p class="notice" role="status" data-testid="results-message">{m}</p> })}
+            {move || (!r.tests.with(Vec::is_empty)).then(|| view! {
+                <label class="inline" data-testid="results-tests">
+                    <input type="checkbox" data-testid="results-include-tests" prop:checked=move || r.include_tests.get()
+                        on:change=move |ev| r.include_tests.set(event_target_checked(&ev))/>
+                    {move || format!(" Count my {} test run(s) (\"Run as participant\") as participants", r.tests.with(Vec::len))}
+                </label>
+            })}
             {move || r.summary.get().map(|s: Summary| view! {
                 <p data-testid="results-participants">{format!("{} participant(s), {} answer(s).", s.participants, answers())}</p>
                 <Ratings summary=s.clone()/>
@@ -57,7 +78,7 @@ fn Ratings(summary: Summary) -> impl IntoView {
                 <tbody>
                     {rows.into_iter().map(|r| {
                         let (n, mean, ci, sd) = match &r.ci {
-                            Some(c) => (c.n.to_string(), format!("{:.2}", c.mean), match (c.low, c.high) { (Some(l), Some(h)) => format!("{l:.2} – {h:.2}"), _ => "–".into() }, format!("{:.2}", c.sd)),
+                            Some(c) => (c.n.to_string(), format!("{:.2}", c.mean), ci_text(&r), format!("{:.2}", c.sd)),
                             None => ("0".into(), "–".into(), "–".into(), "–".into()),
                         };
                         view! {

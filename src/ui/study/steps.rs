@@ -47,7 +47,7 @@ pub fn StepCard() -> impl IntoView {
             Step::Done => view! {
                 <div class="participant-card" data-testid="participant-done">
                     <h2>"Thank you!"</h2>
-                    <p>"All done. Your answers are saved in this browser. If the researcher asked for them, download them here and send the file."</p>
+                    <DoneReceipt/>
                     <button type="button" data-testid="participant-download" data-autofocus="" on:click=move |_| f.download_answers()>"Download my answers"</button>
                     <button type="button" class="secondary" data-testid="participant-close" on:click=move |_| f.leave()>"Close"</button>
                 </div>
@@ -97,4 +97,27 @@ pub fn QuestionView(question: Question) -> impl IntoView {
             .into_any()
         }
     }
+}
+
+/// Where a finished participant's answers are: on the study server (with
+/// the receipt), still on their way, or in this browser only.
+#[component]
+fn DoneReceipt() -> impl IntoView {
+    let f = expect_context::<UseParticipantFlow>();
+    let receipt = move || {
+        let (participant, answers) = f
+            .flow
+            .with(|fl| fl.as_ref().map(|fl| (fl.session.participant.clone(), fl.session.responses.len())))?;
+        let server = f.server.get();
+        Some(match (server, f.outbox.waiting.get()) {
+            (Some(id), 0) => format!(
+                "You have finished this study. All {answers} answers are saved to the study server (study {id}, participant {participant}); nothing more to do. You can also keep a copy."
+            ),
+            (Some(_), n) => format!(
+                "You have finished this study. {n} of your {answers} answers are still on their way to the study server: they are kept in this browser and sent when the connection is back. Keep this page open, or come back to the link later."
+            ),
+            (None, _) => "You have finished this study. Your answers are saved in this browser. If the researcher asked for them, download them here and send the file.".to_string(),
+        })
+    };
+    view! { <p data-testid="participant-receipt">{receipt}</p> }
 }

@@ -68,11 +68,37 @@ pub fn participant_id(number: u32, random: f64) -> String {
     format!("p{:03}-{:06x}", number + 1, (random.clamp(0.0, 1.0) * 16_777_215.0) as u32)
 }
 
+/// Start of the ids of the researcher's own test sessions ("Run as
+/// participant" in the designer): results leave them out unless asked.
+pub const TEST_PREFIX: &str = "test-";
+
+/// Whether a participant id is a researcher's test session.
+pub fn is_test(participant: &str) -> bool {
+    participant.starts_with(TEST_PREFIX)
+}
+
+/// Numbers drawn for participants of a study link without a server.
+pub const DRAWN_NUMBERS: u32 = 10_000;
+
+/// The number of a participant who opened a study link (no server to count
+/// them): drawn at random from `random` in `[0, 1)`, so every row of the
+/// Latin square is equally likely for every participant and the rows
+/// balance in expectation across people (a study server numbers
+/// participants in turn, which balances them exactly).
+pub fn drawn_number(random: f64) -> u32 {
+    ((random.clamp(0.0, 1.0) * f64::from(DRAWN_NUMBERS)) as u32).min(DRAWN_NUMBERS - 1)
+}
+
 impl Flow {
     /// A new participant, numbered after the `number` sessions already
     /// held for this study.
     pub fn begin(study: Study, number: u32, random: f64) -> Self {
-        let session = Session::new(&study, participant_id(number, random), number);
+        Self::begin_as(study, participant_id(number, random), number)
+    }
+
+    /// A new participant with the id and number a study server handed out.
+    pub fn begin_as(study: Study, participant: String, number: u32) -> Self {
+        let session = Session::new(&study, participant, number);
         let step = if study.consent.is_some() { Step::Consent } else { Step::Instructions };
         Self { study, session, step }
     }
@@ -325,5 +351,22 @@ mod tests {
         assert_eq!(condition_pane(&back, "c2").unwrap().smoothing, Smoothing::from_key("words"));
         assert_eq!(condition_pane(&back, "c1").unwrap().smoothing, Smoothing::Off);
         assert_eq!(json.matches("smoothing").count(), 1, "an unsmoothed condition writes nothing new");
+    }
+
+    #[test]
+    fn test_sessions_are_marked_and_link_numbers_drawn_uniformly() {
+        assert!(is_test("test-001-abc") && !is_test("p001-abc"));
+        assert_eq!((drawn_number(0.0), drawn_number(0.99999), drawn_number(1.0)), (0, 9999, 9999));
+        // Equal draws land equally often on each of 6 rows.
+        let mut rows = [0u32; 6];
+        for i in 0..6000 {
+            rows[(drawn_number((f64::from(i) + 0.5) / 6000.0) % 6) as usize] += 1;
+        }
+        assert!(rows.iter().all(|&n| (990..=1010).contains(&n)), "{rows:?}");
+        let study = Study::example();
+        let mut f = Flow::begin_as(study.clone(), "test-001-x".into(), 0);
+        f.accept_consent();
+        f.start_trials();
+        assert_eq!(f.session.participant, "test-001-x");
     }
 }

@@ -127,6 +127,37 @@ pub struct MeanCi {
     pub high: Option<f64>,
 }
 
+/// A 95% interval read against the rating scale it measures.
+///
+/// - **Clipped**: a bound beyond the scale (below its lowest point or
+///   above its highest) is shown at the scale's end, and said so: no mean
+///   rating can lie outside the scale.
+/// - **Uninformative**: the interval (before clipping) is wider than the
+///   whole scale (highest − lowest point): the data say nothing yet about
+///   where the mean lies, as with n = 2 (t = 12.7).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ScaleInterval {
+    /// Lower bound, on the scale.
+    pub low: f64,
+    /// Upper bound, on the scale.
+    pub high: f64,
+    /// A bound was beyond the scale.
+    pub clipped: bool,
+    /// Wider than the scale.
+    pub uninformative: bool,
+}
+
+/// `ci` on a scale from `lowest` to `highest` (`None` for n < 2).
+pub fn on_scale(ci: &MeanCi, lowest: f64, highest: f64) -> Option<ScaleInterval> {
+    let (low, high) = (ci.low?, ci.high?);
+    Some(ScaleInterval {
+        low: low.max(lowest),
+        high: high.min(highest),
+        clipped: low < lowest || high > highest,
+        uninformative: high - low > highest - lowest,
+    })
+}
+
 /// Mean and 95% t-interval of `values` (`None` when empty).
 pub fn mean_ci95(values: &[f64]) -> Option<MeanCi> {
     let n = values.len();
@@ -218,5 +249,17 @@ mod tests {
         assert!(close(binomial_test(7, 12, 0.3), 0.052_442_130_259, 1e-10));
         assert_eq!(binomial_test(0, 0, 0.5), 1.0);
         assert!(close(ln_gamma(10.0), 362_880f64.ln(), 1e-12));
+    }
+
+    #[test]
+    fn intervals_beyond_the_scale_are_clipped_and_flagged() {
+        // n = 2, ratings 1 and 5 of 5: mean 3, t(1) = 12.706, SE = 2: ±25.4.
+        let ci = mean_ci95(&[1.0, 5.0]).unwrap();
+        let s = on_scale(&ci, 1.0, 5.0).unwrap();
+        assert_eq!((s.low, s.high, s.clipped, s.uninformative), (1.0, 5.0, true, true));
+        let tight = mean_ci95(&[4.0, 4.0, 5.0, 4.0, 5.0, 4.0, 4.0, 5.0]).unwrap();
+        let s = on_scale(&tight, 1.0, 7.0).unwrap();
+        assert!(!s.clipped && !s.uninformative && s.low > 3.9 && s.high < 5.0, "{s:?}");
+        assert!(on_scale(&mean_ci95(&[3.0]).unwrap(), 1.0, 5.0).is_none());
     }
 }

@@ -6,7 +6,8 @@
 //! one participant; [`results`] collects answers, summarizes them and exports
 //! CSV/JSON; [`design`] has the designer's edits; [`flow`] is one participant's way through it (consent,
 //! trials, answers) as a state machine; [`inference`] has the statistics (t intervals, the exact
-//! binomial test); [`submit`] checks an answer sent to a study server against the design.
+//! binomial test); [`submit`] checks an answer sent to a study server against the design;
+//! [`delivery`] says what a server's reply means for an answer waiting in a participant's outbox.
 //!
 //! - **Rating trial**: one condition plays; each rating question (a Likert
 //!   scale of 5 or 7 points) is answered.
@@ -16,6 +17,7 @@
 //! - Participants only ever see blind labels ("Sample 3", "A", "B"), never a
 //!   condition's name or profile.
 
+pub mod delivery;
 pub mod design;
 pub mod flow;
 pub mod inference;

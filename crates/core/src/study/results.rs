@@ -221,6 +221,19 @@ impl StudyResults {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// The answers of real participants only: without the researcher's
+    /// test sessions ([`super::flow::is_test`]).
+    pub fn without_tests(&self) -> StudyResults {
+        let responses =
+            self.responses.iter().filter(|r| !super::flow::is_test(&r.participant)).cloned().collect();
+        StudyResults { responses, ..self.clone() }
+    }
+
+    /// Test sessions among these answers.
+    pub fn test_participants(&self) -> Vec<String> {
+        self.participants().into_iter().filter(|p| super::flow::is_test(p)).collect()
+    }
+
     /// Adds another file's answers (same study; an answer already present,
     /// same participant, trial and question, is kept once).
     pub fn merge(&mut self, other: &StudyResults) -> Result<(), ResultsError> {
@@ -265,6 +278,17 @@ pub struct RatingRow {
     pub name: String,
     /// Mean and 95% CI (`None` without answers).
     pub ci: Option<MeanCi>,
+    /// Points of the question's scale (1 … points).
+    #[serde(default)]
+    pub points: u8,
+}
+
+impl RatingRow {
+    /// The interval read against the scale (clipped, flagged when
+    /// uninformative).
+    pub fn on_scale(&self) -> Option<super::inference::ScaleInterval> {
+        super::inference::on_scale(self.ci.as_ref()?, 1.0, f64::from(self.points.max(2)))
+    }
 }
 
 /// Choices between two conditions for one question.
@@ -331,7 +355,7 @@ pub fn summarize(study: &Study, results: &StudyResults) -> Summary {
     let mut choices = Vec::new();
     for q in &study.questions {
         match q {
-            Question::Rating { id, .. } => {
+            Question::Rating { id, points, .. } => {
                 for c in &study.conditions {
                     let values: Vec<f64> = rs
                         .iter()
@@ -346,6 +370,7 @@ pub fn summarize(study: &Study, results: &StudyResults) -> Summary {
                         condition: c.id.clone(),
                         name: c.name.clone(),
                         ci: mean_ci95(&values),
+                        points: *points,
                     });
                 }
             }
@@ -559,5 +584,24 @@ mod tests {
         let other = StudyResults { study_id: "x".into(), ..all.clone() };
         assert!(matches!(all.merge(&other), Err(ResultsError::OtherStudy { .. })));
         assert_eq!(csv_field("a,\"b\""), "\"a,\"\"b\"\"\"");
+    }
+
+    #[test]
+    fn test_sessions_are_left_out_on_request() {
+        let mut r =
+            StudyResults { format: RESULTS_FORMAT.into(), study_id: "s".into(), responses: Vec::new() };
+        for p in ["p001-a", "test-001-b", "p002-c"] {
+            r.responses.push(Response {
+                participant: p.into(),
+                trial: 0,
+                block: crate::study::plan::Block::Rating,
+                conditions: vec!["c1".into()],
+                question: "q".into(),
+                answer: Answer::Rating(3),
+                rt_ms: 1.0,
+            });
+        }
+        assert_eq!(r.test_participants(), ["test-001-b"]);
+        assert_eq!(r.without_tests().participants(), ["p001-a", "p002-c"]);
     }
 }

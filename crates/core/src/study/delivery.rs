@@ -1,0 +1,80 @@
+//! Getting a participant's answers to a study server: what a reply means
+//! for an answer waiting in the browser's outbox, and when to try again.
+//!
+//! - **Delivered**: 200 (kept before: a retry) or 201 (kept now). The
+//!   answer leaves the outbox.
+//! - **Retry**: no reply (offline, the server down or restarting), 408,
+//!   425, 429 or any 5xx. The answer stays queued and is sent again after
+//!   [`backoff_ms`] (or the server's `Retry-After`, if longer), and at once
+//!   when the browser comes back online.
+//! - **Refused**: any other 4xx (the study closed, an answer the design
+//!   does not ask for). Sending it again cannot help: it leaves the outbox
+//!   and the participant is told why; the answer stays in their session in
+//!   this browser, so it can still be downloaded as a file.
+//!
+//! Answers are idempotent (one per participant, trial and question, see
+//! [`super::submit`]), so sending one twice is always safe.
+
+/// First wait before a retry (ms).
+pub const FIRST_RETRY_MS: f64 = 1_000.0;
+/// Longest wait between retries (ms).
+pub const MAX_RETRY_MS: f64 = 30_000.0;
+
+/// What a reply means for a queued answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delivery {
+    /// Kept by the server.
+    Delivered,
+    /// Try again later (after at least this many ms, if the server said).
+    Retry(Option<f64>),
+    /// Refused for good, with the server's reason.
+    Refused(String),
+}
+
+/// The meaning of `status` (`None`: no reply) with the `Retry-After`
+/// header (seconds) and the body's message.
+pub fn classify(status: Option<u16>, retry_after: Option<&str>, message: &str) -> Delivery {
+    let after = retry_after.and_then(|s| s.trim().parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0);
+    match status {
+        Some(200 | 201) => Delivery::Delivered,
+        None | Some(408 | 425 | 429 | 500..=599) => Delivery::Retry(after.map(|s| s * 1000.0)),
+        Some(code) => {
+            Delivery::Refused(if message.is_empty() { format!("HTTP {code}") } else { message.to_string() })
+        }
+    }
+}
+
+/// Wait before retry number `attempt` (0-based): doubling from
+/// [`FIRST_RETRY_MS`] up to [`MAX_RETRY_MS`], or the server's wait if
+/// longer.
+pub fn backoff_ms(attempt: u32, server_ms: Option<f64>) -> f64 {
+    let doubled = FIRST_RETRY_MS * 2f64.powi(attempt.min(16) as i32);
+    doubled.min(MAX_RETRY_MS).max(server_ms.unwrap_or(0.0).min(10.0 * MAX_RETRY_MS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_mean_delivered_retry_or_refused() {
+        assert_eq!(classify(Some(201), None, ""), Delivery::Delivered);
+        assert_eq!(classify(Some(200), None, ""), Delivery::Delivered);
+        assert_eq!(classify(None, None, ""), Delivery::Retry(None));
+        assert_eq!(classify(Some(503), None, ""), Delivery::Retry(None));
+        assert_eq!(classify(Some(429), Some("3"), ""), Delivery::Retry(Some(3000.0)));
+        assert_eq!(classify(Some(429), Some("soon"), ""), Delivery::Retry(None));
+        assert_eq!(classify(Some(410), None, "closed"), Delivery::Refused("closed".into()));
+        assert_eq!(classify(Some(400), None, ""), Delivery::Refused("HTTP 400".into()));
+    }
+
+    #[test]
+    fn waits_double_up_to_a_cap_or_what_the_server_asks() {
+        let waits: Vec<f64> = (0..7).map(|a| backoff_ms(a, None)).collect();
+        assert_eq!(waits, [1000.0, 2000.0, 4000.0, 8000.0, 16000.0, 30000.0, 30000.0]);
+        assert_eq!(backoff_ms(100, None), MAX_RETRY_MS);
+        assert_eq!(backoff_ms(0, Some(5000.0)), 5000.0);
+        assert_eq!(backoff_ms(3, Some(5000.0)), 8000.0);
+        assert_eq!(backoff_ms(0, Some(1e12)), 300_000.0, "a huge Retry-After is capped");
+    }
+}

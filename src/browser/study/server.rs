@@ -1,0 +1,171 @@
+//! Calls to the study server of the `latency-lab serve` that served this
+//! page (same origin; routes in `crates/cli/src/studies/http.rs`). The
+//! researcher token goes only into the `Authorization` header of
+//! researcher calls; participants' calls carry none.
+
+use lab_core::study::Study;
+use lab_core::study::delivery::{Delivery, classify};
+use lab_core::study::results::StudyResults;
+use lab_core::study::submit::Submission;
+use serde::Deserialize;
+use web_sys::{RequestCredentials, RequestInit};
+
+use crate::browser::fetch::{self, header, text_of};
+use crate::browser::files::js_message;
+
+/// What the server said (`status` is `None` when it did not answer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: Option<u16>,
+    /// The body.
+    pub body: String,
+    /// `Retry-After`, if sent.
+    pub retry_after: Option<String>,
+}
+
+impl Reply {
+    /// The server's `{"error": …}` message, or the body.
+    pub fn message(&self) -> String {
+        serde_json::from_str::<serde_json::Value>(&self.body)
+            .ok()
+            .and_then(|v| v["error"].as_str().map(str::to_string))
+            .unwrap_or_else(|| lab_core::stream::openai::snippet(&self.body))
+    }
+
+    /// The reply as a sentence for people, when it is not a success.
+    fn failure(&self, what: &str) -> String {
+        match self.status {
+            None => format!(
+                "{what}: the study server did not answer ({}). Is `latency-lab serve` running?",
+                self.body
+            ),
+            Some(404) if self.body.trim_start().starts_with('<') => format!(
+                "{what}: this page is not served by `latency-lab serve`, which hosts studies (start it with ./lab serve and open the lab from it)"
+            ),
+            Some(code) => format!("{what}: HTTP {code}: {}", self.message()),
+        }
+    }
+
+    fn ok(&self) -> bool {
+        matches!(self.status, Some(200..=299))
+    }
+}
+
+/// Sends a request to this origin.
+async fn call(method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> Reply {
+    let init = RequestInit::new();
+    init.set_method(method);
+    init.set_credentials(RequestCredentials::SameOrigin);
+    let pairs: &[(&str, &str)] = if body.is_some() { &[("Content-Type", "application/json")] } else { &[] };
+    match fetch::headers(pairs, token) {
+        Ok(h) => init.set_headers(&h),
+        Err(e) => return Reply { status: None, body: js_message(&e), retry_after: None },
+    }
+    if let Some(b) = body {
+        init.set_body(&wasm_bindgen::JsValue::from_str(b));
+    }
+    match fetch::send(path, &init).await {
+        Ok(r) => Reply {
+            status: Some(r.status()),
+            retry_after: header(&r, "retry-after"),
+            body: text_of(&r).await,
+        },
+        Err(e) => Reply { status: None, body: e, retry_after: None },
+    }
+}
+
+/// A study as the server gives it to participants.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Hosted {
+    /// Short id.
+    pub id: String,
+    /// Taking answers.
+    pub open: bool,
+    /// The design.
+    pub study: Study,
+}
+
+/// A participant's place in a study, handed out by the server.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Joined {
+    /// Anonymous id.
+    pub participant: String,
+    /// Number (the Latin-square row).
+    pub number: u32,
+}
+
+/// A published study in the researcher's list.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Listed {
+    /// Short id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// The design's id.
+    pub study_id: String,
+    /// Taking answers.
+    pub open: bool,
+    /// Participants who joined.
+    pub participants: u64,
+    /// Answers kept.
+    pub answers: u64,
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(reply: &Reply, what: &str) -> Result<T, String> {
+    if !reply.ok() {
+        return Err(reply.failure(what));
+    }
+    serde_json::from_str(&reply.body)
+        .map_err(|e| format!("{what}: the server's reply is not understood ({e})"))
+}
+
+/// Publishes a study; its short id.
+pub async fn publish(study: &Study, token: &str) -> Result<String, String> {
+    #[derive(Deserialize)]
+    struct Published {
+        id: String,
+    }
+    let reply = call("POST", "/api/studies", Some(token), Some(&study.to_json())).await;
+    parse::<Published>(&reply, "Publishing failed").map(|p| p.id)
+}
+
+/// The researcher's published studies.
+pub async fn list(token: &str) -> Result<Vec<Listed>, String> {
+    parse(&call("GET", "/api/studies", Some(token), None).await, "The study server's list failed")
+}
+
+/// Every answer to a published study.
+pub async fn results(id: &str, token: &str) -> Result<StudyResults, String> {
+    let reply = call("GET", &format!("/api/studies/{id}/results"), Some(token), None).await;
+    if !reply.ok() {
+        return Err(reply.failure("Reading the server's answers failed"));
+    }
+    StudyResults::from_json(&reply.body).map_err(|e| e.to_string())
+}
+
+/// Stops a published study taking answers.
+pub async fn close(id: &str, token: &str) -> Result<(), String> {
+    let reply = call("POST", &format!("/api/studies/{id}/close"), Some(token), None).await;
+    if reply.ok() { Ok(()) } else { Err(reply.failure("Closing failed")) }
+}
+
+/// A published study, as a participant gets it.
+pub async fn hosted(id: &str) -> Result<Hosted, String> {
+    parse(&call("GET", &format!("/api/studies/{id}"), None, None).await, "This study cannot open")
+}
+
+/// Joins a published study.
+pub async fn join(id: &str) -> Result<Joined, String> {
+    parse(
+        &call("POST", &format!("/api/studies/{id}/participants"), None, None).await,
+        "This study cannot start",
+    )
+}
+
+/// Sends one answer; what the reply means for it.
+pub async fn send_answer(id: &str, answer: &Submission) -> Delivery {
+    let body = serde_json::to_string(answer).unwrap_or_default();
+    let reply = call("POST", &format!("/api/studies/{id}/answers"), None, Some(&body)).await;
+    classify(reply.status, reply.retry_after.as_deref(), &reply.message())
+}

@@ -1,0 +1,156 @@
+//! The researcher's side of the study server: the researcher token (asked
+//! once per browser session and kept in `sessionStorage`, like API keys:
+//! never in exports, links or the library), publishing the draft, the
+//! published versions of it with their participant links, closing them,
+//! and their answers, read again every [`POLL_MS`] while the study view is
+//! shown, so the results refresh as participants answer.
+
+use lab_core::study::Study;
+use lab_core::study::results::{RESULTS_FORMAT, StudyResults};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::server::{self, Listed};
+use crate::browser::page;
+use crate::browser::storage::{Store, UseStorage, use_storage};
+use crate::browser::use_visibility::use_visibility;
+
+/// How often the answers are read again while shown (ms).
+pub const POLL_MS: u64 = 2_000;
+/// `sessionStorage` key of the researcher token.
+pub const TOKEN_KEY: &str = "latency-lab.study-token";
+
+/// The study server as the researcher uses it.
+#[derive(Clone, Copy)]
+pub struct UseStudyServer {
+    /// The researcher token.
+    pub token: UseStorage,
+    /// Published versions of the draft (same study id), newest first.
+    pub published: RwSignal<Vec<Listed>>,
+    /// Their answers, merged.
+    pub results: RwSignal<Option<StudyResults>>,
+    /// What just happened, for people.
+    pub message: RwSignal<Option<String>>,
+    /// Reading or publishing.
+    pub busy: RwSignal<bool>,
+    draft: Signal<Study>,
+}
+
+/// The server for `draft`; answers are polled while `shown`.
+pub fn use_study_server(draft: Signal<Study>, shown: Signal<bool>) -> UseStudyServer {
+    let s = UseStudyServer {
+        token: use_storage(Store::Session, TOKEN_KEY),
+        published: RwSignal::new(Vec::new()),
+        results: RwSignal::new(None),
+        message: RwSignal::new(None),
+        busy: RwSignal::new(false),
+        draft,
+    };
+    let hidden = use_visibility();
+    let polling = Memo::new(move |_| shown.get() && !hidden.get() && !s.token.value.with(String::is_empty));
+    Effect::new(move |_| {
+        draft.track();
+        if polling.get() {
+            s.refresh();
+        }
+    });
+    let timer = set_interval_with_handle(
+        move || {
+            if polling.get_untracked() {
+                s.refresh();
+            }
+        },
+        std::time::Duration::from_millis(POLL_MS),
+    );
+    on_cleanup(move || {
+        if let Ok(t) = timer {
+            t.clear();
+        }
+    });
+    s
+}
+
+impl UseStudyServer {
+    /// The participant link of a published study.
+    pub fn link(id: &str) -> String {
+        format!("{}/s/{id}", page::origin())
+    }
+
+    /// Keeps the token for this browser session (blank: forget it).
+    pub fn set_token(&self, token: String) {
+        if let Err(e) = self.token.set(token.trim().to_string()) {
+            self.message.set(Some(format!("The token cannot be kept in this tab: {e}")));
+        }
+    }
+
+    /// Reads the published versions of the draft and their answers.
+    pub fn refresh(&self) {
+        let s = *self;
+        let token = s.token.value.get_untracked();
+        let study_id = s.draft.with_untracked(|d| d.id.clone());
+        spawn_local(async move {
+            let listed = match server::list(&token).await {
+                Ok(l) => l.into_iter().filter(|l| l.study_id == study_id).collect::<Vec<_>>(),
+                Err(e) => return s.message.set(Some(e)),
+            };
+            let mut all = StudyResults {
+                format: RESULTS_FORMAT.into(),
+                study_id: study_id.clone(),
+                responses: Vec::new(),
+            };
+            for l in &listed {
+                match server::results(&l.id, &token).await {
+                    Ok(r) => {
+                        let _ = all.merge(&r);
+                    }
+                    Err(e) => return s.message.set(Some(e)),
+                }
+            }
+            if s.published.get_untracked() != listed {
+                s.published.set(listed);
+            }
+            if s.results.with_untracked(|r| r.as_ref() != Some(&all)) {
+                s.results.set(Some(all));
+            }
+        });
+    }
+
+    /// Publishes the draft; the participant link is shown and copied.
+    pub fn publish(&self) {
+        let s = *self;
+        let study = s.draft.get_untracked();
+        if let Err(e) = study.validate() {
+            return s.message.set(Some(format!("The study cannot be published yet: {e}")));
+        }
+        s.busy.set(true);
+        let token = s.token.value.get_untracked();
+        spawn_local(async move {
+            match server::publish(&study, &token).await {
+                Ok(id) => {
+                    let link = Self::link(&id);
+                    page::copy(&link);
+                    s.message.set(Some(format!("Published. Send participants this link (copied): {link}")));
+                    s.refresh();
+                }
+                Err(e) => s.message.set(Some(e)),
+            }
+            s.busy.set(false);
+        });
+    }
+
+    /// Stops published study `id` taking answers.
+    pub fn close(&self, id: String) {
+        if !page::confirm("Close this study? Participants can no longer answer; the answers so far stay.") {
+            return;
+        }
+        let s = *self;
+        let token = s.token.value.get_untracked();
+        spawn_local(async move {
+            match server::close(&id, &token).await {
+                Ok(()) => s.message.set(Some(format!("Study {id} is closed."))),
+                Err(e) => s.message.set(Some(e)),
+            }
+            s.refresh();
+        });
+    }
+}
