@@ -4,7 +4,8 @@
 //! design by `lab_core::study::submit`, rate-limited per participant and
 //! kept once), closing a study and reading its results.
 
-use std::sync::{Mutex, PoisonError};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use lab_core::serve::limit::{ANSWERS, JOINS, RateLimiter};
 use lab_core::study::Study;
@@ -114,9 +115,16 @@ pub fn participant_id(number: u32, random: [u8; 5]) -> String {
     format!("p{:03}-{}", u64::from(number) + 1, study_id(random))
 }
 
+/// Designs kept parsed in memory (a design never changes once published;
+/// only whether it is open does, and that is read from the store on every
+/// answer, so a study closed by another server sharing the database stops
+/// taking answers here at once).
+pub const CACHED_DESIGNS: usize = 1_000;
+
 /// A study server's rules over a store.
 pub struct Studies<S> {
     store: S,
+    designs: Mutex<HashMap<String, Arc<Study>>>,
     limiter: Mutex<RateLimiter>,
     joins: Mutex<RateLimiter>,
 }
@@ -126,6 +134,7 @@ impl<S: StudyStore> Studies<S> {
     pub fn new(store: S) -> Self {
         Self {
             store,
+            designs: Mutex::default(),
             limiter: Mutex::new(RateLimiter::new(ANSWERS)),
             joins: Mutex::new(RateLimiter::new(JOINS)),
         }
@@ -180,11 +189,27 @@ impl<S: StudyStore> Studies<S> {
         Err(PublishError::NoId)
     }
 
+    /// The design of study `id`, parsed once.
+    async fn design(&self, id: &str) -> Result<Option<Arc<Study>>, StoreError> {
+        if let Some(d) = self.designs.lock().unwrap_or_else(PoisonError::into_inner).get(id) {
+            return Ok(Some(Arc::clone(d)));
+        }
+        let Some(p) = self.store.study(id).await? else { return Ok(None) };
+        let d = Arc::new(p.study);
+        let mut cache = self.designs.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.len() >= CACHED_DESIGNS {
+            cache.clear();
+        }
+        cache.insert(id.to_string(), Arc::clone(&d));
+        Ok(Some(d))
+    }
+
     /// Takes one answer to study `id` at `now_ms`.
     pub async fn answer(&self, id: &str, body: &[u8], now_ms: f64) -> Result<Submitted, AnswerFailure> {
-        let published = self.store.study(id).await?.ok_or_else(|| AnswerFailure::NotFound(id.to_string()))?;
-        if !published.open {
-            return Err(AnswerFailure::Closed);
+        match self.store.is_open(id).await? {
+            None => return Err(AnswerFailure::NotFound(id.to_string())),
+            Some(false) => return Err(AnswerFailure::Closed),
+            Some(true) => {}
         }
         let sub = Submission::from_json(body)?;
         if self.store.number(id, &sub.participant).await? != Some(sub.number) {
@@ -196,7 +221,8 @@ impl<S: StudyStore> Studies<S> {
             .unwrap_or_else(PoisonError::into_inner)
             .take(&key, now_ms)
             .map_err(AnswerFailure::RateLimited)?;
-        let response = submit::accept(&published.study, &sub)?;
+        let study = self.design(id).await?.ok_or_else(|| AnswerFailure::NotFound(id.to_string()))?;
+        let response = submit::accept(&study, &sub)?;
         Ok(if self.store.add_answer(id, &response).await? {
             Submitted::Saved
         } else {

@@ -28,9 +28,16 @@ fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
+/// Reading connections of a SQLite store (WAL lets readers run beside the
+/// one writer).
+pub const SQLITE_READERS: u32 = 4;
+
 /// A store on a database URL (`sqlite://path?mode=rwc` or `postgres://…`).
 pub struct SqlStore {
+    /// Writes (SQLite: one connection, the database's one writer).
     pool: AnyPool,
+    /// Reads (SQLite: a pool of its own; PostgreSQL: the same pool).
+    read: AnyPool,
 }
 
 impl SqlStore {
@@ -39,8 +46,16 @@ impl SqlStore {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         install_default_drivers();
         let sqlite = url.starts_with("sqlite:");
-        let pool = AnyPoolOptions::new()
-            .max_connections(if sqlite { 1 } else { POOL_SIZE })
+        let pool = Self::pool(url, if sqlite { 1 } else { POOL_SIZE }).await?;
+        sqlx::migrate!("./migrations").run(&pool).await.map_err(err)?;
+        let read = if sqlite { Self::pool(url, SQLITE_READERS).await? } else { pool.clone() };
+        Ok(Self { pool, read })
+    }
+
+    async fn pool(url: &str, connections: u32) -> Result<AnyPool, StoreError> {
+        let sqlite = url.starts_with("sqlite:");
+        AnyPoolOptions::new()
+            .max_connections(connections)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if sqlite {
@@ -55,9 +70,7 @@ impl SqlStore {
             })
             .connect(url)
             .await
-            .map_err(err)?;
-        sqlx::migrate!("./migrations").run(&pool).await.map_err(err)?;
-        Ok(Self { pool })
+            .map_err(err)
     }
 }
 
@@ -79,7 +92,7 @@ impl StudyStore for SqlStore {
     async fn study(&self, id: &str) -> Result<Option<Published>, StoreError> {
         let row = sqlx::query("SELECT study_json, is_open FROM studies WHERE id = $1")
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.read)
             .await
             .map_err(err)?;
         let Some(row) = row else { return Ok(None) };
@@ -87,6 +100,15 @@ impl StudyStore for SqlStore {
         let open: i64 = row.try_get(1).map_err(err)?;
         let study = Study::from_json(&json).map_err(err)?;
         Ok(Some(Published { id: id.to_string(), study, open: open != 0 }))
+    }
+
+    async fn is_open(&self, id: &str) -> Result<Option<bool>, StoreError> {
+        let row = sqlx::query("SELECT is_open FROM studies WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(err)?;
+        row.map(|r| r.try_get::<i64, _>(0).map(|o| o != 0).map_err(err)).transpose()
     }
 
     async fn close(&self, id: &str) -> Result<bool, StoreError> {
@@ -129,7 +151,7 @@ impl StudyStore for SqlStore {
         let row = sqlx::query("SELECT number FROM participants WHERE study_id = $1 AND participant = $2")
             .bind(id)
             .bind(participant)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.read)
             .await
             .map_err(err)?;
         row.map(|r| r.try_get::<i64, _>(0).map_err(err).and_then(|n| u32::try_from(n).map_err(err)))
@@ -142,7 +164,7 @@ impl StudyStore for SqlStore {
              (SELECT COUNT(*) FROM answers a WHERE a.study_id = s.id) \
              FROM studies s ORDER BY s.published_ms DESC, s.id",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(&self.read)
         .await
         .map_err(err)?;
         rows.iter()
@@ -184,7 +206,7 @@ impl StudyStore for SqlStore {
             "SELECT response_json FROM answers WHERE study_id = $1 ORDER BY received_ms, participant, trial, question",
         )
         .bind(id)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.read)
         .await
         .map_err(err)?;
         rows.iter()

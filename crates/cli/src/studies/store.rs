@@ -52,6 +52,8 @@ pub trait StudyStore: Send + Sync {
     fn publish(&self, p: &Published) -> impl Future<Output = Result<bool, StoreError>> + Send;
     /// A published study.
     fn study(&self, id: &str) -> impl Future<Output = Result<Option<Published>, StoreError>> + Send;
+    /// Whether a study takes answers (`None`: no such study).
+    fn is_open(&self, id: &str) -> impl Future<Output = Result<Option<bool>, StoreError>> + Send;
     /// Stops a study taking answers (`false` when there is no such study).
     fn close(&self, id: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
     /// Numbers a new participant of study `id` (0, 1, 2, … in joining
@@ -113,6 +115,10 @@ impl StudyStore for MemoryStore {
 
     async fn study(&self, id: &str) -> Result<Option<Published>, StoreError> {
         Ok(self.with(|(studies, ..)| studies.iter().find(|s| s.id == id).cloned()))
+    }
+
+    async fn is_open(&self, id: &str) -> Result<Option<bool>, StoreError> {
+        Ok(self.with(|(studies, ..)| studies.iter().find(|s| s.id == id).map(|s| s.open)))
     }
 
     async fn close(&self, id: &str) -> Result<bool, StoreError> {

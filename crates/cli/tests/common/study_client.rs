@@ -10,7 +10,7 @@ use lab_core::study::results::{Answer, Session, StudyResults};
 use lab_core::study::submit::Submission;
 use serde_json::Value;
 
-use super::{call, try_call};
+use super::http::{call, try_call};
 
 /// `Authorization` header of a token.
 pub fn bearer(token: &str) -> String {
