@@ -200,6 +200,24 @@ describe('UX study', () => {
     await context.close();
   });
 
+  test('conditions that differ in length or text are flagged and can be made equal', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
+    await page.getByTestId('study-saved').selectOption('~new');
+    assert.equal(await page.getByTestId('study-confounds').count(), 0, 'the example differs only in latency');
+    // The "jittery" preset: 150 tokens of the article beside two 60-token chat answers.
+    await page.getByTestId('condition-preset').nth(2).selectOption('jittery');
+    await waitForText(page.getByTestId('study-confounds'), /c3: 150 tokens/);
+    assert.match(await page.getByTestId('study-confounds').innerText(), /c3: article.*streams the study's text \(chat\)/s);
+    await page.getByTestId('study-equalise').click();
+    await page.getByTestId('study-confounds').waitFor({ state: 'detached' });
+    const spec = await page.getByTestId('condition-spec').nth(2).inputValue();
+    assert.match(spec, /jitter=gamma:1\.2/, 'the latency is kept');
+    assert.match(spec, /tokens=60,/);
+    assert.match(spec, /text=chat/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('a study link opens straight into the participant flow', async () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
     await page.getByTestId('study-saved').selectOption('~new');

@@ -4,7 +4,7 @@
 //! plan are shown in words.
 
 use lab_core::replay::text::SAMPLES;
-use lab_core::study::Order;
+use lab_core::study::{Order, confound};
 use leptos::prelude::*;
 
 use super::conditions::Conditions;
@@ -19,10 +19,32 @@ pub fn StudyDesigner(designer: UseStudyDesigner) -> impl IntoView {
         <div class="designer" data-testid="study-designer">
             <DesignFields designer=designer/>
             <Conditions designer=designer/>
+            <Confounds designer=designer/>
             <Questions designer=designer/>
             <p class="hint" data-testid="study-plan">{move || draft.with(|s| s.plan_summary())}</p>
             {move || draft.with(|s| s.validate().err().map(|e| e.to_string())).map(|m| view! { <p class="error" role="alert" data-testid="study-invalid">{m}</p> })}
         </div>
+    }
+}
+
+/// What besides latency differs between the conditions, and a button
+/// that makes it equal ([`lab_core::study::confound`]).
+#[component]
+fn Confounds(designer: UseStudyDesigner) -> impl IntoView {
+    let d = designer;
+    let found = Memo::new(move |_| {
+        d.draft.with(|s| confound::confounds(s).iter().map(|c| c.describe(&s.text)).collect::<Vec<_>>())
+    });
+    move || {
+        (!found.with(Vec::is_empty)).then(|| view! {
+            <div class="warn" role="status" data-testid="study-confounds">
+                <p>"The conditions differ in more than latency:"</p>
+                <ul>{found.get().into_iter().map(|w| view! { <li data-testid="study-confound">{w}</li> }).collect_view()}</ul>
+                <button type="button" class="secondary" data-testid="study-equalise" on:click=move |_| d.edit(confound::equalise)>
+                    "Make length, text and seed equal"
+                </button>
+            </div>
+        })
     }
 }
 

@@ -13,20 +13,6 @@ fn p_text(p: f64) -> String {
     if p < 0.001 { "< 0.001".into() } else { format!("{p:.3}") }
 }
 
-/// A rating's interval on its scale, flagged when clipped or uninformative.
-fn ci_text(r: &lab_core::study::results::RatingRow) -> String {
-    let Some(s) = r.on_scale() else { return "– (one answer)".into() };
-    let mut text = format!("{:.2} – {:.2}", s.low, s.high);
-    if s.clipped {
-        text.push_str(" (clipped to the scale)");
-    }
-    if s.uninformative {
-        let n = r.ci.as_ref().map_or(0, |c| c.n);
-        text.push_str(&format!("; uninformative at n = {n}: wider than the whole scale"));
-    }
-    text
-}
-
 /// The results section of a study.
 #[component]
 pub fn StudyResultsView(study: Signal<Study>, results: UseStudyResults) -> impl IntoView {
@@ -78,7 +64,7 @@ fn Ratings(summary: Summary) -> impl IntoView {
                 <tbody>
                     {rows.into_iter().map(|r| {
                         let (n, mean, ci, sd) = match &r.ci {
-                            Some(c) => (c.n.to_string(), format!("{:.2}", c.mean), ci_text(&r), format!("{:.2}", c.sd)),
+                            Some(c) => (c.n.to_string(), format!("{:.2}", c.mean), r.interval_text(), format!("{:.2}", c.sd)),
                             None => ("0".into(), "–".into(), "–".into(), "–".into()),
                         };
                         view! {

@@ -284,10 +284,7 @@ pub fn study_report(study: &Study, summary: &StudySummary, generated_at: &str) -
                         Some(c) => (
                             c.n.to_string(),
                             format!("{:.2}", c.mean),
-                            match (c.low, c.high) {
-                                (Some(l), Some(h)) => format!("{l:.2} – {h:.2}"),
-                                _ => "–".into(),
-                            },
+                            r.interval_text(),
                             format!("{:.2}", c.sd),
                         ),
                         None => ("0".into(), "–".into(), "–".into(), "–".into()),

@@ -7,7 +7,8 @@
 //! CSV/JSON; [`design`] has the designer's edits; [`flow`] is one participant's way through it (consent,
 //! trials, answers) as a state machine; [`inference`] has the statistics (t intervals, the exact
 //! binomial test); [`submit`] checks an answer sent to a study server against the design;
-//! [`delivery`] says what a server's reply means for an answer waiting in a participant's outbox.
+//! [`delivery`] says what a server's reply means for an answer waiting in a participant's outbox;
+//! [`confound`] finds conditions that differ in more than latency (length, text, seed).
 //!
 //! - **Rating trial**: one condition plays; each rating question (a Likert
 //!   scale of 5 or 7 points) is answered.
@@ -17,6 +18,7 @@
 //! - Participants only ever see blind labels ("Sample 3", "A", "B"), never a
 //!   condition's name or profile.
 
+pub mod confound;
 pub mod delivery;
 pub mod design;
 pub mod flow;

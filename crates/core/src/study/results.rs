@@ -289,6 +289,21 @@ impl RatingRow {
     pub fn on_scale(&self) -> Option<super::inference::ScaleInterval> {
         super::inference::on_scale(self.ci.as_ref()?, 1.0, f64::from(self.points.max(2)))
     }
+
+    /// The interval as results and reports write it: `low – high` on the
+    /// scale, with "clipped" and "uninformative" said in words.
+    pub fn interval_text(&self) -> String {
+        let Some(s) = self.on_scale() else { return "– (one answer)".into() };
+        let mut text = format!("{:.2} – {:.2}", s.low, s.high);
+        if s.clipped {
+            text.push_str(" (clipped to the scale)");
+        }
+        if s.uninformative {
+            let n = self.ci.as_ref().map_or(0, |c| c.n);
+            text.push_str(&format!("; uninformative at n = {n}: wider than the whole scale"));
+        }
+        text
+    }
 }
 
 /// Choices between two conditions for one question.
