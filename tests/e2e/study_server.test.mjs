@@ -10,7 +10,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { labSuite, launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
 
 const CONDITIONS = [
   { name: 'Quokka', spec: 'ttft=60,tpot=6,tokens=10' },
@@ -191,5 +194,55 @@ describe('Study server', () => {
       assert.deepEqual(p.problems, []);
       await p.context.close();
     }
+  });
+
+  test('serve killed with SIGKILL mid-study: acknowledged answers kept, queued ones arrive after the restart', async () => {
+    const port = await new Promise((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address();
+        probe.close(() => resolve(p));
+      });
+    });
+    const data = mkdtempSync(path.join(tmpdir(), 'lab-kill-'));
+    const args = ['--port', String(port), '--data', data];
+    let server = await startServer(args);
+    const token = readFileSync(path.join(data, 'researcher-token'), 'utf8').trim();
+    const auth = { Authorization: `Bearer ${token}` };
+    const study = {
+      schema_version: 1, id: 'kill-study', title: 'Kill study', instructions: 'Watch, then answer.', consent: 'I agree.', text: 'chat',
+      conditions: CONDITIONS.map((c, i) => ({ id: `c${i + 1}`, name: c.name, source: { profile: c.spec } })),
+      questions: [{ kind: 'rating', id: 'responsive', prompt: 'How responsive?', points: 7, low: 'sluggish', high: 'responsive' }],
+      repetitions: 2, order: { kind: 'latin_square' },
+    };
+    const published = await fetch(`${server.url}api/studies`, { method: 'POST', headers: auth, body: JSON.stringify(study) });
+    assert.equal(published.status, 201, await published.clone().text());
+    const { id } = await published.json();
+    const results = async () => (await (await fetch(`${server.url}api/studies/${id}/results`, { headers: auth })).json()).responses;
+    const browser = await launchBrowser();
+    const p = await join(browser, `${server.url}s/${id}`);
+    assert.equal(p.total, 6);
+    for (let k = 0; k < 2; k++) await answerTrial(p.page, k);
+    await waitForText(p.page.getByTestId('participant-server'), /^saved to the study server$/);
+    const acknowledged = await results();
+    assert.equal(acknowledged.length, 2);
+    server.proc.kill('SIGKILL');
+    await new Promise((resolve) => server.proc.once('exit', resolve));
+    // The study plays on without the server; answers wait in the browser.
+    for (let k = 2; k < 4; k++) await answerTrial(p.page, k);
+    await waitForText(p.page.getByTestId('participant-server'), /^2 answer\(s\) waiting/, 15_000);
+    server = await startServer(args);
+    await waitForText(p.page.getByTestId('participant-server'), /^saved to the study server$/, 45_000);
+    for (let k = 4; k < p.total; k++) await answerTrial(p.page, k);
+    await p.page.getByTestId('participant-done').waitFor();
+    await waitForText(p.page.getByTestId('participant-receipt'), /All 6 answers are saved to the study server/);
+    const after = await results();
+    const keys = new Set(after.map((r) => `${r.participant}/${r.trial}/${r.question}`));
+    assert.equal(after.length, 6);
+    assert.equal(keys.size, 6, 'each answer once');
+    for (const r of acknowledged) assert.ok(keys.has(`${r.participant}/${r.trial}/${r.question}`), 'acknowledged answer kept');
+    assert.ok(p.problems.every((m) => /Failed to load resource|ERR_CONNECTION_REFUSED|fetch/i.test(m)), p.problems.join('\n'));
+    await p.context.close();
+    await browser.close();
+    server.stop();
   });
 });

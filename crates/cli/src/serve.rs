@@ -205,12 +205,17 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     };
     let dist = (!args.api_only).then_some(args.dist.clone());
     // Every thread listens on the same port; the first picks it. A port
-    // already taken (even by another server sharing ports) is refused.
+    // another process listens on (even a server sharing ports) is refused;
+    // one left in TIME_WAIT by a server just killed is not, so a restart
+    // gets its port back at once.
     if args.port != 0 {
-        drop(
-            std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, args.port))
-                .map_err(|source| ServeError::Bind { port: args.port, source })?,
-        );
+        let probe = || -> std::io::Result<()> {
+            let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+            socket.set_reuse_address(true)?;
+            socket.bind(&SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)).into())?;
+            socket.listen(1)
+        };
+        probe().map_err(|source| ServeError::Bind { port: args.port, source })?;
     }
     let first = listen(args.port)?;
     let addr = first.local_addr()?;

@@ -81,3 +81,17 @@ fn refuses_to_start_without_a_build() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("build the app first"));
 }
+
+#[test]
+fn refuses_a_port_another_process_listens_on() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let data = temp_dir("taken");
+    let out = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args(["serve", "--api-only", "--port", &port, "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen"), "{out:?}");
+}

@@ -39,7 +39,7 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** Starts `latency-lab serve --port 0`; resolves with its URL and a stop(). */
+/** Starts `latency-lab serve` (on a free port unless `--port` is given); resolves with its URL and a stop(). */
 export async function startServer(extraArgs = []) {
   if (!existsSync(LAB_BIN)) throw new Error(`${LAB_BIN} is missing: run ./lab test (it builds it)`);
   const dir = mkdtempSync(path.join(tmpdir(), 'lab-e2e-'));
@@ -47,7 +47,8 @@ export async function startServer(extraArgs = []) {
   // Each server keeps its study database and researcher token in its own
   // temporary data directory unless the test names one.
   const data = extraArgs.includes('--data') ? [] : ['--data', path.join(dir, 'data')];
-  const proc = spawn(LAB_BIN, ['serve', '--port', '0', '--dist', DIST, '--url-file', urlFile, ...data, ...extraArgs], {
+  const port = extraArgs.includes('--port') ? [] : ['--port', '0'];
+  const proc = spawn(LAB_BIN, ['serve', ...port, '--dist', DIST, '--url-file', urlFile, ...data, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
