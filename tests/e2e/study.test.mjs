@@ -222,6 +222,10 @@ describe('UX study', () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
     await page.getByTestId('study-saved').selectOption('~new');
     await setField(page, 'study-title', 'Linked study');
+    for (let i = 0; i < 3; i++) {
+      await page.getByTestId('condition-spec').nth(i).fill(`ttft=${40 + 30 * i},tpot=5,jitter=constant,tokens=8,text=chat`);
+      await page.getByTestId('condition-spec').nth(i).blur();
+    }
     await page.getByTestId('study-share').click();
     const link = await page.getByTestId('study-link').inputValue();
     assert.match(link, /#share=v1\.[A-Za-z0-9_-]+$/);
@@ -230,6 +234,15 @@ describe('UX study', () => {
     const fresh = await openPage(lab.browser, link);
     await fresh.page.getByTestId('participant-consent').waitFor();
     assert.match(await fresh.page.getByTestId('participant-consent').innerText(), /Linked study/);
+    // The participant finishes; opening the link again says it is done.
+    await fresh.page.getByTestId('consent-accept').click();
+    await fresh.page.getByTestId('participant-begin').click();
+    for (let k = 0; k < 9; k++) await answerTrial(fresh.page, k);
+    await fresh.page.getByTestId('participant-done').waitFor();
+    await fresh.page.goto(link);
+    await fresh.page.getByTestId('participant-done').waitFor();
+    await waitForText(fresh.page.getByTestId('participant-receipt'), /finished this study.*saved in this browser/);
+    assert.match(await fresh.page.getByTestId('participant-progress').innerText(), /^9 of 9 done/);
     // A damaged link says so instead of failing silently.
     const broken = await openPage(lab.browser, `${lab.server.url}#share=v1.AAAA`);
     await waitForText(broken.page.getByTestId('app-notice'), /damaged/);

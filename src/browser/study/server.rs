@@ -5,6 +5,7 @@
 
 use lab_core::study::Study;
 use lab_core::study::delivery::{Delivery, classify};
+pub use lab_core::study::hosting::{Hosted, Joined, Listed, PublishedReply};
 use lab_core::study::results::StudyResults;
 use lab_core::study::submit::Submission;
 use serde::Deserialize;
@@ -75,43 +76,6 @@ async fn call(method: &str, path: &str, token: Option<&str>, body: Option<&str>)
     }
 }
 
-/// A study as the server gives it to participants.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Hosted {
-    /// Short id.
-    pub id: String,
-    /// Taking answers.
-    pub open: bool,
-    /// The design.
-    pub study: Study,
-}
-
-/// A participant's place in a study, handed out by the server.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Joined {
-    /// Anonymous id.
-    pub participant: String,
-    /// Number (the Latin-square row).
-    pub number: u32,
-}
-
-/// A published study in the researcher's list.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Listed {
-    /// Short id.
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// The design's id.
-    pub study_id: String,
-    /// Taking answers.
-    pub open: bool,
-    /// Participants who joined.
-    pub participants: u64,
-    /// Answers kept.
-    pub answers: u64,
-}
-
 fn parse<T: for<'de> Deserialize<'de>>(reply: &Reply, what: &str) -> Result<T, String> {
     if !reply.ok() {
         return Err(reply.failure(what));
@@ -122,12 +86,8 @@ fn parse<T: for<'de> Deserialize<'de>>(reply: &Reply, what: &str) -> Result<T, S
 
 /// Publishes a study; its short id.
 pub async fn publish(study: &Study, token: &str) -> Result<String, String> {
-    #[derive(Deserialize)]
-    struct Published {
-        id: String,
-    }
     let reply = call("POST", "/api/studies", Some(token), Some(&study.to_json())).await;
-    parse::<Published>(&reply, "Publishing failed").map(|p| p.id)
+    parse::<PublishedReply>(&reply, "Publishing failed").map(|p| p.id)
 }
 
 /// The researcher's published studies.

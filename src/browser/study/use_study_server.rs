@@ -73,7 +73,7 @@ pub fn use_study_server(draft: Signal<Study>, shown: Signal<bool>) -> UseStudySe
 impl UseStudyServer {
     /// The participant link of a published study.
     pub fn link(id: &str) -> String {
-        format!("{}/s/{id}", page::origin())
+        format!("{}{}", page::origin(), lab_core::study::hosting::link_path(id))
     }
 
     /// Keeps the token for this browser session (blank: forget it).

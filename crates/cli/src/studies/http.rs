@@ -29,6 +29,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use lab_core::serve::limit::{RESEARCHER, RateLimiter};
 use lab_core::serve::token;
+use lab_core::study::hosting::{Hosted, PublishedReply, link_path};
 use lab_core::study::results::to_csv;
 use lab_core::study::submit::MAX_SUBMISSION_BYTES;
 use serde_json::json;
@@ -151,11 +152,10 @@ async fn publish(State(api): Shared, headers: HeaderMap, body: Bytes) -> Respons
         return refuse(StatusCode::INTERNAL_SERVER_ERROR, e);
     }
     match published {
-        Ok(p) => (
-            StatusCode::CREATED,
-            Json(json!({ "id": p.id, "link": format!("/s/{}", p.id), "study_id": p.study.id })),
-        )
-            .into_response(),
+        Ok(p) => {
+            let reply = PublishedReply { link: link_path(&p.id), id: p.id, study_id: p.study.id };
+            (StatusCode::CREATED, Json(reply)).into_response()
+        }
         Err(PublishError::TooLarge) => refuse(StatusCode::PAYLOAD_TOO_LARGE, PublishError::TooLarge),
         Err(PublishError::Store(e)) => store_failed(&e),
         Err(e @ PublishError::NoId) => refuse(StatusCode::INTERNAL_SERVER_ERROR, e),
@@ -175,7 +175,7 @@ async fn list(State(api): Shared, headers: HeaderMap) -> Response {
 
 async fn study(State(api): Shared, Path(id): Path<String>) -> Response {
     match api.studies.study(&id).await {
-        Ok(Some(p)) => Json(json!({ "id": p.id, "open": p.open, "study": p.study })).into_response(),
+        Ok(Some(p)) => Json(Hosted { id: p.id, open: p.open, study: p.study }).into_response(),
         Ok(None) => refuse(StatusCode::NOT_FOUND, format!("no study \"{id}\" on this server")),
         Err(e) => store_failed(&e),
     }

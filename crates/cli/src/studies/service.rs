@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use lab_core::serve::limit::{ANSWERS, JOINS, RateLimiter};
 use lab_core::study::Study;
+pub use lab_core::study::hosting::Joined;
 use lab_core::study::results::{RESULTS_FORMAT, StudyResults};
 use lab_core::study::submit::{self, Submission, SubmitError};
 
@@ -97,16 +98,6 @@ impl AnswerFailure {
             Self::Store(_) => 500,
         }
     }
-}
-
-/// A participant who joined a study.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Joined {
-    /// Their anonymous id (sent with every answer).
-    pub participant: String,
-    /// Their number, which picks their row of the Latin square (or seeds
-    /// their random order).
-    pub number: u32,
 }
 
 /// The id of participant `number`: their number (1-based) and 8 random

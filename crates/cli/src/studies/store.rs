@@ -10,6 +10,7 @@ use std::future::Future;
 use std::sync::{Mutex, PoisonError};
 
 use lab_core::study::Study;
+pub use lab_core::study::hosting::Listed;
 use lab_core::study::results::Response;
 
 /// A published study.
@@ -21,23 +22,6 @@ pub struct Published {
     pub study: Study,
     /// Taking answers.
     pub open: bool,
-}
-
-/// A published study as the researcher's list shows it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Listed {
-    /// Short id.
-    pub id: String,
-    /// The study's title.
-    pub title: String,
-    /// The design's own id (in results files).
-    pub study_id: String,
-    /// Taking answers.
-    pub open: bool,
-    /// Participants who joined.
-    pub participants: u64,
-    /// Answers kept.
-    pub answers: u64,
 }
 
 /// Why the store failed (the database's own message, for the server log

@@ -1,7 +1,8 @@
 //! A throwaway PostgreSQL cluster for tests: Debian's `postgresql`
-//! binaries, a data directory under the temp dir, a Unix socket only (no
-//! TCP port opened), started as the `postgres` user when the tests run as
-//! root (PostgreSQL refuses to run as root), stopped and deleted on drop.
+//! binaries (`initdb`, `pg_ctl`), a data directory under the temp dir,
+//! listening on 127.0.0.1 on a free port (and a Unix socket in that
+//! directory), started as the `postgres` user when the tests run as root
+//! (PostgreSQL refuses to run as root), stopped and deleted on drop.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -63,14 +64,14 @@ impl PgCluster {
         let d = data.to_str().unwrap();
         run("initdb", &["-D", d, "-A", "trust", "-U", "postgres", "--no-sync"]);
         let fsync = if durable { "on" } else { "off" };
-        let opts = format!("-p {port} -k {} -c listen_addresses='' -c fsync={fsync}", dir.display());
+        let opts = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync={fsync}", dir.display());
         run("pg_ctl", &["-D", d, "-o", &opts, "-w", "-l", dir.join("log").to_str().unwrap(), "start"]);
         Self { dir, port }
     }
 
-    /// Its URL (over the Unix socket).
+    /// Its URL (TCP on 127.0.0.1; `initdb -A trust` lets local clients in).
     pub fn url(&self) -> String {
-        format!("postgres://postgres@localhost/postgres?host={}&port={}", self.dir.display(), self.port)
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
     }
 
     fn data(&self) -> &Path {

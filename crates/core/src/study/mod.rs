@@ -8,7 +8,7 @@
 //! trials, answers) as a state machine; [`inference`] has the statistics (t intervals, the exact
 //! binomial test); [`submit`] checks an answer sent to a study server against the design;
 //! [`delivery`] says what a server's reply means for an answer waiting in a participant's outbox;
-//! [`confound`] finds conditions that differ in more than latency (length, text, seed).
+//! [`hosting`] has the study server's reply bodies; [`confound`] finds conditions that differ in more than latency (length, text, seed).
 //!
 //! - **Rating trial**: one condition plays; each rating question (a Likert
 //!   scale of 5 or 7 points) is answered.
@@ -22,6 +22,7 @@ pub mod confound;
 pub mod delivery;
 pub mod design;
 pub mod flow;
+pub mod hosting;
 pub mod inference;
 pub mod plan;
 pub mod results;
