@@ -1,0 +1,171 @@
+//! The Psi method (Kontsevich & Tyler 1999), a Bayesian adaptive
+//! procedure: it keeps a posterior over the threshold α and slope β of a
+//! logistic psychometric function (guess 0.5, lapse [`LAPSE`]) on a grid,
+//! and presents next the level whose answer is expected to leave the
+//! posterior with the least entropy, the most informative trial.
+//!
+//! - Grid: [`ALPHAS`] thresholds log-spaced over the range widened by a
+//!   factor 2 each side; [`BETAS`] slopes from 0.7 to 10, log-spaced; a
+//!   uniform prior over both (uniform in log α).
+//! - Levels: [`LEVELS`] log-spaced over the range.
+//! - Estimate: the posterior mean of log α (a geometric mean), and the 95%
+//!   credible interval: the 2.5th and 97.5th percentiles of log α's
+//!   marginal posterior (interpolated between grid points).
+
+use serde::{Deserialize, Serialize};
+
+use super::psychometric::{Psychometric, Shape};
+
+/// Threshold grid points.
+pub const ALPHAS: usize = 60;
+/// Slope grid points.
+pub const BETAS: usize = 12;
+/// Candidate levels.
+pub const LEVELS: usize = 30;
+/// Lapse rate the method assumes.
+pub const LAPSE: f64 = 0.02;
+
+fn log_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    (0..n).map(|i| (lo.ln() + (hi.ln() - lo.ln()) * i as f64 / (n - 1) as f64).exp()).collect()
+}
+
+/// A Psi procedure in progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Psi {
+    /// Lowest and highest level presented.
+    pub range: (f64, f64),
+    /// Trials it presents.
+    pub max_trials: u32,
+    /// Trials so far: level and whether the answer was correct.
+    pub trials: Vec<(f64, bool)>,
+    alphas: Vec<f64>,
+    betas: Vec<f64>,
+    levels: Vec<f64>,
+    /// Posterior over (alpha, beta), row-major by alpha.
+    posterior: Vec<f64>,
+}
+
+impl Psi {
+    /// A new procedure over `range` presenting `max_trials` trials.
+    pub fn new(range: (f64, f64), max_trials: u32) -> Self {
+        let (lo, hi) = (range.0.max(1e-9), range.1.max(range.0 * 1.01));
+        let n = ALPHAS * BETAS;
+        Self {
+            range: (lo, hi),
+            max_trials,
+            trials: Vec::new(),
+            alphas: log_grid(lo / 2.0, hi * 2.0, ALPHAS),
+            betas: log_grid(0.7, 10.0, BETAS),
+            levels: log_grid(lo, hi, LEVELS),
+            posterior: vec![1.0 / n as f64; n],
+        }
+    }
+
+    fn p(&self, a: usize, b: usize, x: f64) -> f64 {
+        Psychometric { shape: Shape::Logistic, alpha: self.alphas[a], beta: self.betas[b], lapse: LAPSE }.p(x)
+    }
+
+    /// Whether it has stopped.
+    pub fn done(&self) -> bool {
+        self.trials.len() as u32 >= self.max_trials
+    }
+
+    /// The most informative level for the next trial (`None` once done).
+    pub fn next_level(&self) -> Option<f64> {
+        if self.done() {
+            return None;
+        }
+        let entropy = |w: &[f64]| {
+            let total: f64 = w.iter().sum();
+            -w.iter().filter(|v| **v > 0.0).map(|v| (v / total) * (v / total).ln()).sum::<f64>()
+        };
+        let mut best = (f64::INFINITY, self.levels[0]);
+        let mut yes = vec![0.0; self.posterior.len()];
+        let mut no = vec![0.0; self.posterior.len()];
+        for &x in &self.levels {
+            for a in 0..ALPHAS {
+                for b in 0..BETAS {
+                    let i = a * BETAS + b;
+                    let p = self.p(a, b, x);
+                    yes[i] = self.posterior[i] * p;
+                    no[i] = self.posterior[i] * (1.0 - p);
+                }
+            }
+            let p_yes: f64 = yes.iter().sum();
+            let expected = p_yes * entropy(&yes) + (1.0 - p_yes) * entropy(&no);
+            if expected < best.0 {
+                best = (expected, x);
+            }
+        }
+        Some(best.1)
+    }
+
+    /// Records the answer to a trial at `level`.
+    pub fn record(&mut self, level: f64, correct: bool) {
+        self.trials.push((level, correct));
+        for a in 0..ALPHAS {
+            for b in 0..BETAS {
+                let p = self.p(a, b, level);
+                self.posterior[a * BETAS + b] *= if correct { p } else { 1.0 - p };
+            }
+        }
+        let total: f64 = self.posterior.iter().sum();
+        if total > 0.0 {
+            self.posterior.iter_mut().for_each(|v| *v /= total);
+        }
+    }
+
+    /// Marginal posterior of α (sums to 1).
+    fn alpha_marginal(&self) -> Vec<f64> {
+        (0..ALPHAS).map(|a| self.posterior[a * BETAS..(a + 1) * BETAS].iter().sum()).collect()
+    }
+
+    /// Threshold estimate: exp of the posterior mean of log α.
+    pub fn threshold(&self) -> f64 {
+        let m = self.alpha_marginal();
+        m.iter().zip(&self.alphas).map(|(w, a)| w * a.ln()).sum::<f64>().exp()
+    }
+
+    /// 95% credible interval of α.
+    pub fn credible_interval(&self) -> (f64, f64) {
+        let m = self.alpha_marginal();
+        let logs: Vec<f64> = self.alphas.iter().map(|a| a.ln()).collect();
+        // Each grid point holds the mass of a cell around it; the CDF rises
+        // linearly across the cell.
+        let half = (logs[1] - logs[0]) / 2.0;
+        let quantile = |q: f64| {
+            let mut cum = 0.0;
+            for (i, w) in m.iter().enumerate() {
+                if cum + w >= q {
+                    let t = if *w > 0.0 { (q - cum) / w } else { 0.5 };
+                    return (logs[i] - half + 2.0 * half * t).exp();
+                }
+                cum += w;
+            }
+            (logs[ALPHAS - 1] + half).exp()
+        };
+        (quantile(0.025), quantile(0.975))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_narrow_the_posterior_around_the_truth() {
+        let truth = Psychometric { shape: Shape::Logistic, alpha: 120.0, beta: 3.0, lapse: LAPSE };
+        let mut psi = Psi::new((10.0, 1000.0), 60);
+        let mut rng = crate::replay::rng::Rng::new(3);
+        let (lo0, hi0) = psi.credible_interval();
+        while let Some(x) = psi.next_level() {
+            assert!((10.0..=1000.0).contains(&x));
+            psi.record(x, rng.uniform() < truth.p(x));
+        }
+        let (lo, hi) = psi.credible_interval();
+        assert!(hi / lo < (hi0 / lo0) / 10.0, "{lo0}-{hi0} → {lo}-{hi}");
+        assert!(lo < 120.0 && 120.0 < hi, "{lo}-{hi}");
+        assert!((psi.threshold() / 120.0).ln().abs() < 0.4, "{}", psi.threshold());
+        assert_eq!(psi.next_level(), None);
+    }
+}
