@@ -13,13 +13,15 @@
 //!
 //! [`psychometric`] fits the pooled answers of all participants with a
 //! logistic or Weibull function (guess 0.5, lapse fitted) by maximum
-//! likelihood, with bootstrap intervals. [`simulate`] runs simulated
+//! likelihood, with bootstrap intervals; [`slo`] turns the fit into a
+//! sentence and into a scenario's scoring tiers. [`simulate`] runs simulated
 //! observers of known functions through either procedure (the tests and
 //! `cargo run -p lab-core --example thresholds` use it).
 
 pub mod psi;
 pub mod psychometric;
 pub mod simulate;
+pub mod slo;
 pub mod staircase;
 
 use serde::{Deserialize, Serialize};
