@@ -95,3 +95,34 @@ fn refuses_a_port_another_process_listens_on() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen"), "{out:?}");
 }
+
+#[test]
+fn an_unreachable_study_database_is_named_without_its_password() {
+    let data = temp_dir("no-db");
+    let out = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args([
+            "serve",
+            "--api-only",
+            "--port",
+            "0",
+            "--db",
+            "postgres://bob:hunter2@127.0.0.1:1/studies",
+            "--data",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("Connection refused") && err.contains("postgres://bob:***@127.0.0.1:1/studies"),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args(["serve", "--api-only", "--port", "0", "--db", "mysql://x", "--data"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("must be postgres://"), "{out:?}");
+}

@@ -13,7 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use lab_core::study::Study;
 use lab_core::study::results::Response;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyPool, Row};
+use sqlx::{AnyPool, Connection, Row};
 
 use super::store::{Listed, Namer, Published, StoreError, StudyStore};
 
@@ -46,6 +46,14 @@ impl SqlStore {
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         install_default_drivers();
         let sqlite = url.starts_with("sqlite:");
+        if !(sqlite || url.starts_with("postgres://") || url.starts_with("postgresql://")) {
+            return Err(StoreError("the database must be postgres://user@host/db (or sqlite://path)".into()));
+        }
+        // One plain connection first: a pool would retry a refused or
+        // misconfigured database until its timeout and then say only that
+        // it timed out; this says why at once.
+        let probe = sqlx::AnyConnection::connect(url).await.map_err(err)?;
+        let _ = probe.close().await;
         let pool = Self::pool(url, if sqlite { 1 } else { POOL_SIZE }).await?;
         sqlx::migrate!("./migrations").run(&pool).await.map_err(err)?;
         let read = if sqlite { Self::pool(url, SQLITE_READERS).await? } else { pool.clone() };
