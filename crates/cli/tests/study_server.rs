@@ -75,6 +75,7 @@ fn api_checks(srv: &Server) {
     assert_eq!(code, 200);
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!((v["open"].as_bool(), v["study"]["id"].as_str()), (Some(true), Some("ttft-vs-jitter")));
+    assert!(!body.contains("fast start, jittery"), "participants get no condition names: {body}");
     for path in [format!("/api/studies/{id}/results"), "/api/studies".into()] {
         assert_eq!(call(addr, "GET", &path, &[], b"").0, 401);
     }

@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `POST /api/studies` | researcher | publishes a study (body: the study JSON) → 201 `{id, link}` |
 //! | `GET /api/studies` | researcher | the published studies with their counts |
-//! | `GET /api/studies/{id}` | anyone with the link | the study a participant plays, and whether it is open |
+//! | `GET /api/studies/{id}` | anyone with the link | the study a participant plays (condition names replaced by ids), and whether it is open |
 //! | `POST /api/studies/{id}/participants` | participant page | joins: the server's participant id and number |
 //! | `POST /api/studies/{id}/answers` | participant page | one answer ([`lab_core::study::submit::Submission`]) → 201 saved, 200 kept before |
 //! | `GET /api/studies/{id}/results` | researcher | every answer as a results file (`?format=csv`: CSV) |
@@ -175,7 +175,8 @@ async fn list(State(api): Shared, headers: HeaderMap) -> Response {
 
 async fn study(State(api): Shared, Path(id): Path<String>) -> Response {
     match api.studies.study(&id).await {
-        Ok(Some(p)) => Json(Hosted { id: p.id, open: p.open, study: p.study }).into_response(),
+        // Participants get the study without the researcher's condition names.
+        Ok(Some(p)) => Json(Hosted { id: p.id, open: p.open, study: p.study.blinded() }).into_response(),
         Ok(None) => refuse(StatusCode::NOT_FOUND, format!("no study \"{id}\" on this server")),
         Err(e) => store_failed(&e),
     }

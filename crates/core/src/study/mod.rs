@@ -222,6 +222,18 @@ impl Study {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// The study as participants' browsers get it from a study server:
+    /// each condition's name (the researcher's, which may say what the
+    /// condition is) replaced by its id. Timings, text and questions stay:
+    /// they are what the participant plays.
+    pub fn blinded(&self) -> Study {
+        let mut s = self.clone();
+        for c in &mut s.conditions {
+            c.name.clone_from(&c.id);
+        }
+        s
+    }
+
     /// Checks everything a participant session relies on.
     pub fn validate(&self) -> Result<(), StudyError> {
         if self.schema_version > STUDY_SCHEMA_VERSION {
@@ -303,6 +315,20 @@ mod tests {
         let s = Study::example();
         s.validate().unwrap();
         assert_eq!(Study::from_json(&s.to_json()).unwrap(), s);
+    }
+
+    #[test]
+    fn a_blinded_study_keeps_what_plays_and_drops_the_names() {
+        let s = Study::example();
+        let b = s.blinded();
+        b.validate().unwrap();
+        assert!(!b.to_json().contains("jittery") && !b.to_json().contains("slow start"));
+        assert_eq!(b.conditions.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["c1", "c2", "c3"]);
+        assert_eq!(crate::study::plan::plan(&b, 4), crate::study::plan::plan(&s, 4), "same trials");
+        assert_eq!(
+            b.conditions.iter().map(|c| &c.source).collect::<Vec<_>>(),
+            s.conditions.iter().map(|c| &c.source).collect::<Vec<_>>()
+        );
     }
 
     #[test]
