@@ -3,6 +3,8 @@
 // answer once.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { firefoxSuite, openFirefoxPage } from '../e2e/lib/firefox.mjs';
 import { click, download, text, visible, waitFor, waitText } from '../e2e/lib/dom.mjs';
@@ -45,6 +47,37 @@ describe('UX study participant (Firefox)', () => {
     assert.equal(mine.responses.length, total);
     assert.equal(new Set(mine.responses.map((r) => r.trial)).size, total, 'each trial answered once');
     assert.ok(await visible(page, 'participant-close'));
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a participant of a study published on the server: each answer reaches the server, reload and all', async () => {
+    const token = readFileSync(path.join(lab.server.dir, 'data', 'researcher-token'), 'utf8').trim();
+    const auth = { Authorization: `Bearer ${token}` };
+    const study = {
+      schema_version: 1, id: 'firefox-server', title: 'Firefox server study', instructions: 'Watch, then answer.', consent: 'I agree.', text: 'chat',
+      conditions: [40, 160, 320].map((ttft, i) => ({ id: `c${i + 1}`, name: `secret-${i}`, source: { profile: `ttft=${ttft},tpot=5,jitter=constant,tokens=8` } })),
+      questions: [{ kind: 'rating', id: 'responsive', prompt: 'How responsive?', points: 5, low: 'slow', high: 'fast' }],
+      repetitions: 1, order: { kind: 'latin_square' },
+    };
+    const published = await fetch(`${lab.server.url}api/studies`, { method: 'POST', headers: auth, body: JSON.stringify(study) });
+    assert.equal(published.status, 201);
+    const { id } = await published.json();
+    const { page, context, problems } = await openFirefoxPage(lab.browser, `${lab.server.url}s/${id}`);
+    await click(page, 'consent-accept');
+    await click(page, 'participant-begin');
+    await answerTrial(page, 0);
+    await waitText(page, 'participant-server', /^saved to the study server$/);
+    await page.reload();
+    await waitFor(page, 'participant-resume');
+    await click(page, 'participant-continue');
+    for (let k = 1; k < 3; k++) await answerTrial(page, k);
+    await waitFor(page, 'participant-done');
+    await waitText(page, 'participant-receipt', /All 3 answers are saved to the study server/);
+    assert.ok(!(await page.evaluate(() => document.body.innerText)).includes('secret-'), 'no condition name reaches the participant');
+    const res = await (await fetch(`${lab.server.url}api/studies/${id}/results`, { headers: auth })).json();
+    assert.equal(res.responses.length, 3);
+    assert.equal(new Set(res.responses.map((r) => r.trial)).size, 3);
     assert.deepEqual(problems, []);
     await context.close();
   });
