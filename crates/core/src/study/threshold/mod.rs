@@ -11,13 +11,18 @@
 //! - [`psi`]: the Psi method, Bayesian: the most informative next level,
 //!   posterior mean threshold and 95% credible interval.
 //!
-//! [`psychometric`] fits the pooled answers of all participants with a
+//! [`design`] says what varies (TTFT, pace, jitter) and builds each trial's
+//! reference and test samples with a random placement. [`psychometric`] fits the pooled answers of all participants with a
 //! logistic or Weibull function (guess 0.5, lapse fitted) by maximum
 //! likelihood, with bootstrap intervals; [`slo`] turns the fit into a
-//! sentence and into a scenario's scoring tiers. [`simulate`] runs simulated
+//! sentence and into a scenario's scoring tiers; [`analysis`] replays each
+//! participant's trials into their threshold, pools them and exports one
+//! CSV row per trial. [`simulate`] runs simulated
 //! observers of known functions through either procedure (the tests and
 //! `cargo run -p lab-core --example thresholds` use it).
 
+pub mod analysis;
+pub mod design;
 pub mod psi;
 pub mod psychometric;
 pub mod simulate;

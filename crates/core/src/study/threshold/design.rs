@@ -1,0 +1,235 @@
+//! What a threshold study varies, and how one trial is built from a level.
+//!
+//! The **reference** is a profile (a spec, e.g. `ttft=200,tpot=30,
+//! jitter=constant,tokens=60`). The **dimension** says what the test
+//! sample changes, by the level:
+//!
+//! | dimension | test sample | level unit |
+//! |---|---|---|
+//! | TTFT | time to first token + level | ms |
+//! | pace | time per output token + level | ms per token |
+//! | jitter | gaps drawn from a gamma distribution with CV = reference CV + level | CV |
+//!
+//! Everything else (length, text, seed) is the reference's, so only the
+//! dimension differs. Each trial shows both, A and B; which side holds the
+//! reference is drawn per trial from the study's seed, the participant's
+//! number and the trial index ([`reference_first`]), so placement cannot
+//! be learnt and is rebuilt identically by a study server. An answer is
+//! **correct** when the participant picks the reference as the faster
+//! (smoother) one.
+
+use serde::{Deserialize, Serialize};
+
+use super::Procedure;
+use crate::replay::profile::{Jitter, Profile, ProfileError};
+use crate::replay::rng::Rng;
+
+/// What the test sample changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dimension {
+    /// Time to first token.
+    Ttft,
+    /// Time per output token (the pace).
+    Pace,
+    /// Jitter: the coefficient of variation of the gaps.
+    Jitter,
+}
+
+impl Dimension {
+    /// What the difference is, for sentences ("a TTFT increase").
+    pub fn what(self) -> &'static str {
+        match self {
+            Self::Ttft => "a TTFT increase",
+            Self::Pace => "a slower pace",
+            Self::Jitter => "more jitter",
+        }
+    }
+
+    /// Unit of the level.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Self::Ttft => "ms",
+            Self::Pace => "ms per token",
+            Self::Jitter => "CV",
+        }
+    }
+
+    /// The reference's own value on this dimension.
+    pub fn reference_value(self, reference: &Profile) -> f64 {
+        match self {
+            Self::Ttft => reference.ttft_ms,
+            Self::Pace => reference.tpot_ms,
+            Self::Jitter => match reference.jitter {
+                Jitter::Normal { cv } | Jitter::LogNormal { cv } | Jitter::Gamma { cv } => cv,
+                Jitter::Constant | Jitter::Empirical { .. } => 0.0,
+            },
+        }
+    }
+
+    /// The test sample at `level`.
+    pub fn test_profile(self, reference: &Profile, level: f64) -> Profile {
+        let mut p = reference.clone();
+        match self {
+            Self::Ttft => p.ttft_ms += level,
+            Self::Pace => p.tpot_ms += level,
+            Self::Jitter => p.jitter = Jitter::Gamma { cv: self.reference_value(reference) + level },
+        }
+        p
+    }
+}
+
+/// A threshold study's design.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThresholdDesign {
+    /// What varies.
+    pub dimension: Dimension,
+    /// The reference profile's spec.
+    pub reference: String,
+    /// Smallest and largest level presented.
+    pub range: (f64, f64),
+    /// How the next level is chosen.
+    pub procedure: Procedure,
+    /// Seed of the placements.
+    pub seed: u64,
+}
+
+/// Why a threshold design is unusable.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DesignError {
+    /// The reference spec.
+    #[error("reference profile: {0}")]
+    Reference(#[from] ProfileError),
+    /// The range.
+    #[error("the range must run from a positive level to a larger one ({0} – {1})")]
+    Range(f64, f64),
+    /// The test sample at the top of the range is not a valid profile.
+    #[error("at the top of the range the test sample is invalid: {0}")]
+    Top(ProfileError),
+    /// The procedure's settings.
+    #[error("{0}")]
+    Procedure(&'static str),
+}
+
+/// Most trials one participant may be given.
+pub const MAX_TRIALS: u32 = 200;
+
+impl ThresholdDesign {
+    /// The reference profile.
+    pub fn reference_profile(&self) -> Result<Profile, ProfileError> {
+        crate::replay::profile::preset(&self.reference).map_or_else(|| self.reference.parse::<Profile>(), Ok)
+    }
+
+    /// Checks everything a session relies on.
+    pub fn validate(&self) -> Result<(), DesignError> {
+        let reference = self.reference_profile()?;
+        let (lo, hi) = self.range;
+        if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi > lo) {
+            return Err(DesignError::Range(lo, hi));
+        }
+        self.dimension.test_profile(&reference, hi).validate().map_err(DesignError::Top)?;
+        match self.procedure {
+            Procedure::Staircase(r) => {
+                if !(1..=4).contains(&r.down) {
+                    return Err(DesignError::Procedure(
+                        "the staircase goes down after 1 to 4 correct answers",
+                    ));
+                }
+                if !(r.first_step > 1.0 && r.step > 1.0 && r.first_step <= 4.0 && r.step <= 4.0) {
+                    return Err(DesignError::Procedure("staircase steps must be factors from above 1 to 4"));
+                }
+                if r.average == 0 || r.average > r.reversals || r.max_trials == 0 || r.max_trials > MAX_TRIALS
+                {
+                    return Err(DesignError::Procedure(
+                        "the staircase averages 1 to all of its reversals and gives 1 to 200 trials",
+                    ));
+                }
+            }
+            Procedure::Psi { trials } => {
+                if !(10..=MAX_TRIALS).contains(&trials) {
+                    return Err(DesignError::Procedure("the Psi method needs 10 to 200 trials"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether the reference plays on the left (A) in trial `trial` of
+/// participant `number`.
+pub fn reference_first(seed: u64, number: u32, trial: usize) -> bool {
+    let mix = seed ^ (u64::from(number) << 32) ^ (trial as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    Rng::new(mix).uniform() < 0.5
+}
+
+/// Whether picking side `chosen` (0 = A, 1 = B) picked the reference.
+pub fn correct(reference_first: bool, chosen: u8) -> bool {
+    (chosen == 0) == reference_first
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::staircase::Rule;
+    use super::*;
+
+    fn design() -> ThresholdDesign {
+        ThresholdDesign {
+            dimension: Dimension::Ttft,
+            reference: "ttft=200,tpot=30,jitter=constant,tokens=60,seed=4".into(),
+            range: (10.0, 1000.0),
+            procedure: Procedure::Staircase(Rule::default()),
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn only_the_dimension_differs_in_the_test_sample() {
+        let d = design();
+        let r = d.reference_profile().unwrap();
+        let t = Dimension::Ttft.test_profile(&r, 95.0);
+        assert_eq!(t.ttft_ms, 295.0);
+        assert_eq!(
+            (t.tpot_ms, t.output_tokens, t.seed, &t.text),
+            (r.tpot_ms, r.output_tokens, r.seed, &r.text)
+        );
+        assert_eq!(Dimension::Pace.test_profile(&r, 5.0).tpot_ms, 35.0);
+        assert_eq!(Dimension::Jitter.test_profile(&r, 0.4).jitter, Jitter::Gamma { cv: 0.4 });
+        assert_eq!(
+            Dimension::Jitter.reference_value(&"ttft=1,tpot=9,jitter=gamma:0.2".parse().unwrap()),
+            0.2
+        );
+        d.validate().unwrap();
+    }
+
+    #[test]
+    fn bad_designs_say_why() {
+        let bad = |f: &dyn Fn(&mut ThresholdDesign)| {
+            let mut d = design();
+            f(&mut d);
+            d.validate().unwrap_err()
+        };
+        assert!(matches!(bad(&|d| d.reference = "ttft=fast".into()), DesignError::Reference(_)));
+        assert_eq!(bad(&|d| d.range = (0.0, 10.0)), DesignError::Range(0.0, 10.0));
+        assert_eq!(bad(&|d| d.range = (50.0, 20.0)), DesignError::Range(50.0, 20.0));
+        assert!(matches!(
+            bad(&|d| {
+                d.dimension = Dimension::Jitter;
+                d.range = (0.1, 50.0);
+            }),
+            DesignError::Top(_)
+        ));
+        assert!(matches!(bad(&|d| d.procedure = Procedure::Psi { trials: 5 }), DesignError::Procedure(_)));
+        let rule = Rule { average: 20, ..Rule::default() };
+        assert!(matches!(bad(&|d| d.procedure = Procedure::Staircase(rule)), DesignError::Procedure(_)));
+    }
+
+    #[test]
+    fn placement_is_random_per_trial_and_the_same_when_rebuilt() {
+        let firsts: Vec<bool> = (0..400).map(|t| reference_first(1, 3, t)).collect();
+        let left = firsts.iter().filter(|f| **f).count();
+        assert!((170..=230).contains(&left), "{left} of 400 on the left");
+        assert_eq!(firsts, (0..400).map(|t| reference_first(1, 3, t)).collect::<Vec<_>>());
+        assert_ne!(firsts, (0..400).map(|t| reference_first(1, 4, t)).collect::<Vec<_>>(), "per participant");
+        assert!(correct(true, 0) && correct(false, 1) && !correct(true, 1) && !correct(false, 0));
+    }
+}
