@@ -17,7 +17,8 @@
 //! likelihood, with bootstrap intervals; [`slo`] turns the fit into a
 //! sentence and into a scenario's scoring tiers; [`analysis`] replays each
 //! participant's trials into their threshold, pools them and exports one
-//! CSV row per trial. [`simulate`] runs simulated
+//! CSV row per trial; [`session`] is one participant's way through it (and
+//! what a study server checks of a submitted trial). [`simulate`] runs simulated
 //! observers of known functions through either procedure (the tests and
 //! `cargo run -p lab-core --example thresholds` use it).
 
@@ -25,6 +26,7 @@ pub mod analysis;
 pub mod design;
 pub mod psi;
 pub mod psychometric;
+pub mod session;
 pub mod simulate;
 pub mod slo;
 pub mod staircase;
