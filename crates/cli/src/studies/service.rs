@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use lab_core::serve::limit::{ANSWERS, JOINS, RateLimiter};
 use lab_core::study::Study;
 pub use lab_core::study::hosting::Joined;
-use lab_core::study::results::{RESULTS_FORMAT, StudyResults};
+use lab_core::study::results::StudyResults;
 use lab_core::study::submit::{self, Submission, SubmitError};
 
 use super::store::{Listed, Published, StoreError, StudyStore};
@@ -135,10 +135,7 @@ impl<S: StudyStore> Studies<S> {
     /// (joining order), so remote participants fill the Latin square's
     /// rows in turn.
     pub async fn join(&self, id: &str, now_ms: f64, random: [u8; 5]) -> Result<Joined, AnswerFailure> {
-        let published = self.store.study(id).await?.ok_or_else(|| AnswerFailure::NotFound(id.to_string()))?;
-        if !published.open {
-            return Err(AnswerFailure::Closed);
-        }
+        self.taking_answers(id).await?;
         self.joins
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -180,6 +177,16 @@ impl<S: StudyStore> Studies<S> {
         Err(PublishError::NoId)
     }
 
+    /// Study `id` exists and is open (read from the store every time: a
+    /// close by another server sharing the database counts at once).
+    async fn taking_answers(&self, id: &str) -> Result<(), AnswerFailure> {
+        match self.store.is_open(id).await? {
+            None => Err(AnswerFailure::NotFound(id.to_string())),
+            Some(false) => Err(AnswerFailure::Closed),
+            Some(true) => Ok(()),
+        }
+    }
+
     /// The design of study `id`, parsed once.
     async fn design(&self, id: &str) -> Result<Option<Arc<Study>>, StoreError> {
         if let Some(d) = self.designs.lock().unwrap_or_else(PoisonError::into_inner).get(id) {
@@ -197,11 +204,7 @@ impl<S: StudyStore> Studies<S> {
 
     /// Takes one answer to study `id` at `now_ms`.
     pub async fn answer(&self, id: &str, body: &[u8], now_ms: f64) -> Result<Submitted, AnswerFailure> {
-        match self.store.is_open(id).await? {
-            None => return Err(AnswerFailure::NotFound(id.to_string())),
-            Some(false) => return Err(AnswerFailure::Closed),
-            Some(true) => {}
-        }
+        self.taking_answers(id).await?;
         let sub = Submission::from_json(body)?;
         if self.store.number(id, &sub.participant).await? != Some(sub.number) {
             return Err(AnswerFailure::NotJoined(sub.participant));
@@ -228,12 +231,8 @@ impl<S: StudyStore> Studies<S> {
 
     /// Every answer to study `id`, as a results file.
     pub async fn results(&self, id: &str) -> Result<Option<StudyResults>, StoreError> {
-        let Some(p) = self.store.study(id).await? else { return Ok(None) };
-        Ok(Some(StudyResults {
-            format: RESULTS_FORMAT.into(),
-            study_id: p.study.id,
-            responses: self.store.answers(id).await?,
-        }))
+        let Some(design) = self.design(id).await? else { return Ok(None) };
+        Ok(Some(StudyResults::new(&design.id, self.store.answers(id).await?)))
     }
 }
 

@@ -85,12 +85,15 @@ impl SqlStore {
 impl StudyStore for SqlStore {
     async fn publish(&self, p: &Published) -> Result<bool, StoreError> {
         let r = sqlx::query(
-            "INSERT INTO studies (id, study_json, is_open, published_ms) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+            "INSERT INTO studies (id, study_json, is_open, published_ms, title, design_id) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
         )
         .bind(&p.id)
         .bind(p.study.to_json())
         .bind(i64::from(p.open))
         .bind(now_ms())
+        .bind(&p.study.title)
+        .bind(&p.study.id)
         .execute(&self.pool)
         .await
         .map_err(err)?;
@@ -168,7 +171,7 @@ impl StudyStore for SqlStore {
 
     async fn list(&self) -> Result<Vec<Listed>, StoreError> {
         let rows = sqlx::query(
-            "SELECT s.id, s.study_json, s.is_open, s.joined, \
+            "SELECT s.id, s.title, s.design_id, s.is_open, s.joined, \
              (SELECT COUNT(*) FROM answers a WHERE a.study_id = s.id) \
              FROM studies s ORDER BY s.published_ms DESC, s.id",
         )
@@ -177,15 +180,14 @@ impl StudyStore for SqlStore {
         .map_err(err)?;
         rows.iter()
             .map(|row| {
-                let study = Study::from_json(&row.try_get::<String, _>(1).map_err(err)?).map_err(err)?;
                 let count = |i: usize| row.try_get::<i64, _>(i).map_err(err).map(|n| n.max(0) as u64);
                 Ok(Listed {
                     id: row.try_get(0).map_err(err)?,
-                    title: study.title,
-                    study_id: study.id,
-                    open: count(2)? != 0,
-                    participants: count(3)?,
-                    answers: count(4)?,
+                    title: row.try_get(1).map_err(err)?,
+                    study_id: row.try_get(2).map_err(err)?,
+                    open: count(3)? != 0,
+                    participants: count(4)?,
+                    answers: count(5)?,
                 })
             })
             .collect()
