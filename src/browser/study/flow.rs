@@ -204,15 +204,7 @@ impl UseParticipantFlow {
         let Some(id) = self.server.get_untracked() else { return };
         let answer = self.flow.with_untracked(|f| {
             let s = &f.as_ref()?.session;
-            let r = s.responses.last()?;
-            Some(Submission {
-                participant: r.participant.clone(),
-                number: s.number,
-                trial: r.trial,
-                question: r.question.clone(),
-                answer: r.answer.clone(),
-                rt_ms: r.rt_ms,
-            })
+            Some(Submission::of(s.responses.last()?, s.number))
         });
         if let Some(a) = answer {
             self.outbox.push(id, a);

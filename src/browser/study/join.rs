@@ -17,7 +17,7 @@
 
 use lab_core::share::route::Route;
 use lab_core::study::Study;
-use lab_core::study::flow::{Flow, TEST_PREFIX, drawn_number, is_test, participant_id};
+use lab_core::study::flow::{Flow, drawn_number, is_test, test_participant_id};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -34,10 +34,7 @@ impl UseParticipantFlow {
             async move {
                 let tests = store::sessions(&s.lib, &study.id).await.unwrap_or_default();
                 let number = tests.iter().filter(|x| is_test(&x.participant)).count() as u32;
-                let id = format!(
-                    "{TEST_PREFIX}{}",
-                    participant_id(number, page::random()).trim_start_matches('p')
-                );
+                let id = test_participant_id(number, page::random());
                 store::save_study(&s.lib, &study).await?;
                 s.start(Flow::begin_as(study, id, number), None).await
             },
@@ -99,13 +96,7 @@ impl UseParticipantFlow {
         }
         .await;
         s.starting.set_value(false);
-        match opened {
-            Ok(()) => {
-                s.route.replace(Route::Participate);
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+        opened.map(|()| s.route.replace(Route::Participate))
     }
 
     /// Opens the session in progress saved in this browser; false when

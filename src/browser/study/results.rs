@@ -8,7 +8,7 @@
 use lab_core::share::library::EntryKind;
 use lab_core::share::report;
 use lab_core::study::Study;
-use lab_core::study::results::{RESULTS_FORMAT, StudyResults, Summary, summarize, to_csv};
+use lab_core::study::results::{StudyResults, Summary, summarize, to_csv};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -72,11 +72,7 @@ pub fn use_study_results(
             }
             match sessions {
                 Ok(list) => {
-                    let mut all = StudyResults {
-                        format: RESULTS_FORMAT.into(),
-                        study_id: id.clone(),
-                        responses: Vec::new(),
-                    };
+                    let mut all = StudyResults::new(&id, Vec::new());
                     for s in list {
                         let _ = all.merge(&s.results());
                     }

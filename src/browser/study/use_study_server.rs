@@ -6,7 +6,7 @@
 //! shown, so the results refresh as participants answer.
 
 use lab_core::study::Study;
-use lab_core::study::results::{RESULTS_FORMAT, StudyResults};
+use lab_core::study::results::StudyResults;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -93,11 +93,7 @@ impl UseStudyServer {
                 Ok(l) => l.into_iter().filter(|l| l.study_id == study_id).collect::<Vec<_>>(),
                 Err(e) => return s.message.set(Some(e)),
             };
-            let mut all = StudyResults {
-                format: RESULTS_FORMAT.into(),
-                study_id: study_id.clone(),
-                responses: Vec::new(),
-            };
+            let mut all = StudyResults::new(&study_id, Vec::new());
             for l in &listed {
                 match server::results(&l.id, &token).await {
                     Ok(r) => {

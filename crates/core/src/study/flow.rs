@@ -72,6 +72,11 @@ pub fn participant_id(number: u32, random: f64) -> String {
 /// participant" in the designer): results leave them out unless asked.
 pub const TEST_PREFIX: &str = "test-";
 
+/// The id of the researcher's test session `number` (`test-001-3fa2c1`).
+pub fn test_participant_id(number: u32, random: f64) -> String {
+    format!("{TEST_PREFIX}{}", &participant_id(number, random)[1..])
+}
+
 /// Whether a participant id is a researcher's test session.
 pub fn is_test(participant: &str) -> bool {
     participant.starts_with(TEST_PREFIX)
@@ -356,6 +361,8 @@ mod tests {
     #[test]
     fn test_sessions_are_marked_and_link_numbers_drawn_uniformly() {
         assert!(is_test("test-001-abc") && !is_test("p001-abc"));
+        assert_eq!(test_participant_id(0, 0.0), "test-001-000000");
+        assert!(is_test(&test_participant_id(41, 0.5)));
         assert_eq!((drawn_number(0.0), drawn_number(0.99999), drawn_number(1.0)), (0, 9999, 9999));
         // Equal draws land equally often on each of 6 rows.
         let mut rows = [0u32; 6];

@@ -164,11 +164,7 @@ impl Session {
 
     /// This session's answers as results.
     pub fn results(&self) -> StudyResults {
-        StudyResults {
-            format: RESULTS_FORMAT.into(),
-            study_id: self.study_id.clone(),
-            responses: self.responses.clone(),
-        }
+        StudyResults::new(&self.study_id, self.responses.clone())
     }
 }
 
@@ -203,6 +199,11 @@ pub enum ResultsError {
 }
 
 impl StudyResults {
+    /// A results file of study `study_id` holding `responses`.
+    pub fn new(study_id: &str, responses: Vec<Response>) -> Self {
+        Self { format: RESULTS_FORMAT.into(), study_id: study_id.to_string(), responses }
+    }
+
     /// Reads a results file.
     pub fn from_json(text: &str) -> Result<Self, ResultsError> {
         let r: StudyResults = serde_json::from_str(text)
@@ -603,8 +604,7 @@ mod tests {
 
     #[test]
     fn test_sessions_are_left_out_on_request() {
-        let mut r =
-            StudyResults { format: RESULTS_FORMAT.into(), study_id: "s".into(), responses: Vec::new() };
+        let mut r = StudyResults::new("s", Vec::new());
         for p in ["p001-a", "test-001-b", "p002-c"] {
             r.responses.push(Response {
                 participant: p.into(),

@@ -91,6 +91,19 @@ impl Submission {
         serde_json::from_slice(body).map_err(|e| SubmitError::Shape(crate::trace::json_error::plain(&e)))
     }
 
+    /// What a participant's browser sends for `response`, given in the
+    /// session of participant `number` (the inverse of [`accept`]).
+    pub fn of(response: &Response, number: u32) -> Self {
+        Self {
+            participant: response.participant.clone(),
+            number,
+            trial: response.trial,
+            question: response.question.clone(),
+            answer: response.answer.clone(),
+            rt_ms: response.rt_ms,
+        }
+    }
+
     /// What makes two submissions the same answer.
     pub fn key(&self) -> (String, usize, String) {
         (self.participant.clone(), self.trial, self.question.clone())
@@ -173,6 +186,7 @@ mod tests {
         assert_eq!(s.key(), ("p-1".to_string(), 0, s.question.clone()));
         let body = serde_json::to_vec(&s).unwrap();
         assert_eq!(Submission::from_json(&body).unwrap(), s);
+        assert_eq!(Submission::of(&r, 2), s, "the browser's answer from its stored response");
         // The same answer once more is the same key: a retry, not a second answer.
         assert_eq!(Submission::from_json(&body).unwrap().key(), s.key());
     }
