@@ -70,7 +70,7 @@ proptest! {
         p.seed = seed;
         p.burst = burst;
         p.jitter = match kind { 0 => Jitter::Constant, 1 => Jitter::Normal { cv }, 2 => Jitter::LogNormal { cv }, _ => Jitter::Gamma { cv } };
-        p.stall = Some(StallModel { probability: stall_p, mean_ms: 700.0, cv: 0.5 });
+        p.stall = Some(StallModel { probability: stall_p, mean_ms: 700.0, cv: 0.5, at_token: None });
         let a = p.to_trace(3, 50);
         let b = p.clone().to_trace(3, 50);
         prop_assert_eq!(&a, &b);

@@ -17,7 +17,7 @@ use crate::browser::study::UseParticipantFlow;
 #[component]
 pub fn ParticipantMode() -> impl IntoView {
     let f = expect_context::<UseParticipantFlow>();
-    let progress = move || f.flow.with(|f| f.as_ref().map(|f| f.progress()));
+    let progress = move || f.flow.with(|f| f.as_ref().map(|f| f.progress_text()));
     let quit = move |_| {
         if page::confirm("Leave the study? Your answers so far are saved.") {
             f.leave();
@@ -27,7 +27,7 @@ pub fn ParticipantMode() -> impl IntoView {
         <div class="participant" data-testid="participant" hidden=move || !f.is_open() role="dialog" aria-modal="true"
             aria-label="Study" node_ref=f.overlay>
             <div class="participant-bar">
-                <span data-testid="participant-progress">{move || progress().map(|(d, n)| format!("{d} of {n} done"))}</span>
+                <span data-testid="participant-progress">{progress}</span>
                 <span data-testid="participant-saved" aria-live="polite">
                     {move || if f.pending.get() > 0 { "saving…" } else if f.save_failed.get() { "not saved" } else { "saved" }}
                 </span>

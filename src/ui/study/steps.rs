@@ -12,7 +12,7 @@ use crate::browser::study::UseParticipantFlow;
 #[component]
 pub fn StepCard() -> impl IntoView {
     let f = expect_context::<UseParticipantFlow>();
-    let progress = move || f.flow.with(|f| f.as_ref().map(|f| f.progress()));
+    let progress = move || f.flow.with(|f| f.as_ref().map(|f| f.progress_text()));
     move || {
         let (step, title, consent, instructions) = f.flow.with(|fl| {
             fl.as_ref().map(|fl| {
@@ -39,7 +39,7 @@ pub fn StepCard() -> impl IntoView {
             Step::Resume => view! {
                 <div class="participant-card" data-testid="participant-resume">
                     <h2>"Welcome back"</h2>
-                    <p>{move || progress().map(|(d, n)| format!("Your answers are saved: {d} of {n} done. Continue where you left off."))}</p>
+                    <p>{move || progress().map(|p| format!("Your answers are saved: {p}. Continue where you left off."))}</p>
                     <button type="button" data-testid="participant-continue" data-autofocus="" on:click=move |_| f.start_trials()>"Continue"</button>
                 </div>
             }

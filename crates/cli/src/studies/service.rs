@@ -216,7 +216,11 @@ impl<S: StudyStore> Studies<S> {
             .take(&key, now_ms)
             .map_err(AnswerFailure::RateLimited)?;
         let study = self.design(id).await?.ok_or_else(|| AnswerFailure::NotFound(id.to_string()))?;
-        let response = submit::accept(&study, &sub)?;
+        let earlier = match study.threshold {
+            Some(_) => self.store.answers_of(id, &sub.participant).await?,
+            None => Vec::new(),
+        };
+        let response = submit::accept(&study, &sub, &earlier)?;
         Ok(if self.store.add_answer(id, &response).await? {
             Submitted::Saved
         } else {

@@ -219,13 +219,30 @@ impl StudyStore for SqlStore {
         .fetch_all(&self.read)
         .await
         .map_err(err)?;
-        rows.iter()
-            .map(|row| {
-                let json: String = row.try_get(0).map_err(err)?;
-                serde_json::from_str(&json).map_err(err)
-            })
-            .collect()
+        responses(&rows)
     }
+
+    async fn answers_of(&self, id: &str, participant: &str) -> Result<Vec<Response>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT response_json FROM answers WHERE study_id = $1 AND participant = $2 ORDER BY trial, question",
+        )
+        .bind(id)
+        .bind(participant)
+        .fetch_all(&self.read)
+        .await
+        .map_err(err)?;
+        responses(&rows)
+    }
+}
+
+/// The responses of rows whose first column is `response_json`.
+fn responses(rows: &[sqlx::any::AnyRow]) -> Result<Vec<Response>, StoreError> {
+    rows.iter()
+        .map(|row| {
+            let json: String = row.try_get(0).map_err(err)?;
+            serde_json::from_str(&json).map_err(err)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -247,6 +264,42 @@ mod tests {
     fn postgres_keeps_studies_and_answers_across_restarts() {
         let pg = super::super::pg_cluster::PgCluster::start("store");
         keeps_across_restarts(&pg.url());
+    }
+
+    #[test]
+    fn a_threshold_study_takes_its_pairs_in_order_and_rebuilds_them() {
+        use lab_core::study::results::{Answer, Session};
+        use lab_core::study::submit::Submission;
+        use lab_core::study::threshold::design::{Dimension, ThresholdDesign};
+        use lab_core::study::threshold::in_study::{QUESTION, trials_of};
+        let dir = std::env::temp_dir().join(format!("lab-sql-threshold-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.join("studies.db").display());
+        let study =
+            Study::threshold(ThresholdDesign::new(Dimension::Stall, "ttft=100,tpot=20,tokens=20".into(), 3));
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let studies = Studies::new(SqlStore::connect(&url).await.unwrap());
+            let p = studies.publish(study.to_json().as_bytes(), || [4; 5]).await.unwrap();
+            let who = studies.join(&p.id, 0.0, [1; 5]).await.unwrap();
+            let mut session = Session::new(&study, who.participant.clone(), who.number);
+            let mut bodies = Vec::new();
+            for i in 0..12 {
+                session.answer(&study, QUESTION, Answer::Choice(u8::from(i % 3 == 0)), 600.0).unwrap();
+                let sub = Submission::of(session.responses.last().unwrap(), who.number);
+                bodies.push(serde_json::to_vec(&sub).unwrap());
+            }
+            let e = studies.answer(&p.id, &bodies[1], 0.0).await.unwrap_err();
+            assert_eq!(e.status(), 400, "trial 1 before trial 0");
+            for (i, b) in bodies.iter().enumerate() {
+                assert_eq!(studies.answer(&p.id, b, i as f64).await.unwrap(), Submitted::Saved, "trial {i}");
+            }
+            assert_eq!(studies.answer(&p.id, &bodies[5], 20.0).await.unwrap(), Submitted::AlreadySaved);
+            let r = studies.results(&p.id).await.unwrap().unwrap();
+            assert_eq!(trials_of(&r.responses), trials_of(&session.responses), "level and placement kept");
+        });
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Two server processes in turn on one database.

@@ -61,6 +61,13 @@ pub trait StudyStore: Send + Sync {
     fn add_answer(&self, id: &str, r: &Response) -> impl Future<Output = Result<bool, StoreError>> + Send;
     /// The answers of a study, in the order they were kept.
     fn answers(&self, id: &str) -> impl Future<Output = Result<Vec<Response>, StoreError>> + Send;
+    /// One participant's answers to study `id`, by trial (a threshold
+    /// study's next trial is chosen from them).
+    fn answers_of(
+        &self,
+        id: &str,
+        participant: &str,
+    ) -> impl Future<Output = Result<Vec<Response>, StoreError>> + Send;
 }
 
 /// Names a participant from their number.
@@ -159,5 +166,12 @@ impl StudyStore for MemoryStore {
 
     async fn answers(&self, id: &str) -> Result<Vec<Response>, StoreError> {
         Ok(self.with(|(_, answers, _)| answers.get(id).cloned().unwrap_or_default()))
+    }
+
+    async fn answers_of(&self, id: &str, participant: &str) -> Result<Vec<Response>, StoreError> {
+        let mut mine: Vec<Response> =
+            self.answers(id).await?.into_iter().filter(|r| r.participant == participant).collect();
+        mine.sort_by_key(|r| r.trial);
+        Ok(mine)
     }
 }

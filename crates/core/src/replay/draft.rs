@@ -109,8 +109,12 @@ impl DraftField {
                 }
             }
             Self::StallChance => {
-                let s =
-                    p.stall.unwrap_or(StallModel { probability: 0.0, mean_ms: DEFAULT_STALL_MS, cv: 0.5 });
+                let s = p.stall.unwrap_or(StallModel {
+                    probability: 0.0,
+                    mean_ms: DEFAULT_STALL_MS,
+                    cv: 0.5,
+                    at_token: None,
+                });
                 p.stall = (v > 0.0).then_some(StallModel { probability: v, ..s });
             }
             Self::StallMs => {

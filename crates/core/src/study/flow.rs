@@ -142,9 +142,24 @@ impl Flow {
         self.session.current(&self.study)
     }
 
-    /// Trials done and in all.
+    /// Trials done and in all (a threshold study's procedure may stop
+    /// before its most trials, which this gives).
     pub fn progress(&self) -> (usize, usize) {
-        (self.session.done_trials(&self.study), self.session.trials.len())
+        let all = match &self.study.threshold {
+            Some(d) => d.max_trials() as usize,
+            None => self.session.trials.len(),
+        };
+        (self.session.done_trials(&self.study), all)
+    }
+
+    /// The progress in words: "3 of 9 done", or "3 done (at most 80)".
+    pub fn progress_text(&self) -> String {
+        let (done, all) = self.progress();
+        if self.study.is_threshold() {
+            format!("{done} done (at most {all})")
+        } else {
+            format!("{done} of {all} done")
+        }
     }
 
     /// Plays the current trial: the panes to load, blind (titled "A", "B").
@@ -238,6 +253,9 @@ pub fn condition_pane(study: &Study, id: &str) -> Option<PaneConfig> {
 
 /// The panes of a trial, titled with their blind labels only.
 pub fn trial_panes(study: &Study, t: &Trial) -> Vec<PaneConfig> {
+    if let Some(d) = &study.threshold {
+        return crate::study::threshold::in_study::pair_panes(d, &study.text, t);
+    }
     t.conditions
         .iter()
         .enumerate()
@@ -330,8 +348,9 @@ mod tests {
 
     #[test]
     fn titles_and_labels_are_blind() {
-        let rating = Trial { index: 2, block: Block::Rating, conditions: vec!["c1".into()] };
-        let pair = Trial { index: 7, block: Block::Choice, conditions: vec!["c2".into(), "c1".into()] };
+        let rating = Trial { index: 2, block: Block::Rating, conditions: vec!["c1".into()], level: None };
+        let pair =
+            Trial { index: 7, block: Block::Choice, conditions: vec!["c2".into(), "c1".into()], level: None };
         assert_eq!(trial_title(&rating), "Sample 3");
         assert_eq!(trial_title(&pair), "Pair 8: A and B");
         assert_eq!((pane_label(&rating, 0), pane_label(&pair, 0), pane_label(&pair, 1)), ("", "A", "B"));

@@ -164,6 +164,10 @@ pub struct Study {
     pub repetitions: u32,
     /// Order.
     pub order: Order,
+    /// Set for a threshold study: its pairs are chosen by this design's
+    /// procedure ([`threshold::in_study`]) and `conditions` stay empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<threshold::design::ThresholdDesign>,
 }
 
 fn default_text() -> String {
@@ -206,6 +210,9 @@ pub enum StudyError {
     /// Bad repetitions.
     #[error("repetitions must be 1 to {MAX_REPETITIONS}")]
     Repetitions,
+    /// A threshold study's design.
+    #[error("threshold study: {0}")]
+    Threshold(String),
 }
 
 impl Study {
@@ -239,6 +246,9 @@ impl Study {
         if self.schema_version > STUDY_SCHEMA_VERSION {
             return Err(StudyError::Version(self.schema_version));
         }
+        if let Some(d) = &self.threshold {
+            return self.validate_threshold(d);
+        }
         if !(2..=MAX_CONDITIONS).contains(&self.conditions.len()) {
             return Err(StudyError::Conditions(self.conditions.len()));
         }
@@ -266,6 +276,18 @@ impl Study {
             }
         }
         Ok(())
+    }
+
+    fn validate_threshold(&self, d: &threshold::design::ThresholdDesign) -> Result<(), StudyError> {
+        d.validate().map_err(|e| StudyError::Threshold(e.to_string()))?;
+        if !self.conditions.is_empty() {
+            return Err(StudyError::Threshold("its pairs come from the design, not from conditions".into()));
+        }
+        match self.questions.as_slice() {
+            [] => Err(StudyError::NoQuestion),
+            [Question::Choice { .. }] => Ok(()),
+            _ => Err(StudyError::Threshold("it asks exactly one A/B question of each pair".into())),
+        }
     }
 
     /// A ready-made example: three profiles with the same tokens/s and
@@ -302,6 +324,7 @@ impl Study {
             ],
             repetitions: 1,
             order: Order::LatinSquare,
+            threshold: None,
         }
     }
 }

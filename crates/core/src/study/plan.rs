@@ -39,8 +39,12 @@ pub struct Trial {
     pub index: usize,
     /// Block.
     pub block: Block,
-    /// Condition ids: one (rating), or two (choice: A then B).
+    /// Condition ids: one (rating), or two (choice: A then B); in a
+    /// threshold study `reference` and `test` in their placement.
     pub conditions: Vec<String>,
+    /// A threshold study's level in this trial (the test's difference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
 }
 
 /// A balanced Latin square of `n` conditions (Williams design): `n` rows for
@@ -88,7 +92,13 @@ fn mix(seed: u64, participant: u32, block: u64) -> u64 {
 }
 
 /// The trials of participant `participant` (0-based).
+///
+/// A threshold study has no fixed plan: its trials are chosen one at a
+/// time by its procedure ([`super::threshold::in_study`]); this gives none.
 pub fn plan(study: &Study, participant: u32) -> Vec<Trial> {
+    if study.threshold.is_some() {
+        return Vec::new();
+    }
     let n = study.conditions.len();
     let ids: Vec<String> = study.conditions.iter().map(|c| c.id.clone()).collect();
     let has_rating = study.questions.iter().any(|q| matches!(q, Question::Rating { .. }));
@@ -132,7 +142,7 @@ pub fn plan(study: &Study, participant: u32) -> Vec<Trial> {
     trials
         .into_iter()
         .enumerate()
-        .map(|(index, (block, conditions))| Trial { index, block, conditions })
+        .map(|(index, (block, conditions))| Trial { index, block, conditions, level: None })
         .collect()
 }
 
@@ -160,6 +170,7 @@ mod tests {
             questions: Study::example().questions,
             repetitions: reps,
             order,
+            threshold: None,
         }
     }
 

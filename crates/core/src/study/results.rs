@@ -16,6 +16,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::plan::{Block, Trial, plan};
+use super::threshold::in_study;
 use super::{Question, Study};
 use crate::study::inference::{MeanCi, binomial_test, mean_ci95};
 
@@ -46,6 +47,9 @@ pub struct Response {
     pub answer: Answer,
     /// Time from the end of playback to the answer (ms).
     pub rt_ms: f64,
+    /// A threshold study's level in this trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
 }
 
 /// Why an answer was refused.
@@ -84,10 +88,13 @@ impl Session {
     pub fn new(study: &Study, participant: String, number: u32) -> Self {
         Self {
             study_id: study.id.clone(),
-            participant,
             number,
             consented: study.consent.is_none(),
-            trials: plan(study, number),
+            trials: match &study.threshold {
+                Some(d) => in_study::trials_after(d, &participant, number, &[]),
+                None => plan(study, number),
+            },
+            participant,
             responses: Vec::new(),
         }
     }
@@ -158,7 +165,12 @@ impl Session {
             question: question.to_string(),
             answer,
             rt_ms: if rt_ms.is_finite() { rt_ms.max(0.0) } else { 0.0 },
+            level: trial.level,
         });
+        if let Some(d) = &study.threshold {
+            // The procedure picks the next trial from the answers so far.
+            self.trials = in_study::trials_after(d, &self.participant, self.number, &self.responses);
+        }
         Ok(())
     }
 
@@ -614,6 +626,7 @@ mod tests {
                 question: "q".into(),
                 answer: Answer::Rating(3),
                 rt_ms: 1.0,
+                level: None,
             });
         }
         assert_eq!(r.test_participants(), ["test-001-b"]);

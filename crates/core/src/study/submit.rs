@@ -115,8 +115,12 @@ fn valid_participant(id: &str) -> bool {
         && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// The response to store for `s`, checked against `study`.
-pub fn accept(study: &Study, s: &Submission) -> Result<Response, SubmitError> {
+/// The response to store for `s`, checked against `study`; `earlier` are
+/// the answers this participant gave before (a threshold study's next
+/// trial depends on them: [`super::threshold::in_study::trials_after`]
+/// rebuilds the trials, so a threshold answer must come after the one
+/// before it; other studies ignore them).
+pub fn accept(study: &Study, s: &Submission, earlier: &[Response]) -> Result<Response, SubmitError> {
     if !valid_participant(&s.participant) {
         return Err(SubmitError::Participant);
     }
@@ -126,7 +130,10 @@ pub fn accept(study: &Study, s: &Submission) -> Result<Response, SubmitError> {
     if !(s.rt_ms.is_finite() && (0.0..=MAX_RT_MS).contains(&s.rt_ms)) {
         return Err(SubmitError::ResponseTime);
     }
-    let trials = plan(study, s.number);
+    let trials = match &study.threshold {
+        Some(d) => super::threshold::in_study::trials_after(d, &s.participant, s.number, earlier),
+        None => plan(study, s.number),
+    };
     let trial = trials.iter().find(|t| t.index == s.trial).ok_or(SubmitError::Trial(s.trial))?;
     let q = Session::questions(study, trial)
         .into_iter()
@@ -148,6 +155,7 @@ pub fn accept(study: &Study, s: &Submission) -> Result<Response, SubmitError> {
         question: s.question.clone(),
         answer: s.answer.clone(),
         rt_ms: s.rt_ms,
+        level: trial.level,
     })
 }
 
@@ -180,7 +188,7 @@ mod tests {
     fn an_answer_is_stored_with_what_the_design_showed() {
         let st = study();
         let s = first_answer(&st, 2);
-        let r = accept(&st, &s).unwrap();
+        let r = accept(&st, &s, &[]).unwrap();
         let trial = &plan(&st, 2)[0];
         assert_eq!((r.trial, r.block, &r.conditions), (0, trial.block, &trial.conditions));
         assert_eq!(s.key(), ("p-1".to_string(), 0, s.question.clone()));
@@ -198,7 +206,7 @@ mod tests {
         let bad = |f: &dyn Fn(&mut Submission)| {
             let mut s = ok.clone();
             f(&mut s);
-            accept(&st, &s).unwrap_err()
+            accept(&st, &s, &[]).unwrap_err()
         };
         assert_eq!(bad(&|s| s.participant = "a b".into()), SubmitError::Participant);
         assert_eq!(bad(&|s| s.participant = "x".repeat(65)), SubmitError::Participant);

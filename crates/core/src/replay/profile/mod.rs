@@ -73,6 +73,11 @@ pub struct StallModel {
     pub mean_ms: f64,
     /// Coefficient of variation of the stall length (log-normal).
     pub cv: f64,
+    /// One stall of exactly `mean_ms` before the chunk that holds this
+    /// output token (0-based), instead of random ones: the same pause at
+    /// the same place every time (threshold studies of stall length).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_token: Option<u32>,
 }
 
 /// Where the streamed text comes from.
@@ -379,7 +384,16 @@ impl Profile {
                     for _ in 0..k {
                         t += self.itl(&mut rng);
                     }
+                    let once = self
+                        .stall
+                        .and_then(|s| s.at_token)
+                        .map(|at| kind == ChunkKind::Content && (i..i + k).contains(&(at as usize)));
                     if let Some(s) = self.stall
+                        && once == Some(true)
+                    {
+                        t += s.mean_ms;
+                    } else if let Some(s) = self.stall
+                        && once.is_none()
                         && s.probability > 0.0
                         && rng.uniform() < s.probability
                     {
@@ -494,9 +508,22 @@ mod tests {
         assert_eq!(s.chunks[0].due_ms, 200.0); // 100 + 0.5 · 200
         assert_eq!(s.chunks[1].due_ms, 240.0); // 4 tokens · 10 ms
         assert_eq!(p.schedule(0, 0, Some(3)).tokens(), 3);
-        p.stall = Some(StallModel { probability: 1.0, mean_ms: 500.0, cv: 0.0 });
+        p.stall = Some(StallModel { probability: 1.0, mean_ms: 500.0, cv: 0.0, at_token: None });
         let s = p.schedule(0, 0, None);
         assert_eq!(s.chunks[1].due_ms - s.chunks[0].due_ms, 540.0);
+    }
+
+    #[test]
+    fn a_single_stall_lands_before_its_token_every_time() {
+        let mut p: Profile = "ttft=100,tpot=10,jitter=constant,stall=once:400@5,tokens=10".parse().unwrap();
+        assert_eq!(p.to_string().matches("stall=once:400@5").count(), 1, "{p}");
+        let s = p.schedule(0, 0, None);
+        let gaps: Vec<f64> = s.chunks.windows(2).map(|w| w[1].due_ms - w[0].due_ms).collect();
+        assert_eq!(gaps, [10.0, 10.0, 10.0, 10.0, 410.0, 10.0, 10.0, 10.0, 10.0]);
+        assert_eq!(p.schedule(7, 0, None), s, "the same for every request");
+        p.burst = 4;
+        let s = p.schedule(0, 0, None);
+        assert_eq!(s.chunks[2].due_ms - s.chunks[1].due_ms, 440.0, "the chunk holding token 5");
     }
 
     #[test]

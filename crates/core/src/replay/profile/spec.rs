@@ -8,7 +8,7 @@ use crate::replay::text;
 
 /// The compact spec form used in model names (`profile:ttft=300,tpot=20`):
 /// `ttft`, `ttft_cv`, `prefill` (ms per prompt token), `tpot`,
-/// `jitter=constant|normal:CV|lognormal:CV|gamma:CV`, `stall=P:MEAN_MS[:CV]`,
+/// `jitter=constant|normal:CV|lognormal:CV|gamma:CV`, `stall=P:MEAN_MS[:CV]` (or `stall=once:MS@TOKEN`, one pause before that token),
 /// `burst`, `tokens`, `seed`, `text=chat|code|article`, `name`,
 /// `tool_call=NAME:ARG_TOKENS[+NAME:ARG_TOKENS]` ([`super::tool`]),
 /// `reasoning=N` (N reasoning tokens before the answer); for the replay
@@ -44,6 +44,19 @@ impl FromStr for Profile {
                         }
                     };
                 }
+                "stall" if value.starts_with("once:") => {
+                    let (ms, at) = value["once:".len()..]
+                        .split_once('@')
+                        .ok_or_else(|| bad(item, "a single stall is once:MS@TOKEN"))?;
+                    p.stall = Some(StallModel {
+                        probability: 0.0,
+                        mean_ms: num(item, ms)?,
+                        cv: 0.0,
+                        at_token: Some(
+                            at.parse().map_err(|_| bad(item, "the stall's token is a whole number"))?,
+                        ),
+                    });
+                }
                 "stall" => {
                     let parts: Vec<&str> = value.split(':').collect();
                     if !(2..=3).contains(&parts.len()) {
@@ -53,6 +66,7 @@ impl FromStr for Profile {
                         probability: num(item, parts[0])?,
                         mean_ms: num(item, parts[1])?,
                         cv: parts.get(2).map_or(Ok(0.5), |c| num(item, c))?,
+                        at_token: None,
                     });
                 }
                 "burst" => p.burst = value.parse().map_err(|_| bad(item, "burst is a whole number ≥ 1"))?,
@@ -109,8 +123,10 @@ impl fmt::Display for Profile {
             Jitter::Gamma { cv } => write!(f, ",jitter=gamma:{cv}")?,
             Jitter::Empirical { values_ms } => write!(f, ",jitter=empirical({} values)", values_ms.len())?,
         }
-        if let Some(s) = self.stall {
-            write!(f, ",stall={}:{}:{}", s.probability, s.mean_ms, s.cv)?;
+        match self.stall {
+            Some(StallModel { at_token: Some(at), mean_ms, .. }) => write!(f, ",stall=once:{mean_ms}@{at}")?,
+            Some(s) => write!(f, ",stall={}:{}:{}", s.probability, s.mean_ms, s.cv)?,
+            None => {}
         }
         if self.burst != 1 {
             write!(f, ",burst={}", self.burst)?;

@@ -9,9 +9,12 @@
 //! | TTFT | time to first token + level | ms |
 //! | pace | time per output token + level | ms per token |
 //! | jitter | gaps drawn from a gamma distribution with CV = reference CV + level | CV |
+//! | stall | one pause of `level` ms before the middle token ([`Dimension::stall_token`]) | ms |
+//! | smoothing | both samples' gaps gamma with CV = level; the reference is smoothed on screen ([`SMOOTHED`]), the test shown as it arrives | CV |
 //!
 //! Everything else (length, text, seed) is the reference's, so only the
-//! dimension differs. Each trial shows both, A and B; which side holds the
+//! dimension differs. The smoothing dimension asks at which burstiness
+//! display smoothing becomes noticeable at the reference's pace. Each trial shows both, A and B; which side holds the
 //! reference is drawn per trial from the study's seed, the participant's
 //! number and the trial index ([`reference_first`]), so placement cannot
 //! be learnt and is rebuilt identically by a study server. An answer is
@@ -21,8 +24,17 @@
 use serde::{Deserialize, Serialize};
 
 use super::Procedure;
-use crate::replay::profile::{Jitter, Profile, ProfileError};
+use crate::measure::score::ScoreMetric;
+use crate::replay::profile::{Jitter, Profile, ProfileError, StallModel};
 use crate::replay::rng::Rng;
+use crate::replay::smooth::Smoothing;
+
+/// How the reference is shown in a smoothing study: frame pacing at 60 Hz
+/// draining within 100 ms (the lab's default frame smoothing).
+pub const SMOOTHED: Smoothing = Smoothing::Frames {
+    frame_ms: crate::replay::smooth::FRAME_MS,
+    window_ms: crate::replay::smooth::DEFAULT_WINDOW_MS,
+};
 
 /// What the test sample changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,24 +46,92 @@ pub enum Dimension {
     Pace,
     /// Jitter: the coefficient of variation of the gaps.
     Jitter,
+    /// One stall of the level's length in the middle of the answer.
+    Stall,
+    /// Display smoothing on (reference) or off (test) over a stream whose
+    /// gaps vary with CV = level.
+    Smoothing,
 }
 
+/// Every dimension, in the designer's order.
+pub const DIMENSIONS: [Dimension; 5] =
+    [Dimension::Ttft, Dimension::Pace, Dimension::Jitter, Dimension::Stall, Dimension::Smoothing];
+
 impl Dimension {
+    /// Its id (`ttft`, `pace`, …), as in the study file.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Ttft => "ttft",
+            Self::Pace => "pace",
+            Self::Jitter => "jitter",
+            Self::Stall => "stall",
+            Self::Smoothing => "smoothing",
+        }
+    }
+
+    /// The dimension of id `id`.
+    pub fn from_id(id: &str) -> Option<Self> {
+        DIMENSIONS.into_iter().find(|d| d.id() == id)
+    }
+
+    /// Its name in the designer.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ttft => "TTFT (wait before the first token)",
+            Self::Pace => "Pace (time per output token)",
+            Self::Jitter => "Jitter (CV of the gaps)",
+            Self::Stall => "Stall length (one pause mid-answer)",
+            Self::Smoothing => "Smoothing on/off (by burstiness)",
+        }
+    }
+
     /// What the difference is, for sentences ("a TTFT increase").
     pub fn what(self) -> &'static str {
         match self {
             Self::Ttft => "a TTFT increase",
             Self::Pace => "a slower pace",
             Self::Jitter => "more jitter",
+            Self::Stall => "a stall",
+            Self::Smoothing => "smoothing, on a stream whose gaps vary",
         }
     }
 
     /// Unit of the level.
     pub fn unit(self) -> &'static str {
         match self {
-            Self::Ttft => "ms",
+            Self::Ttft | Self::Stall => "ms",
             Self::Pace => "ms per token",
-            Self::Jitter => "CV",
+            Self::Jitter | Self::Smoothing => "CV",
+        }
+    }
+
+    /// The question each pair asks.
+    pub fn question(self) -> &'static str {
+        match self {
+            Self::Ttft | Self::Pace => "Which one felt faster?",
+            Self::Jitter | Self::Stall | Self::Smoothing => "Which one felt smoother?",
+        }
+    }
+
+    /// A range that suits a reference of this dimension.
+    pub fn default_range(self) -> (f64, f64) {
+        match self {
+            Self::Ttft => (10.0, 1000.0),
+            Self::Pace => (2.0, 200.0),
+            Self::Jitter | Self::Smoothing => (0.05, 2.0),
+            Self::Stall => (20.0, 2000.0),
+        }
+    }
+
+    /// The scenario metric its thresholds place tiers on (`None` for
+    /// smoothing: no metric measures a display setting).
+    pub fn metric(self) -> Option<ScoreMetric> {
+        match self {
+            Self::Ttft => Some(ScoreMetric::Ttft),
+            Self::Pace => Some(ScoreMetric::Tpot),
+            Self::Jitter => Some(ScoreMetric::ItlCv),
+            Self::Stall => Some(ScoreMetric::LongestStall),
+            Self::Smoothing => None,
         }
     }
 
@@ -64,7 +144,23 @@ impl Dimension {
                 Jitter::Normal { cv } | Jitter::LogNormal { cv } | Jitter::Gamma { cv } => cv,
                 Jitter::Constant | Jitter::Empirical { .. } => 0.0,
             },
+            Self::Stall | Self::Smoothing => 0.0,
         }
+    }
+
+    /// The token a stall study pauses before: the middle of the answer.
+    pub fn stall_token(reference: &Profile) -> u32 {
+        (reference.output_tokens / 2).max(1)
+    }
+
+    /// The reference sample of a trial at `level` (itself, except in a
+    /// smoothing study, where both samples have the level's gaps).
+    pub fn reference_sample(self, reference: &Profile, level: f64) -> Profile {
+        let mut p = reference.clone();
+        if self == Self::Smoothing {
+            p.jitter = Jitter::Gamma { cv: level };
+        }
+        p
     }
 
     /// The test sample at `level`.
@@ -74,8 +170,25 @@ impl Dimension {
             Self::Ttft => p.ttft_ms += level,
             Self::Pace => p.tpot_ms += level,
             Self::Jitter => p.jitter = Jitter::Gamma { cv: self.reference_value(reference) + level },
+            Self::Stall => {
+                p.stall = Some(StallModel {
+                    probability: 0.0,
+                    mean_ms: level,
+                    cv: 0.0,
+                    at_token: Some(Self::stall_token(reference)),
+                });
+            }
+            Self::Smoothing => p.jitter = Jitter::Gamma { cv: level },
         }
         p
+    }
+
+    /// How the reference and the test are shown on screen.
+    pub fn smoothing(self) -> (Smoothing, Smoothing) {
+        match self {
+            Self::Smoothing => (SMOOTHED, Smoothing::Off),
+            _ => (Smoothing::Off, Smoothing::Off),
+        }
     }
 }
 
@@ -115,6 +228,26 @@ pub enum DesignError {
 pub const MAX_TRIALS: u32 = 200;
 
 impl ThresholdDesign {
+    /// A new design of `dimension` over the reference `reference`, with
+    /// its default range and a 2-down-1-up staircase.
+    pub fn new(dimension: Dimension, reference: String, seed: u64) -> Self {
+        Self {
+            dimension,
+            reference,
+            range: dimension.default_range(),
+            procedure: Procedure::Staircase(super::staircase::Rule::default()),
+            seed,
+        }
+    }
+
+    /// Most trials one participant is given.
+    pub fn max_trials(&self) -> u32 {
+        match self.procedure {
+            Procedure::Staircase(r) => r.max_trials,
+            Procedure::Psi { trials } => trials,
+        }
+    }
+
     /// The reference profile.
     pub fn reference_profile(&self) -> Result<Profile, ProfileError> {
         crate::replay::profile::preset(&self.reference).map_or_else(|| self.reference.parse::<Profile>(), Ok)
@@ -128,6 +261,9 @@ impl ThresholdDesign {
             return Err(DesignError::Range(lo, hi));
         }
         self.dimension.test_profile(&reference, hi).validate().map_err(DesignError::Top)?;
+        if self.dimension == Dimension::Stall && reference.output_tokens < 2 {
+            return Err(DesignError::Procedure("a stall study needs a reference of at least 2 tokens"));
+        }
         match self.procedure {
             Procedure::Staircase(r) => {
                 if !(1..=4).contains(&r.down) {
@@ -199,6 +335,25 @@ mod tests {
             0.2
         );
         d.validate().unwrap();
+        let stall = Dimension::Stall.test_profile(&r, 300.0);
+        let gaps = |p: &Profile| -> Vec<f64> {
+            let s = p.schedule(0, 0, None);
+            s.chunks.windows(2).map(|w| w[1].due_ms - w[0].due_ms).collect()
+        };
+        let (plain, stalled) = (gaps(&r), gaps(&stall));
+        let differ: Vec<usize> = (0..plain.len()).filter(|&i| plain[i] != stalled[i]).collect();
+        assert_eq!(differ, [29], "one gap, before token 30 of 60");
+        assert_eq!(stalled[29] - plain[29], 300.0);
+        let (a, b) =
+            (Dimension::Smoothing.reference_sample(&r, 0.8), Dimension::Smoothing.test_profile(&r, 0.8));
+        assert_eq!(a, b, "a smoothing study differs only in how it is shown");
+        assert_eq!(a.jitter, Jitter::Gamma { cv: 0.8 });
+        assert_eq!(Dimension::Smoothing.smoothing(), (SMOOTHED, Smoothing::Off));
+        for d in DIMENSIONS {
+            assert_eq!(Dimension::from_id(d.id()), Some(d));
+            let design = ThresholdDesign::new(d, "ttft=200,tpot=30,tokens=40".into(), 1);
+            design.validate().unwrap_or_else(|e| panic!("{d:?}: {e}"));
+        }
     }
 
     #[test]

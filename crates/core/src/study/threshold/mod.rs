@@ -24,6 +24,7 @@
 
 pub mod analysis;
 pub mod design;
+pub mod in_study;
 pub mod psi;
 pub mod psychometric;
 pub mod session;

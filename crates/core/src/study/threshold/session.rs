@@ -12,6 +12,7 @@ use super::Adaptive;
 use super::analysis::ThresholdTrial;
 use super::design::{ThresholdDesign, reference_first};
 use crate::replay::profile::Profile;
+use crate::replay::smooth::Smoothing;
 
 /// The pair shown in one trial.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +25,8 @@ pub struct Pair {
     pub reference_first: bool,
     /// Profiles for A and B.
     pub sides: [Profile; 2],
+    /// How A and B are shown on screen.
+    pub smoothing: [Smoothing; 2],
 }
 
 /// Why a trial does not fit the session.
@@ -83,9 +86,15 @@ impl ThresholdSession {
         let reference = design.reference_profile().map_err(|_| TrialError::Design)?;
         let trial = self.trials.len();
         let first = reference_first(design.seed, self.number, trial);
-        let test = design.dimension.test_profile(&reference, level);
-        let sides = if first { [reference, test] } else { [test, reference] };
-        Ok(Some(Pair { trial, level, reference_first: first, sides }))
+        let d = design.dimension;
+        let (reference, test) = (d.reference_sample(&reference, level), d.test_profile(&reference, level));
+        let (shown_ref, shown_test) = d.smoothing();
+        let (sides, smoothing) = if first {
+            ([reference, test], [shown_ref, shown_test])
+        } else {
+            ([test, reference], [shown_test, shown_ref])
+        };
+        Ok(Some(Pair { trial, level, reference_first: first, sides, smoothing }))
     }
 
     /// Checks a submitted trial against what the design shows next.
