@@ -16,6 +16,7 @@
 //! | [`library::use_library`], [`library::use_library_view`] | everything saved in IndexedDB |
 //! | [`importer::use_importer`] | the import worker and the runs it holds |
 //! | [`session_runs::use_session_runs`] | the runs of this page, for replay panes and comparisons |
+//! | [`use_scenarios`] | the scenarios every analysis scores: presets and saved custom ones |
 //! | [`use_file_drop`] | a drop zone for files |
 //!
 //! Plain adapters beside them: [`clock`] (the page clock), [`page`] (the
@@ -50,6 +51,7 @@ pub mod use_file_drop;
 pub mod use_frame_loop;
 pub mod use_links;
 pub mod use_route;
+pub mod use_scenarios;
 pub mod use_theme;
 pub mod use_trace_file;
 pub mod use_visibility;

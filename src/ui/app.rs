@@ -15,6 +15,7 @@ use crate::browser::session_runs::use_session_runs;
 use crate::browser::study::use_participant_flow;
 use crate::browser::use_links::use_links;
 use crate::browser::use_route::use_route;
+use crate::browser::use_scenarios::use_scenarios;
 
 /// The app.
 #[component]
@@ -35,6 +36,7 @@ pub fn App() -> impl IntoView {
     provide_context(importer);
     provide_context(lab);
     provide_context(flow);
+    provide_context(use_scenarios());
     let shown = move |v: View| move || view.get() != v;
     view! {
         <div class="app-page" inert=move || flow.is_open()>

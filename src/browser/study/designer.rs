@@ -84,6 +84,12 @@ impl UseStudyDesigner {
         self.draft.update(f);
     }
 
+    /// Turns the draft into a threshold study or a comparison of
+    /// conditions (a new threshold design's placements seeded by the clock).
+    pub fn set_kind(&self, kind: &str) {
+        self.draft.update(|s| s.set_kind(kind, page::epoch_ms() as u64));
+    }
+
     /// Opens a saved study, or (for `None`) a new one from the example.
     pub fn open(&self, id: Option<&str>) {
         match id {

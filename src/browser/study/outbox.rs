@@ -122,9 +122,17 @@ impl UseOutbox {
         });
     }
 
+    /// Queued answers in the order they were given (keys sort trial 10
+    /// before trial 2; a threshold study's server takes its trials in
+    /// order only).
     async fn queued(&self) -> Vec<Queued> {
         let docs = self.lib.all_docs(idb::SESSIONS).await.unwrap_or_default();
-        docs.iter().filter_map(|t| serde_json::from_str::<Queued>(t).ok()).collect()
+        let mut q: Vec<Queued> = docs.iter().filter_map(|t| serde_json::from_str::<Queued>(t).ok()).collect();
+        q.sort_by(|a, b| {
+            let key = |q: &Queued| (q.server_id.clone(), q.answer.participant.clone(), q.answer.trial);
+            key(a).cmp(&key(b))
+        });
+        q
     }
 
     async fn send_all(&self) {

@@ -3,12 +3,18 @@
 //! the library, so they survive a reload) and the study server's answers,
 //! each answer counted once (`StudyResults::merge`), summarized by
 //! `lab_core::study::results`, exported as CSV, JSON or an HTML report.
-//! The researcher's own test sessions are left out unless asked for.
+//! The researcher's own test sessions are left out unless asked for. A
+//! threshold study's answers are summarized by
+//! `lab_core::study::threshold::analysis` instead (per-participant
+//! thresholds, the pooled fit) and can become a custom scenario's tiers.
 
 use lab_core::share::library::EntryKind;
 use lab_core::share::report;
 use lab_core::study::Study;
 use lab_core::study::results::{StudyResults, Summary, summarize, to_csv};
+use lab_core::study::threshold::analysis::{self as threshold, ThresholdSummary};
+use lab_core::study::threshold::in_study::trials_of;
+use lab_core::study::threshold::slo;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -16,6 +22,7 @@ use super::store;
 use crate::browser::files::{self, download_text, js_message};
 use crate::browser::library::Library;
 use crate::browser::page;
+use crate::browser::use_scenarios::UseScenarios;
 
 /// Largest results file merged (bytes).
 pub const MAX_RESULTS_BYTES: u64 = 64 * 1024 * 1024;
@@ -30,8 +37,10 @@ pub struct UseStudyResults {
     pub tests: Memo<Vec<String>>,
     /// Count the researcher's test sessions too.
     pub include_tests: RwSignal<bool>,
-    /// Their summary.
+    /// Their summary (comparison studies).
     pub summary: Memo<Option<Summary>>,
+    /// A threshold study's summary.
+    pub threshold: Memo<Option<ThresholdSummary>>,
     /// What just happened, for people.
     pub message: RwSignal<Option<String>>,
     refresh: RwSignal<u32>,
@@ -101,8 +110,27 @@ pub fn use_study_results(
         let all = everything.get()?;
         Some(if include_tests.get() { all } else { all.without_tests() })
     });
-    let summary = Memo::new(move |_| combined.get().map(|r| summarize(&study.get(), &r)));
-    UseStudyResults { combined, tests, include_tests, summary, message, refresh, unsaved, study, lib }
+    let summary = Memo::new(move |_| {
+        let s = study.get();
+        combined.get().filter(|_| !s.is_threshold()).map(|r| summarize(&s, &r))
+    });
+    let threshold = Memo::new(move |_| {
+        let d = study.with(|s| s.threshold.clone())?;
+        let trials = combined.with(|r| r.as_ref().map(|r| trials_of(&r.responses)))?;
+        Some(threshold::summarize(&d, &trials, d.seed))
+    });
+    UseStudyResults {
+        combined,
+        tests,
+        include_tests,
+        summary,
+        threshold,
+        message,
+        refresh,
+        unsaved,
+        study,
+        lib,
+    }
 }
 
 impl UseStudyResults {
@@ -149,13 +177,46 @@ impl UseStudyResults {
         });
     }
 
+    /// Saves the threshold study's tiers into scenario `base` as a custom
+    /// scenario (`<base>-perceived`) every analysis scores with.
+    pub fn perceived_scenario(&self, base: &str, scenarios: UseScenarios) {
+        let s = self.study.get_untracked();
+        let made = self.threshold.with_untracked(|t| {
+            let t = t.as_ref().ok_or(slo::PerceivedError::NoFit)?;
+            let base = scenarios.all.with_untracked(|all| all.iter().find(|x| x.id == base).cloned());
+            slo::from_study(&s, t, &base.ok_or(slo::PerceivedError::NotThreshold)?)
+        });
+        let note = match made {
+            Ok(scenario) => {
+                let name = scenario.name.clone();
+                match scenarios.save(scenario) {
+                    Ok(()) => {
+                        format!("Saved the scenario \"{name}\": Live, Import and Analyze now score with it.")
+                    }
+                    Err(e) => format!("The scenario could not be saved: {e}"),
+                }
+            }
+            Err(e) => e.to_string(),
+        };
+        self.message.set(Some(note));
+    }
+
     /// Offers the results as `csv`, `json` or an HTML `report`.
     pub fn export(&self, kind: &str) {
         let Some(res) = self.combined.get_untracked() else { return };
         let s = self.study.get_untracked();
         let (name, mime, text) = match kind {
+            "csv" if s.is_threshold() => (
+                format!("{}-trials.csv", s.id),
+                "text/csv",
+                threshold::to_csv(&s.id, &trials_of(&res.responses)),
+            ),
             "csv" => (format!("{}-results.csv", s.id), "text/csv", to_csv(&res)),
             "json" => (format!("{}-results.json", s.id), "application/json", res.to_json()),
+            _ if s.is_threshold() => {
+                let why = "The HTML report covers comparison studies; export a threshold study's trials as CSV (one row per trial) or JSON.";
+                return self.message.set(Some(why.into()));
+            }
             _ => {
                 let sum = summarize(&s, &res);
                 (format!("{}-report.html", s.id), "text/html", report::study_report(&s, &sum, &page::today()))

@@ -11,7 +11,7 @@ mod table;
 
 use lab_core::measure::analysis::{Analysis, AnalysisOptions};
 use lab_core::measure::run::MeasuredRun;
-use lab_core::measure::score::{self, Scenario};
+use lab_core::measure::score::Scenario;
 use lab_core::measure::slo::{SloError, SloSet};
 use leptos::prelude::*;
 
@@ -27,7 +27,10 @@ pub fn AnalysisPanel(name: String, run: MeasuredRun) -> impl IntoView {
     let run = StoredValue::new(run);
     let slo_text = RwSignal::new(SloSet::standard().to_string());
     let slos: Memo<Result<SloSet, SloError>> = Memo::new(move |_| slo_text.with(|t| t.parse::<SloSet>()));
-    let scenarios = RwSignal::new(score::presets());
+    let all = crate::browser::use_scenarios::scenarios_in_context();
+    let scenarios = RwSignal::new(all.get_untracked());
+    // A scenario saved meanwhile (a study's perceived tiers) joins at once.
+    Effect::new(move |_| scenarios.set(all.get()));
     let analysis = Memo::new(move |_| {
         let opts = AnalysisOptions {
             metrics: run.with_value(|r| r.config),

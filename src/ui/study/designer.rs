@@ -4,11 +4,12 @@
 //! plan are shown in words.
 
 use lab_core::replay::text::SAMPLES;
-use lab_core::study::{Order, confound};
+use lab_core::study::{Order, Study, confound};
 use leptos::prelude::*;
 
 use super::conditions::Conditions;
 use super::questions::Questions;
+use super::threshold::ThresholdFields;
 use crate::browser::study::UseStudyDesigner;
 
 /// The designer form over the designer's draft.
@@ -18,9 +19,11 @@ pub fn StudyDesigner(designer: UseStudyDesigner) -> impl IntoView {
     view! {
         <div class="designer" data-testid="study-designer">
             <DesignFields designer=designer/>
-            <Conditions designer=designer/>
-            <Confounds designer=designer/>
-            <Questions designer=designer/>
+            {move || if draft.with(Study::is_threshold) {
+                view! { <ThresholdFields designer=designer/> }.into_any()
+            } else {
+                view! { <Conditions designer=designer/><Confounds designer=designer/><Questions designer=designer/> }.into_any()
+            }}
             <p class="hint" data-testid="study-plan">{move || draft.with(|s| s.plan_summary())}</p>
             {move || draft.with(|s| s.validate().err().map(|e| e.to_string())).map(|m| view! { <p class="error" role="alert" data-testid="study-invalid">{m}</p> })}
         </div>
@@ -56,6 +59,13 @@ fn DesignFields(designer: UseStudyDesigner) -> impl IntoView {
     let text = move |get: fn(&lab_core::study::Study) -> String| move || draft.with(get);
     view! {
         <div class="form-grid">
+            <label>"Kind"
+                <select data-testid="study-kind" prop:value=move || draft.with(Study::kind)
+                    on:change=move |ev| d.set_kind(&event_target_value(&ev))>
+                    <option value="comparison">"compare conditions (ratings, A/B)"</option>
+                    <option value="threshold">"threshold: the just-noticeable difference"</option>
+                </select>
+            </label>
             <label>"Title"<input type="text" data-testid="study-title" prop:value=text(|s| s.title.clone())
                 on:change=move |ev| d.edit(|s| s.title = event_target_value(&ev))/></label>
             <label>"Study id (in results files)"<input type="text" data-testid="study-id" prop:value=text(|s| s.id.clone())
@@ -65,9 +75,9 @@ fn DesignFields(designer: UseStudyDesigner) -> impl IntoView {
                     {SAMPLES.iter().map(|t| view! { <option value=t.id>{t.name}</option> }).collect_view()}
                 </select>
             </label>
-            <label>"Repetitions"<input type="number" min="1" max="20" data-testid="study-reps" prop:value=text(|s| s.repetitions.to_string())
+            <label hidden=move || draft.with(Study::is_threshold)>"Repetitions"<input type="number" min="1" max="20" data-testid="study-reps" prop:value=text(|s| s.repetitions.to_string())
                 on:change=move |ev| d.edit(|s| s.repetitions = event_target_value(&ev).parse().unwrap_or(1))/></label>
-            <label>"Order"
+            <label hidden=move || draft.with(Study::is_threshold)>"Order"
                 <select data-testid="study-order" prop:value=move || draft.with(|s| s.order_kind()) on:change=move |ev| d.edit(|s| s.set_order_kind(&event_target_value(&ev)))>
                     <option value="latin">"balanced Latin square"</option>
                     <option value="random">"random with a seed"</option>

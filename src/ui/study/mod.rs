@@ -9,6 +9,8 @@ mod questions;
 mod results;
 mod server;
 mod steps;
+mod threshold;
+mod threshold_results;
 
 use lab_core::share::link::LONG_LINK_BYTES;
 use leptos::prelude::*;

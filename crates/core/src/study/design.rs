@@ -125,6 +125,9 @@ impl Study {
     /// What each participant will see, in one sentence; `None` while the
     /// study is invalid.
     pub fn plan_summary(&self) -> Option<String> {
+        if self.is_threshold() {
+            return self.threshold_summary();
+        }
         self.validate().ok()?;
         let p = plan(self, 0);
         let rating = p.iter().filter(|t| t.block == Block::Rating).count();

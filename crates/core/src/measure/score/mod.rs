@@ -24,6 +24,7 @@
 //! the floor for any streamed text. Scenarios are plain data (serde), so users
 //! can edit weights and tiers or load their own.
 
+pub mod custom;
 mod explain;
 mod presets;
 

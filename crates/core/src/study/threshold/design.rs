@@ -148,6 +148,16 @@ impl Dimension {
         }
     }
 
+    /// The value a scenario metric has at the reference, where the tiers
+    /// start: the reference's own value, except for a stall, whose gap is
+    /// the reference's time per token plus the pause.
+    pub fn metric_reference(self, reference: &Profile) -> f64 {
+        match self {
+            Self::Stall => reference.tpot_ms,
+            _ => self.reference_value(reference),
+        }
+    }
+
     /// The token a stall study pauses before: the middle of the answer.
     pub fn stall_token(reference: &Profile) -> u32 {
         (reference.output_tokens / 2).max(1)

@@ -24,6 +24,7 @@
 
 pub mod analysis;
 pub mod design;
+pub mod edit;
 pub mod in_study;
 pub mod psi;
 pub mod psychometric;

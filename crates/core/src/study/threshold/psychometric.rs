@@ -207,7 +207,7 @@ pub fn fit(shape: Shape, data: &[Point]) -> Option<Psychometric> {
 }
 
 /// A fit with 95% bootstrap intervals.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Fitted {
     /// The maximum-likelihood function.
     pub fit: Psychometric,
@@ -215,6 +215,19 @@ pub struct Fitted {
     pub alpha_ci: (f64, f64),
     /// 95% interval of the slope β.
     pub beta_ci: (f64, f64),
+    /// Pointwise 95% band of P(x) over the bootstrap fits: `(x, low,
+    /// high)` at [`BAND_POINTS`] levels spaced evenly in log x across the
+    /// data's levels (the results view draws it around the curve).
+    pub band: Vec<(f64, f64, f64)>,
+}
+
+/// Levels the confidence band is computed at.
+pub const BAND_POINTS: usize = 40;
+
+/// `n` levels spaced evenly in log x from `lo` to `hi` (both > 0).
+pub fn log_levels(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let (a, b) = (lo.max(f64::MIN_POSITIVE).ln(), hi.max(lo).max(f64::MIN_POSITIVE).ln());
+    (0..n).map(|i| (a + (b - a) * i as f64 / (n.max(2) - 1) as f64).exp()).collect()
 }
 
 /// [`fit`] with parametric-bootstrap intervals ([`BOOTSTRAP`] datasets,
@@ -229,6 +242,7 @@ pub fn fit_with_ci_n(shape: Shape, data: &[Point], seed: u64, datasets: usize) -
     let mut rng = Rng::new(seed);
     let mut alphas = Vec::with_capacity(datasets);
     let mut betas = Vec::with_capacity(datasets);
+    let mut fits = Vec::with_capacity(datasets);
     for _ in 0..datasets {
         let sample: Vec<Point> = data
             .iter()
@@ -241,14 +255,30 @@ pub fn fit_with_ci_n(shape: Shape, data: &[Point], seed: u64, datasets: usize) -
         if let Some(b) = fit(shape, &sample) {
             alphas.push(b.alpha);
             betas.push(b.beta);
+            fits.push(b);
         }
     }
+    let (lo, hi) =
+        data.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), d| (lo.min(d.level), hi.max(d.level)));
+    let band = log_levels(lo, hi, if fits.is_empty() { 0 } else { BAND_POINTS })
+        .into_iter()
+        .map(|x| {
+            let mut ps: Vec<f64> = fits.iter().map(|b| b.p(x)).collect();
+            ps.sort_by(f64::total_cmp);
+            let q = |p: f64| crate::measure::stats::percentile_of_sorted(&ps, p);
+            (x, q(2.5), q(97.5))
+        })
+        .collect();
     let ci = |v: &mut Vec<f64>| {
+        if v.is_empty() {
+            // No bootstrap dataset could be fitted: the interval is unknown.
+            return (0.0, f64::INFINITY);
+        }
         v.sort_by(f64::total_cmp);
         let q = |p: f64| crate::measure::stats::percentile_of_sorted(v, p);
         (q(2.5), q(97.5))
     };
-    Some(Fitted { fit: f, alpha_ci: ci(&mut alphas), beta_ci: ci(&mut betas) })
+    Some(Fitted { fit: f, alpha_ci: ci(&mut alphas), beta_ci: ci(&mut betas), band })
 }
 
 #[cfg(test)]
@@ -290,6 +320,12 @@ mod tests {
         );
         let ci = fit_with_ci(Shape::Logistic, &data, 1).unwrap();
         assert!(ci.alpha_ci.0 < 80.0 && 80.0 < ci.alpha_ci.1, "{ci:?}");
+        assert_eq!(ci.band.len(), BAND_POINTS);
+        assert!((ci.band[0].0 - 20.0).abs() < 1e-9 && (ci.band[BAND_POINTS - 1].0 - 320.0).abs() < 1e-9);
+        for &(x, lo, hi) in &ci.band {
+            assert!(lo <= ci.fit.p(x) + 1e-9 && ci.fit.p(x) <= hi + 1e-9, "the fit inside its band at {x}");
+            assert!(hi - lo < 0.08, "4,000 answers: a narrow band ({lo}–{hi} at {x})");
+        }
         assert!(fit(Shape::Logistic, &[]).is_none());
     }
 }

@@ -13,7 +13,7 @@
 //! sentence says where the tiers came from (study, participants, interval).
 
 use super::psychometric::{Fitted, Psychometric};
-use crate::measure::score::{Scenario, ScoreMetric, Tier};
+use crate::measure::score::{Scenario, ScoreMetric, Stat, Target, Tier};
 
 /// Shares of people noticing at the three tiers, with their scores.
 pub const TIER_SHARES: [(f64, f64); 3] = [(0.1, 100.0), (0.5, 60.0), (0.9, 0.0)];
@@ -55,9 +55,13 @@ pub struct Provenance {
     pub participants: usize,
 }
 
+/// Weight of a target [`apply`] adds to a scenario that lacks the metric.
+pub const ADDED_WEIGHT: f64 = 15.0;
+
 /// `scenario` with the tiers of every `metric` target placed on what
-/// people notice; `None` when the scenario has no such target or the fit
-/// does not reach the tier shares.
+/// people notice (a target of weight [`ADDED_WEIGHT`] is added when the
+/// scenario has none: P95, or the mean for pace and jitter); `None` when
+/// the fit does not reach the tier shares.
 pub fn apply(
     scenario: &Scenario,
     metric: ScoreMetric,
@@ -81,11 +85,57 @@ pub fn apply(
         changed = true;
     }
     if !changed {
-        return None;
+        let stat = match metric {
+            ScoreMetric::Tpot | ScoreMetric::ItlCv => Stat::Mean,
+            _ => Stat::P95,
+        };
+        let mut with = scenario.clone();
+        with.targets.push(Target {
+            metric,
+            stat,
+            tiers,
+            weight: ADDED_WEIGHT,
+            why: String::new(),
+            only_when_measured: false,
+        });
+        return apply(&with, metric, reference, fit, from);
     }
     out.id = format!("{}-perceived", scenario.id);
     out.name = format!("{} (perceived, {})", scenario.name, from.study_id);
     Some(out)
+}
+
+/// Why a study's results give no scenario.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PerceivedError {
+    /// Not a threshold study.
+    #[error("only a threshold study's results give scenario tiers")]
+    NotThreshold,
+    /// Smoothing has no scenario metric.
+    #[error("no score metric measures a display setting such as smoothing: its threshold stays a finding")]
+    NoMetric,
+    /// No pooled fit yet.
+    #[error("no fit yet: the study needs answers first")]
+    NoFit,
+    /// The fit does not reach the tier shares.
+    #[error("the fit never reaches 90% noticing within reach: more answers at larger levels are needed")]
+    Unreached,
+}
+
+/// `base` with the tiers study `study`'s pooled fit places (the
+/// scenario's id gets `-perceived`; its explanation names the study, its
+/// participants and the threshold's interval).
+pub fn from_study(
+    study: &crate::study::Study,
+    summary: &super::analysis::ThresholdSummary,
+    base: &Scenario,
+) -> Result<Scenario, PerceivedError> {
+    let d = study.threshold.as_ref().ok_or(PerceivedError::NotThreshold)?;
+    let metric = d.dimension.metric().ok_or(PerceivedError::NoMetric)?;
+    let fit = summary.pooled.as_ref().ok_or(PerceivedError::NoFit)?;
+    let reference = d.reference_profile().map_err(|_| PerceivedError::NotThreshold)?;
+    let from = Provenance { study_id: study.id.clone(), participants: summary.participants.len() };
+    apply(base, metric, d.dimension.metric_reference(&reference), fit, &from).ok_or(PerceivedError::Unreached)
 }
 
 #[cfg(test)]
@@ -96,7 +146,7 @@ mod tests {
 
     fn fitted() -> Fitted {
         let fit = Psychometric { shape: Shape::Logistic, alpha: 95.0, beta: 2.0, lapse: 0.0 };
-        Fitted { fit, alpha_ci: (70.0, 130.0), beta_ci: (1.2, 3.0) }
+        Fitted { fit, alpha_ci: (70.0, 130.0), beta_ci: (1.2, 3.0), band: Vec::new() }
     }
 
     #[test]
@@ -128,6 +178,11 @@ mod tests {
         // Other targets are untouched; a metric the scenario lacks changes nothing.
         assert_eq!(s.targets.len(), chat.targets.len());
         assert!(s.targets.iter().filter(|t| t.metric != ScoreMetric::Ttft).all(|t| chat.targets.contains(t)));
-        assert!(apply(&chat, ScoreMetric::Fluidity, 200.0, &fitted(), &from).is_none());
+        let stalls = apply(&chat, ScoreMetric::LongestStall, 30.0, &fitted(), &from).unwrap();
+        assert_eq!(stalls.targets.len(), chat.targets.len() + 1, "a target the scenario lacked is added");
+        let added = stalls.targets.last().unwrap();
+        assert_eq!((added.metric, added.weight), (ScoreMetric::LongestStall, ADDED_WEIGHT));
+        assert!((added.tiers[1].at - 125.0).abs() < 1e-9 && added.why.contains("(n = 12)"));
+        stalls.validate().unwrap();
     }
 }

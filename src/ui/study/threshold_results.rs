@@ -1,0 +1,133 @@
+//! A threshold study's results: the pooled psychometric curve with its
+//! band and answers, the fit in figures and in a sentence, each
+//! participant's staircase, and the button that turns the fit into a
+//! scenario's tiers. Chart data comes from `lab_core::chart::threshold`.
+
+use lab_core::chart::threshold::{curve, staircase};
+use lab_core::study::Study;
+use lab_core::study::threshold::analysis::{ParticipantThreshold, ThresholdSummary};
+use lab_core::study::threshold::psychometric::{Fitted, points};
+use leptos::prelude::*;
+
+use crate::browser::study::UseStudyResults;
+use crate::browser::use_scenarios::UseScenarios;
+
+const CURVE: (f64, f64) = (520.0, 220.0);
+const STAIR: (f64, f64) = (260.0, 90.0);
+
+fn design_range(study: Signal<Study>) -> (f64, f64) {
+    study.with(|s| s.threshold.as_ref().map_or((1.0, 10.0), |t| t.range))
+}
+
+/// The threshold study's results.
+#[component]
+pub fn ThresholdResults(
+    summary: ThresholdSummary,
+    study: Signal<Study>,
+    results: UseStudyResults,
+) -> impl IntoView {
+    let answers: usize = summary.participants.iter().map(|p| p.track.len()).sum();
+    let unit = study.with(|s| s.threshold.as_ref().map_or("", |t| t.dimension.unit()));
+    view! {
+        <div data-testid="threshold-results">
+            <p data-testid="results-participants">{format!("{} participant(s), {answers} answer(s).", summary.participants.len())}</p>
+            <p class="finding" data-testid="threshold-sentence">{summary.sentence.clone().unwrap_or_else(|| "No answers yet.".into())}</p>
+            {summary.pooled.clone().map(|f| view! { <PooledFit fit=f unit=unit study=study summary=summary.clone()/> })}
+            <h4>"Per participant"</h4>
+            <div class="staircases">
+                {summary.participants.iter().cloned().map(|p| view! { <Staircase p=p unit=unit study=study/> }).collect_view()}
+            </div>
+            <PerceivedScenario results=results/>
+        </div>
+    }
+}
+
+/// The pooled curve and its figures.
+#[component]
+fn PooledFit(
+    fit: Fitted,
+    unit: &'static str,
+    study: Signal<Study>,
+    summary: ThresholdSummary,
+) -> impl IntoView {
+    let all: Vec<(f64, bool)> = summary.participants.iter().flat_map(|p| p.track.iter().copied()).collect();
+    let c = curve(&fit, &points(&all), design_range(study), CURVE.0, CURVE.1);
+    let reference = study.with(|s| {
+        let t = s.threshold.as_ref()?;
+        Some(t.dimension.reference_value(&t.reference_profile().ok()?))
+    });
+    let weber = reference.filter(|r| *r > 0.0).map_or("–".into(), |r| {
+        format!("{:.2} ({:.2}–{:.2})", fit.fit.alpha / r, fit.alpha_ci.0 / r, fit.alpha_ci.1 / r)
+    });
+    let f = fit.fit;
+    view! {
+        <svg class="chart" data-testid="threshold-curve" viewBox=format!("0 0 {} {}", CURVE.0, CURVE.1) role="img"
+            aria-label="Share of answers picking the reference by level, with the fitted curve and its 95% band">
+            <polygon class="band" points=c.band/>
+            <polyline class="fit" fill="none" points=c.curve/>
+            <line class="threshold" x1=c.threshold_x x2=c.threshold_x y1="8" y2=CURVE.1 - 20.0/>
+            {c.dots.into_iter().map(|(x, y, r, label)| view! { <circle cx=x cy=y r=r><title>{label}</title></circle> }).collect_view()}
+            {c.x_ticks.into_iter().map(|(x, l)| {
+                let anchor = if x > CURVE.0 - 24.0 { "end" } else { "middle" };
+                view! { <text x=x y=CURVE.1 - 4.0 text-anchor=anchor>{l}</text> }
+            }).collect_view()}
+            <text x=CURVE.0 - 8.0 y=CURVE.1 - 24.0 text-anchor="end">{format!("difference from the reference ({unit})")}</text>
+            <text x="40" y="18">"share picking the reference"</text>
+            {c.y_ticks.into_iter().map(|(y, l)| view! { <text x="2" y=y + 4.0>{l}</text> }).collect_view()}
+        </svg>
+        <table class="metrics" data-testid="threshold-fit">
+            <tbody>
+                <tr data-testid="threshold-alpha" data-value=f.alpha data-low=fit.alpha_ci.0 data-high=fit.alpha_ci.1 data-beta=f.beta>
+                    <th scope="row">"threshold α (half notice)"</th><td>{format!("{:.1} {unit} (95% CI {:.1}–{:.1})", f.alpha, fit.alpha_ci.0, fit.alpha_ci.1)}</td></tr>
+                <tr><th scope="row">"slope β"</th><td>{format!("{:.2} (95% CI {:.2}–{:.2})", f.beta, fit.beta_ci.0, fit.beta_ci.1)}</td></tr>
+                <tr><th scope="row">"lapse rate λ"</th><td>{format!("{:.1}%", f.lapse * 100.0)}</td></tr>
+                <tr><th scope="row">"Weber fraction α / reference"</th><td data-testid="threshold-weber">{weber}</td></tr>
+            </tbody>
+        </table>
+    }
+}
+
+/// One participant's staircase and threshold.
+#[component]
+fn Staircase(p: ParticipantThreshold, unit: &'static str, study: Signal<Study>) -> impl IntoView {
+    let plot =
+        staircase(&p.track, &p.reversals, p.threshold.map(|t| t.0), design_range(study), STAIR.0, STAIR.1);
+    let text = match p.threshold {
+        Some((t, Some((lo, hi)))) => format!("{t:.1} {unit} (95% credible {lo:.1}–{hi:.1})"),
+        Some((t, None)) => format!("{t:.1} {unit} (mean of the last reversals)"),
+        None => "not yet".into(),
+    };
+    view! {
+        <figure class="staircase" data-testid="threshold-participant" data-threshold=p.threshold.map(|t| t.0)>
+            <figcaption>{format!("{}: {} pairs, threshold {text}", p.participant, p.track.len())}</figcaption>
+            <svg class="chart" data-testid="threshold-staircase" viewBox=format!("0 0 {} {}", STAIR.0, STAIR.1) role="img"
+                aria-label="Level by trial; filled: the reference picked; ringed: a reversal">
+                <polyline class="track" fill="none" points=plot.line/>
+                {plot.threshold_y.map(|y| view! { <line class="threshold" x1="36" x2=STAIR.0 y1=y y2=y/> })}
+                {plot.dots.into_iter().map(|d| view! {
+                    <circle cx=d.x cy=d.y r=if d.reversal { 4.5 } else { 3.0 } class:correct=d.correct class:reversal=d.reversal/>
+                }).collect_view()}
+                {plot.ticks.into_iter().map(|(y, l)| view! { <text x="2" y=y + 4.0>{l}</text> }).collect_view()}
+            </svg>
+        </figure>
+    }
+}
+
+/// Turns the fit into a scenario's tiers.
+#[component]
+fn PerceivedScenario(results: UseStudyResults) -> impl IntoView {
+    let scenarios = expect_context::<UseScenarios>();
+    let base = RwSignal::new("chat".to_string());
+    view! {
+        <div class="row-actions" data-testid="threshold-scenario-box">
+            <label>"Scenario "
+                <select data-testid="threshold-base" prop:value=move || base.get() on:change=move |ev| base.set(event_target_value(&ev))>
+                    {move || scenarios.all.get().into_iter().map(|s| view! { <option value=s.id.clone()>{s.name}</option> }).collect_view()}
+                </select>
+            </label>
+            <button type="button" data-testid="threshold-scenario" on:click=move |_| results.perceived_scenario(&base.get_untracked(), scenarios)>
+                "Place its tiers where people notice"
+            </button>
+        </div>
+    }
+}

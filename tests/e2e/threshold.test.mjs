@@ -1,0 +1,169 @@
+// Threshold studies: a researcher designs a TTFT threshold study (Psi
+// method) in the designer; a participant completes it as a simulated
+// observer of a known psychometric function, who watches both panes,
+// measures when each one's first text appears (blind: only what is on
+// screen) and picks the faster one with the probability the function
+// gives for the difference seen. The results view must show a pooled
+// threshold whose 95% interval holds the observer's true threshold; turning
+// it into a scenario must change the chat score of a fixture trace exactly
+// as the new tiers imply.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const FIXTURE = path.join(ROOT, 'tests/fixtures/hand.trace.json');
+
+/** The simulated observer: logistic in log x, guess 0.5, lapse 0.02. */
+const TRUTH = { alpha: 80, beta: 3, lapse: 0.02 };
+const pCorrect = (x) => (x <= 0 ? 0.5 : 0.5 + (0.5 - TRUTH.lapse) / (1 + (x / TRUTH.alpha) ** -TRUTH.beta));
+
+/** A seeded uniform generator (mulberry32), so a run is reproducible. */
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Watches both panes: the page time each one first shows text. */
+async function watchPanes(page) {
+  await page.evaluate(() => {
+    window.__firstText = [null, null];
+    window.__watch?.forEach((o) => o.disconnect());
+    window.__watch = [0, 1].map((i) => {
+      const el = document.querySelector(`[data-testid=trial-output-${i}]`);
+      const o = new MutationObserver(() => {
+        if (window.__firstText[i] === null && el.textContent.trim() !== '') window.__firstText[i] = performance.now();
+      });
+      o.observe(el, { childList: true, subtree: true, characterData: true });
+      return o;
+    });
+  });
+}
+
+/** Log-linear interpolation between tiers, as `score::interpolate`. */
+function interpolate(tiers, v) {
+  if (v <= tiers[0].at) return tiers[0].score;
+  if (v >= tiers.at(-1).at) return tiers.at(-1).score;
+  for (let i = 1; i < tiers.length; i++) {
+    const [a, b] = [tiers[i - 1], tiers[i]];
+    if (v <= b.at) return a.score + ((b.score - a.score) * Math.log(v / a.at)) / Math.log(b.at / a.at);
+  }
+  return tiers.at(-1).score;
+}
+
+describe('threshold study', () => {
+  const lab = labSuite();
+
+  test("a simulated observer's TTFT threshold is found, and becomes chat tiers", async () => {
+    const { page, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
+    await page.getByTestId('study-view').waitFor();
+    await page.getByTestId('study-saved').selectOption('~new');
+    await page.getByTestId('study-kind').selectOption('threshold');
+    await page.getByTestId('study-threshold').waitFor();
+    await setField(page, 'study-id', 'ttft-jnd');
+    await page.getByTestId('threshold-dimension').selectOption('ttft');
+    await setField(page, 'threshold-reference', 'ttft=200,tpot=10,jitter=constant,tokens=5');
+    await page.getByTestId('threshold-procedure').selectOption('psi');
+    await setField(page, 'threshold-trials', 40);
+    await waitForText(page.getByTestId('study-plan'), /^Each participant sees up to 40 pairs/);
+    assert.match(await page.getByTestId('threshold-reference-value').innerText(), /200 ms/);
+
+    await page.getByTestId('study-run').click();
+    await page.getByTestId('consent-accept').click();
+    assert.match(await page.getByTestId('participant-instructions').innerText(), /pick the one that felt faster/);
+    await page.getByTestId('participant-begin').click();
+    const draw = rng(20261204);
+    const seen = [];
+    for (let k = 0; k < 40; k++) {
+      await page.getByTestId('trial-play').waitFor({ timeout: 15_000 });
+      await watchPanes(page);
+      await page.getByTestId('trial-play').click();
+      await page.getByTestId('question-choice').waitFor({ timeout: 15_000 });
+      const [a, b] = await page.evaluate(() => window.__firstText);
+      assert.ok(a !== null && b !== null, `trial ${k}: both panes showed text`);
+      const faster = a <= b ? 'a' : 'b';
+      const slower = faster === 'a' ? 'b' : 'a';
+      seen.push(Math.abs(a - b));
+      const pick = draw() < pCorrect(Math.abs(a - b)) ? faster : slower;
+      await page.getByTestId(`choose-${pick}`).click();
+      if (k < 39) await waitForText(page.getByTestId('participant-progress'), new RegExp(`^${k + 1} done \\(at most 40\\)`));
+    }
+    await page.getByTestId('participant-done').waitFor();
+    // The pairs gathered around the threshold: most differences seen were within 4× of it.
+    const near = seen.filter((d) => d > TRUTH.alpha / 4 && d < TRUTH.alpha * 4).length;
+    assert.ok(near >= 25, `Psi placed ${near} of 40 pairs near the threshold: ${seen.map(Math.round)}`);
+    await page.getByTestId('participant-close').click();
+
+    await page.getByTestId('results-include-tests').check();
+    await waitForText(page.getByTestId('results-participants'), /^1 participant\(s\), 40 answer\(s\)\./, 30_000);
+    assert.match(await page.getByTestId('threshold-sentence').innerText(), /^Half of your participants notice a TTFT increase of \d+ ms over 200 ms/);
+    const row = page.getByTestId('threshold-alpha');
+    const [alpha, low, high, beta] = await Promise.all(['data-value', 'data-low', 'data-high', 'data-beta'].map(async (k) => Number(await row.getAttribute(k))));
+    console.log(`threshold ${alpha.toFixed(1)} ms (95% ${low.toFixed(1)}–${high.toFixed(1)}), slope ${beta.toFixed(2)}; true ${TRUTH.alpha} ms`);
+    await page.getByTestId('threshold-results').screenshot({ path: process.env.SHOT ?? '/dev/null' }).catch(() => {});
+    assert.ok(low <= TRUTH.alpha && TRUTH.alpha <= high, `the true threshold ${TRUTH.alpha} ms lies in the 95% interval ${low}–${high} (estimate ${alpha})`);
+    assert.equal(await page.getByTestId('threshold-staircase').count(), 1);
+    assert.equal(await page.locator('[data-testid=threshold-staircase] circle').count(), 40, 'every pair drawn');
+    assert.match(await page.getByTestId('threshold-participant').innerText(), /95% credible/);
+
+    // Every trial in the CSV: level, placement, answer, response time.
+    const csv = await page.evaluate(async () => {
+      const seen = new Promise((resolve) => {
+        const orig = URL.createObjectURL;
+        URL.createObjectURL = (blob) => {
+          URL.createObjectURL = orig;
+          blob.text().then(resolve);
+          return orig(blob);
+        };
+      });
+      document.querySelector('[data-testid=results-csv]').click();
+      return seen;
+    });
+    const lines = csv.trim().split('\n');
+    assert.equal(lines[0], 'study,participant,trial,level,reference_side,chosen_side,correct,rt_ms');
+    assert.equal(lines.length, 41);
+
+    // One click: the chat scenario's TTFT tiers where people notice.
+    await page.getByTestId('threshold-base').selectOption('chat');
+    await page.getByTestId('threshold-scenario').click();
+    await waitForText(page.getByTestId('results-message'), /Saved the scenario "Interactive chat \(perceived, ttft-jnd\)"/);
+    const tiers = [
+      { at: 200 + alpha * (1 / 9) ** (1 / beta), score: 100 },
+      { at: 200 + alpha, score: 60 },
+      { at: 200 + alpha * 9 ** (1 / beta), score: 0 },
+    ];
+    await page.goto(`${lab.server.url}#analyze`);
+    await page.getByTestId('trace-input').setInputFiles(FIXTURE);
+    const card = page.getByTestId('score-chat-perceived');
+    await card.waitFor({ timeout: 15_000 });
+    const ttftLine = async (id) => (await page.getByTestId(`score-${id}`).locator('li', { hasText: /^TTFT P95/ }).innerText());
+    const perceived = await ttftLine('chat-perceived');
+    const preset = await ttftLine('chat');
+    const p95 = Number(perceived.match(/^TTFT P95 = ([\d.]+) ms/)[1]);
+    const got = Number(perceived.match(/→ (\d+)\/100/)[1]);
+    assert.ok(Math.abs(got - interpolate(tiers, p95)) <= 1, `TTFT ${p95} ms scores ${got}, the tiers imply ${interpolate(tiers, p95).toFixed(1)}`);
+    const before = Number(preset.match(/→ (\d+)\/100/)[1]);
+    console.log(`fixture TTFT P95 ${p95} ms: chat ${before}/100, perceived ${got}/100`);
+    const presetTiers = [{ at: 200, score: 100 }, { at: 500, score: 60 }, { at: 1000, score: 0 }];
+    assert.ok(Math.abs(before - interpolate(presetTiers, p95)) <= 1, 'the preset keeps its tiers');
+    assert.match(perceived, /Tiers measured in study "ttft-jnd" \(n = 1\)/);
+    assert.notEqual(
+      await page.getByTestId('score-chat-perceived-value').innerText(),
+      await page.getByTestId('score-chat-value').innerText(),
+      'the perceived tiers change the chat score',
+    );
+    // Kept across a reload.
+    await page.reload();
+    await page.getByTestId('trace-input').setInputFiles(FIXTURE);
+    await page.getByTestId('score-chat-perceived').waitFor({ timeout: 15_000 });
+    assert.deepEqual(problems, []);
+  });
+});
