@@ -45,6 +45,18 @@ impl UseScenarios {
         self.stored.set(custom::write(&next))
     }
 
+    /// Offers custom scenario `id` as a file, for `latency-lab analyze
+    /// --scenario-file`.
+    pub fn download(&self, id: &str) -> Result<(), String> {
+        let s = self
+            .custom
+            .with_untracked(|c| c.iter().find(|s| s.id == id).cloned())
+            .ok_or("no such scenario")?;
+        let json = serde_json::to_string_pretty(&s).unwrap_or_default();
+        super::files::download_text(&format!("{id}.scenario.json"), "application/json", &json)
+            .map_err(|e| super::files::js_message(&e))
+    }
+
     /// Removes the custom scenario `id`.
     pub fn remove(&self, id: &str) -> Result<(), String> {
         let next: Vec<Scenario> =

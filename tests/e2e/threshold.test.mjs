@@ -9,6 +9,7 @@
 // as the new tiers imply.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
@@ -46,6 +47,30 @@ async function watchPanes(page) {
       return o;
     });
   });
+}
+
+/**
+ * Watches both panes for their longest pause: the page time of every
+ * change of text, so the observer can tell which one stalled.
+ */
+async function watchPauses(page) {
+  await page.evaluate(() => {
+    window.__changes = [[], []];
+    window.__watch?.forEach((o) => o.disconnect());
+    window.__watch = [0, 1].map((i) => {
+      const el = document.querySelector(`[data-testid=trial-output-${i}]`);
+      const o = new MutationObserver(() => window.__changes[i].push(performance.now()));
+      o.observe(el, { childList: true, subtree: true, characterData: true });
+      return o;
+    });
+  });
+}
+
+/** The longest gap between text changes of each pane (ms). */
+async function longestPauses(page) {
+  return page.evaluate(() =>
+    window.__changes.map((t) => t.slice(1).reduce((m, v, i) => Math.max(m, v - t[i]), 0)),
+  );
 }
 
 /** Log-linear interpolation between tiers, as `score::interpolate`. */
@@ -164,6 +189,77 @@ describe('threshold study', () => {
     await page.reload();
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('score-chat-perceived').waitFor({ timeout: 15_000 });
+    assert.deepEqual(problems, []);
+  });
+
+  test('a published stall study pools two participants on the study server', async () => {
+    const { page, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
+    await page.getByTestId('study-view').waitFor();
+    await page.getByTestId('study-saved').selectOption('~new');
+    await page.getByTestId('study-kind').selectOption('threshold');
+    await setField(page, 'study-id', 'stall-jnd');
+    await page.getByTestId('study-consent-on').uncheck();
+    await page.getByTestId('threshold-dimension').selectOption('stall');
+    assert.equal(await page.getByTestId('threshold-question').inputValue(), 'Which one felt smoother?');
+    await setField(page, 'threshold-reference', 'ttft=50,tpot=15,jitter=constant,tokens=8');
+    await setField(page, 'threshold-low', 20);
+    await setField(page, 'threshold-high', 800);
+    await setField(page, 'threshold-reversals', 6);
+    await setField(page, 'threshold-average', 4);
+    await setField(page, 'threshold-max', 30);
+    await waitForText(page.getByTestId('study-plan'), /up to 30 pairs.*2-down-1-up staircase.*until 6 reversals/);
+    const token = readFileSync(path.join(lab.server.dir, 'data', 'researcher-token'), 'utf8').trim();
+    await setField(page, 'study-token', token);
+    await page.getByTestId('study-publish').click();
+    await waitForText(page.getByTestId('server-message'), /Published/);
+    const link = await page.getByTestId('published-link').first().inputValue();
+
+    // Two participants at once, each an observer of stalls with threshold 150 ms.
+    const observe = async (seed) => {
+      const p = await openPage(lab.browser, link);
+      await p.page.getByTestId('participant-begin').click();
+      const draw = rng(seed);
+      let answered = 0;
+      while (!(await p.page.getByTestId('participant-done').isVisible())) {
+        await p.page.getByTestId('trial-play').waitFor({ timeout: 15_000 });
+        await watchPauses(p.page);
+        await p.page.getByTestId('trial-play').click();
+        await p.page.getByTestId('question-choice').waitFor({ timeout: 15_000 });
+        const [a, b] = await longestPauses(p.page);
+        const smoother = a <= b ? 'a' : 'b';
+        const x = Math.abs(a - b);
+        const correct = draw() < 0.5 + (0.5 - 0.02) / (1 + (x / 150) ** -3);
+        await p.page.getByTestId(`choose-${correct ? smoother : smoother === 'a' ? 'b' : 'a'}`).click();
+        answered += 1;
+        await p.page.waitForFunction((n) => /^(\d+) done/.exec(document.querySelector('[data-testid=participant-progress]')?.textContent ?? '')?.[1] == n, answered);
+      }
+      await waitForText(p.page.getByTestId('participant-server'), /^saved to the study server$/, 20_000);
+      assert.deepEqual(p.problems, []);
+      await p.context.close();
+      return answered;
+    };
+    const counts = await Promise.all([observe(11), observe(12)]);
+    assert.ok(counts.every((n) => n >= 10 && n <= 30), `pairs per participant: ${counts}`);
+    const total = counts[0] + counts[1];
+    // The Results view polls the server: both staircases, pooled.
+    await waitForText(page.getByTestId('results-participants'), new RegExp(`^2 participant\\(s\\), ${total} answer\\(s\\)\\.`), 30_000);
+    assert.equal(await page.getByTestId('threshold-staircase').count(), 2);
+    assert.match(await page.getByTestId('threshold-sentence').innerText(), /notice a stall of \d+ ms over 0 ms|do not show where/);
+    const json = await page.evaluate(async () => {
+      const seen = new Promise((resolve) => {
+        const orig = URL.createObjectURL;
+        URL.createObjectURL = (blob) => {
+          URL.createObjectURL = orig;
+          blob.text().then(resolve);
+          return orig(blob);
+        };
+      });
+      document.querySelector('[data-testid=results-json]').click();
+      return seen;
+    });
+    const file = JSON.parse(json);
+    assert.equal(file.responses.length, total, 'every trial in the JSON export');
+    assert.ok(file.responses.every((r) => r.level >= 20 && r.level <= 800 && r.conditions.length === 2 && r.rt_ms >= 0), 'level, placement and RT on each');
     assert.deepEqual(problems, []);
   });
 });

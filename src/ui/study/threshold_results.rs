@@ -129,5 +129,28 @@ fn PerceivedScenario(results: UseStudyResults) -> impl IntoView {
                 "Place its tiers where people notice"
             </button>
         </div>
+        <CustomScenarios/>
+    }
+}
+
+/// The saved custom scenarios: download (for `latency-lab analyze
+/// --scenario-file`) or remove.
+#[component]
+fn CustomScenarios() -> impl IntoView {
+    let s = expect_context::<UseScenarios>();
+    let problem = RwSignal::new(None::<String>);
+    view! {
+        <ul class="custom-scenarios" data-testid="custom-scenarios" hidden=move || s.custom.with(Vec::is_empty)>
+            {move || s.custom.get().into_iter().map(|c| {
+                let (a, b) = (c.id.clone(), c.id.clone());
+                view! {
+                    <li data-testid="custom-scenario">{format!("{} ", c.name)}
+                        <button type="button" class="link" on:click=move |_| problem.set(s.download(&a).err())>"Download JSON"</button>
+                        " "<button type="button" class="link" on:click=move |_| problem.set(s.remove(&b).err())>"Remove"</button>
+                    </li>
+                }
+            }).collect_view()}
+        </ul>
+        {move || problem.get().or_else(|| s.problem.get()).map(|m| view! { <p class="error" role="alert">{m}</p> })}
     }
 }
