@@ -200,3 +200,75 @@ async fn participant_flow_moves_focus_through_a_trial() {
     );
     f.leave();
 }
+
+#[wasm_bindgen_test]
+async fn the_designer_turns_a_study_into_a_threshold_study_and_back() {
+    use latency_lab_app::browser::study::use_study_designer;
+    use latency_lab_app::ui::study::StudyDesigner;
+    let root = container();
+    let designer = StoredValue::new_local(None::<latency_lab_app::browser::study::UseStudyDesigner>);
+    let _handle = mount_to(root.clone(), move || {
+        let route = use_route();
+        let lib = use_library();
+        let d = use_study_designer(lib, use_participant_flow(lib, route));
+        designer.set_value(Some(d));
+        view! { <StudyDesigner designer=d/> }
+    });
+    let d = designer.get_value().unwrap();
+    d.draft.set(quick_study());
+    let limit = Duration::from_secs(5);
+    until("the conditions", limit, || by_id(&root, "study-threshold").is_none()).await;
+    change(&by_id(&root, "study-kind").unwrap(), "threshold");
+    until("the threshold fields", limit, || by_id(&root, "study-threshold").is_some()).await;
+    assert!(root.query_selector("[data-testid=condition-row]").unwrap().is_none(), "no conditions");
+    assert!(
+        text(&root, "study-plan").starts_with("Each participant sees up to 80 pairs"),
+        "{}",
+        text(&root, "study-plan")
+    );
+    change(&by_id(&root, "threshold-dimension").unwrap(), "jitter");
+    until("the jitter question", limit, || {
+        by_id(&root, "threshold-question")
+            .is_some_and(|q| q.unchecked_ref::<HtmlInputElement>().value() == "Which one felt smoother?")
+    })
+    .await;
+    change(&by_id(&root, "threshold-high").unwrap(), "0.01");
+    until("the range refused", limit, || text(&root, "study-invalid").contains("range")).await;
+    change(&by_id(&root, "threshold-high").unwrap(), "1.5");
+    change(&by_id(&root, "threshold-procedure").unwrap(), "psi");
+    until("Psi's trials", limit, || by_id(&root, "threshold-trials").is_some()).await;
+    assert!(text(&root, "study-plan").contains("Psi method"), "{}", text(&root, "study-plan"));
+    d.draft.with_untracked(|s| s.validate()).unwrap();
+    change(&by_id(&root, "study-kind").unwrap(), "comparison");
+    until("the conditions back", limit, || by_id(&root, "study-threshold").is_none()).await;
+    assert_eq!(d.draft.with_untracked(|s| s.conditions.len()), 3);
+}
+
+#[wasm_bindgen_test]
+fn saved_scenarios_join_the_presets_and_leave_again() {
+    use latency_lab_app::browser::use_scenarios::{SCENARIOS_KEY, use_scenarios};
+    let storage = window().local_storage().unwrap().unwrap();
+    storage.remove_item(SCENARIOS_KEY).unwrap();
+    let owner = Owner::new();
+    owner.with(|| {
+        let s = use_scenarios();
+        let presets = lab_core::measure::score::presets().len();
+        assert_eq!(s.all.get_untracked().len(), presets);
+        let mut mine = lab_core::measure::score::preset("chat").unwrap();
+        mine.id = "chat-perceived".into();
+        s.save(mine.clone()).unwrap();
+        assert_eq!(s.all.get_untracked().len(), presets + 1);
+        let stored = storage.get_item(SCENARIOS_KEY).unwrap().unwrap();
+        assert!(stored.contains("chat-perceived"), "kept in localStorage");
+        // A damaged entry is left out with its reason; the rest still scores.
+        storage
+            .set_item(SCENARIOS_KEY, &format!("[{},{{\"id\":\"x\"}}]", serde_json::to_string(&mine).unwrap()))
+            .unwrap();
+        let again = use_scenarios();
+        assert_eq!(again.custom.get_untracked().len(), 1);
+        assert!(again.problem.get_untracked().is_some_and(|p| p.contains("left out")));
+        again.remove("chat-perceived").unwrap();
+        assert_eq!(again.all.get_untracked().len(), presets);
+        assert!(storage.get_item(SCENARIOS_KEY).unwrap().is_none(), "the key goes with the last one");
+    });
+}
