@@ -81,4 +81,58 @@ describe('UX study participant (Firefox)', () => {
     assert.deepEqual(problems, []);
     await context.close();
   });
+
+  test('a threshold study in Firefox: pairs on the server are the ones the browser played, reload and all', async () => {
+    const token = readFileSync(path.join(lab.server.dir, 'data', 'researcher-token'), 'utf8').trim();
+    const auth = { Authorization: `Bearer ${token}` };
+    const study = {
+      schema_version: 1, id: 'firefox-pace', title: 'Pace', instructions: 'Pick the faster one.', text: 'chat',
+      conditions: [], questions: [{ kind: 'choice', id: 'pick', prompt: 'Which one felt faster?' }],
+      repetitions: 1, order: { kind: 'latin_square' },
+      threshold: { dimension: 'pace', reference: 'ttft=40,tpot=20,jitter=constant,tokens=8', range: [2, 120], procedure: { kind: 'psi', trials: 12 }, seed: 5 },
+    };
+    const published = await fetch(`${lab.server.url}api/studies`, { method: 'POST', headers: auth, body: JSON.stringify(study) });
+    assert.equal(published.status, 201);
+    const { id } = await published.json();
+    const { page, context, problems } = await openFirefoxPage(lab.browser, `${lab.server.url}s/${id}`);
+    await click(page, 'participant-begin');
+    // An observer who times each pane from its first to its last text and
+    // picks the one that finished its tokens sooner (blind: the screen only).
+    const pair = async (k) => {
+      await waitFor(page, 'trial-play', 15_000);
+      await page.evaluate(() => {
+        window.__t = [[], []];
+        window.__w?.forEach((o) => o.disconnect());
+        window.__w = [0, 1].map((i) => {
+          const o = new MutationObserver(() => window.__t[i].push(performance.now()));
+          o.observe(document.querySelector(`[data-testid=trial-output-${i}]`), { childList: true, subtree: true, characterData: true });
+          return o;
+        });
+      });
+      await click(page, 'trial-play');
+      await waitFor(page, 'question-choice', 15_000);
+      const [a, b] = await page.evaluate(() => window.__t.map((t) => t.at(-1) - t[0]));
+      await click(page, (a <= b) === (k % 5 !== 4) ? 'choose-a' : 'choose-b');
+      await waitText(page, 'participant-progress', new RegExp(`^${k + 1} done \\(at most 12\\)`));
+    };
+    for (let k = 0; k < 5; k++) await pair(k);
+    await waitText(page, 'participant-server', /^saved to the study server$/);
+    await page.reload();
+    await waitFor(page, 'participant-resume');
+    await click(page, 'participant-continue');
+    for (let k = 5; k < 12; k++) await pair(k);
+    await waitFor(page, 'participant-done');
+    await waitText(page, 'participant-receipt', /All 12 answers are saved to the study server/);
+    const mine = JSON.parse(await download(page, 'participant-download'));
+    const res = await (await fetch(`${lab.server.url}api/studies/${id}/results`, { headers: auth })).json();
+    const shown = (r) => [r.trial, r.conditions.join('/'), r.answer.choice];
+    const byTrial = (a, b) => a.trial - b.trial;
+    const [theirs, ours] = [res.responses.sort(byTrial), mine.responses.sort(byTrial)];
+    assert.deepEqual(theirs.map(shown), ours.map(shown), 'the server rebuilt every pair the browser played');
+    // Levels agree to rounding (the server's native ln/exp and the page's wasm may differ in the last bits).
+    theirs.forEach((r, i) => assert.ok(Math.abs(r.level - ours[i].level) <= 1e-9 * r.level, `trial ${i}: ${r.level} vs ${ours[i].level}`));
+    assert.ok(mine.responses.every((r) => r.level >= 2 && r.level <= 120), 'levels within the range');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
 });

@@ -267,6 +267,7 @@ pub(crate) mod tests {
             question: q.id().into(),
             answer,
             rt_ms: 900.0,
+            level: None,
         };
         serde_json::to_vec(&s).unwrap()
     }

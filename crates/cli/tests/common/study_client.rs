@@ -51,6 +51,7 @@ pub fn answers(study: &Study, participant: &str, number: u32) -> Vec<Vec<u8>> {
                 question: q.id().into(),
                 answer,
                 rt_ms: 500.0 + t.index as f64,
+                level: None,
             };
             out.push(serde_json::to_vec(&s).unwrap());
         }

@@ -51,7 +51,18 @@ pub struct Submission {
     pub answer: Answer,
     /// Time from the end of playback to the answer (ms).
     pub rt_ms: f64,
+    /// The level the browser showed, in a threshold study: the server
+    /// keeps its own (rebuilt from the design) and refuses the answer when
+    /// the two differ by more than rounding ([`SAME_LEVEL`]), so an answer
+    /// is never stored against a pair the participant did not see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
 }
+
+/// Relative difference within which the browser's level and the
+/// server's are the same (the browser's wasm and the server's native
+/// `ln`/`exp` may differ in the last bits).
+pub const SAME_LEVEL: f64 = 1e-9;
 
 /// Why an answer was refused (each a 4xx for the server).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -74,6 +85,9 @@ pub enum SubmitError {
     /// The question is not asked in that trial.
     #[error("question \"{0}\" is not asked in this trial")]
     Question(String),
+    /// The browser showed another level than the design gives.
+    #[error("trial {0} was not shown at the level this study gives it")]
+    Shown(usize),
     /// The value is out of the question's range.
     #[error("answer out of range for question \"{0}\"")]
     Range(String),
@@ -101,6 +115,7 @@ impl Submission {
             question: response.question.clone(),
             answer: response.answer.clone(),
             rt_ms: response.rt_ms,
+            level: response.level,
         }
     }
 
@@ -147,6 +162,11 @@ pub fn accept(study: &Study, s: &Submission, earlier: &[Response]) -> Result<Res
     if !in_range {
         return Err(SubmitError::Range(s.question.clone()));
     }
+    if let (Some(mine), Some(shown)) = (trial.level, s.level)
+        && (mine - shown).abs() > SAME_LEVEL * mine.abs().max(1.0)
+    {
+        return Err(SubmitError::Shown(trial.index));
+    }
     Ok(Response {
         participant: s.participant.clone(),
         trial: trial.index,
@@ -181,6 +201,7 @@ mod tests {
             question: q.id().to_string(),
             answer,
             rt_ms: 850.0,
+            level: None,
         }
     }
 

@@ -213,6 +213,12 @@ mod tests {
             assert_eq!(&stored, r, "the server's level and placement are the browser's");
             kept.push(stored);
         }
+        // A level the design does not give (beyond rounding) is refused.
+        let next = Submission::of(&f.session.responses[0], 3);
+        let off = Submission { level: next.level.map(|l| l * 1.001), ..next.clone() };
+        assert_eq!(accept(&s, &off, &[]), Err(SubmitError::Shown(0)));
+        let rounded = Submission { level: next.level.map(|l| l * (1.0 + 1e-13)), ..next };
+        assert!(accept(&s, &rounded, &[]).is_ok(), "the last bits may differ between wasm and native");
         // A retry of an earlier answer is the same response (stored once).
         assert_eq!(accept(&s, &Submission::of(&kept[2], 3), &kept).unwrap(), kept[2]);
         // Another participant number places the pairs differently.
