@@ -98,6 +98,8 @@ describe('threshold study', () => {
     await setField(page, 'threshold-reference', 'ttft=200,tpot=10,jitter=constant,tokens=5');
     await page.getByTestId('threshold-procedure').selectOption('psi');
     await setField(page, 'threshold-trials', 40);
+    // A fixed seed: the same placements (and bootstrap draws) every run.
+    await setField(page, 'threshold-seed', 7);
     await waitForText(page.getByTestId('study-plan'), /^Each participant sees up to 40 pairs/);
     assert.match(await page.getByTestId('threshold-reference-value').innerText(), /200 ms/);
 
