@@ -36,7 +36,10 @@ pub fn App() -> impl IntoView {
     provide_context(importer);
     provide_context(lab);
     provide_context(flow);
-    provide_context(use_scenarios());
+    let scenarios = use_scenarios();
+    provide_context(scenarios);
+    // Imports are scored in the worker: it gets the saved scenarios too.
+    Effect::new(move |_| importer.set_scenarios(scenarios.custom.get()));
     let shown = move |v: View| move || view.get() != v;
     view! {
         <div class="app-page" inert=move || flow.is_open()>

@@ -187,10 +187,15 @@ describe('threshold study', () => {
       await page.getByTestId('score-chat-value').innerText(),
       'the perceived tiers change the chat score',
     );
-    // Kept across a reload.
+    // Kept across a reload, and Import scores with it too (in its worker).
     await page.reload();
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('score-chat-perceived').waitFor({ timeout: 15_000 });
+    await page.goto(`${lab.server.url}#import`);
+    await page.getByTestId('import-input').setInputFiles(FIXTURE);
+    await waitForText(page.getByTestId('import-scores'), /Interactive chat \(perceived, ttft-jnd\) \d+/, 20_000);
+    const imported = await page.getByTestId('import-scores').innerText();
+    assert.equal(Number(imported.match(/Interactive chat \(perceived, ttft-jnd\) (\d+)/)[1]), Number(await page.getByTestId('score-chat-perceived-value').innerText()), 'Import and Analyze agree');
     assert.deepEqual(problems, []);
   });
 

@@ -249,6 +249,20 @@ impl Importer {
         }
     }
 
+    /// Scores imports with these custom scenarios too (beside the
+    /// presets), and re-analyses the runs held.
+    /// Before the first import the message only waits in the queue: the
+    /// worker still starts on first use.
+    pub fn set_scenarios(&self, custom: Vec<lab_core::measure::score::Scenario>) {
+        let msg = message(&ToWorker::Scenarios { custom }, None);
+        if self.rc().borrow().worker.is_some() {
+            self.send(msg);
+            self.reanalyze();
+        } else {
+            self.rc().borrow_mut().queue.push(msg);
+        }
+    }
+
     /// Recomputes every run's analysis under the current SLOs.
     pub fn reanalyze(&self) {
         let slos = self.slos_now();

@@ -58,6 +58,12 @@ pub enum ToWorker {
         /// The run.
         key: RunKey,
     },
+    /// Score with these custom scenarios too (beside the presets) from
+    /// now on; the page sends `Analyze` for the runs it holds after it.
+    Scenarios {
+        /// The custom scenarios (`measure::score::custom`).
+        custom: Vec<crate::measure::score::Scenario>,
+    },
 }
 
 /// Worker → page.
@@ -144,14 +150,23 @@ pub struct ImportService {
     next_key: RunKey,
     /// Summary files waiting for their per-request file: (job, name, text).
     waiting: Vec<(u32, String, String)>,
+    /// Custom scenarios scored beside the presets.
+    custom: Vec<crate::measure::score::Scenario>,
 }
 
-fn options(slos: Option<&str>) -> Result<AnalysisOptions, String> {
+fn options(
+    slos: Option<&str>,
+    custom: &[crate::measure::score::Scenario],
+) -> Result<AnalysisOptions, String> {
     let slos = match slos.filter(|s| !s.trim().is_empty()) {
         Some(s) => Some(s.parse::<SloSet>().map_err(|e| format!("SLOs: {e}"))?),
         None => None,
     };
-    Ok(AnalysisOptions { slos, ..AnalysisOptions::default() })
+    Ok(AnalysisOptions {
+        slos,
+        scenarios: crate::measure::score::custom::all(custom),
+        ..AnalysisOptions::default()
+    })
 }
 
 impl ImportService {
@@ -194,6 +209,10 @@ impl ImportService {
                 self.runs.retain(|(k, _)| *k != key);
                 Vec::new()
             }
+            ToWorker::Scenarios { custom } => {
+                self.custom = custom;
+                Vec::new()
+            }
         }
     }
 
@@ -205,7 +224,7 @@ impl ImportService {
         slos: Option<&str>,
         progress: &mut dyn FnMut(&str, f64),
     ) -> Vec<FromWorker> {
-        let opts = match options(slos) {
+        let opts = match options(slos, &self.custom) {
             Ok(o) => o,
             Err(message) => return vec![FromWorker::Failed { job: Some(job), name, message }],
         };
@@ -310,7 +329,7 @@ impl ImportService {
     }
 
     fn analyze(&mut self, key: RunKey, slos: Option<&str>) -> Vec<FromWorker> {
-        let opts = match options(slos) {
+        let opts = match options(slos, &self.custom) {
             Ok(o) => o,
             Err(message) => return vec![FromWorker::Failed { job: None, name: String::new(), message }],
         };
@@ -381,6 +400,28 @@ mod tests {
         let FromWorker::Updated { key: k, digest } = &out[0] else { panic!("{out:?}") };
         assert_eq!(*k, key);
         assert!(digest.comparison.iter().any(|c| c.key == "results_ttft_s_quantiles_p99"));
+    }
+
+    #[test]
+    fn saved_scenarios_score_imports_beside_the_presets() {
+        let mut s = ImportService::new();
+        let mut mine = crate::measure::score::preset("chat").unwrap();
+        mine.id = "chat-perceived".into();
+        mine.targets[0].tiers = vec![
+            crate::measure::score::Tier { at: 1.0, score: 100.0 },
+            crate::measure::score::Tier { at: 2.0, score: 0.0 },
+        ];
+        assert!(s.handle(ToWorker::Scenarios { custom: vec![mine] }, None, &mut |_, _| {}).is_empty());
+        let out = import(&mut s, 1, "vllm_bench_serve.json");
+        let FromWorker::Imported { runs, .. } = &out[0] else { panic!() };
+        let ids: Vec<&str> = runs[0].1.analysis.scores.iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(ids.len(), crate::measure::score::presets().len() + 1);
+        let score = |id: &str| runs[0].1.analysis.scores.iter().find(|x| x.id == id).unwrap().score.unwrap();
+        assert!(score("chat-perceived") < score("chat"), "its TTFT target scores 0 past 2 ms");
+        s.handle(ToWorker::Scenarios { custom: Vec::new() }, None, &mut |_, _| {});
+        let out = s.handle(ToWorker::Analyze { key: runs[0].0, slos: None }, None, &mut |_, _| {});
+        let FromWorker::Updated { digest, .. } = &out[0] else { panic!() };
+        assert_eq!(digest.analysis.scores.len(), crate::measure::score::presets().len(), "removed again");
     }
 
     #[test]
