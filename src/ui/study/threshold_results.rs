@@ -56,9 +56,9 @@ fn PooledFit(
         let t = s.threshold.as_ref()?;
         Some(t.dimension.reference_value(&t.reference_profile().ok()?))
     });
-    let weber = reference.filter(|r| *r > 0.0).map_or("–".into(), |r| {
-        format!("{:.2} ({:.2}–{:.2})", fit.fit.alpha / r, fit.alpha_ci.0 / r, fit.alpha_ci.1 / r)
-    });
+    let weber = reference
+        .and_then(|r| fit.weber(r))
+        .map_or("–".into(), |(w, (lo, hi))| format!("{w:.2} (95% CI {lo:.2}–{hi:.2})"));
     let f = fit.fit;
     view! {
         <svg class="chart" data-testid="threshold-curve" viewBox=format!("0 0 {} {}", CURVE.0, CURVE.1) role="img"

@@ -221,6 +221,16 @@ pub struct Fitted {
     pub band: Vec<(f64, f64, f64)>,
 }
 
+impl Fitted {
+    /// The Weber fraction α / `reference` with its 95% interval (from α's);
+    /// `None` when the reference is not positive (a stall study's
+    /// reference has no stall: there is no fraction of nothing).
+    pub fn weber(&self, reference: f64) -> Option<(f64, (f64, f64))> {
+        (reference > 0.0 && reference.is_finite())
+            .then(|| (self.fit.alpha / reference, (self.alpha_ci.0 / reference, self.alpha_ci.1 / reference)))
+    }
+}
+
 /// Levels the confidence band is computed at.
 pub const BAND_POINTS: usize = 40;
 
@@ -321,6 +331,9 @@ mod tests {
         let ci = fit_with_ci(Shape::Logistic, &data, 1).unwrap();
         assert!(ci.alpha_ci.0 < 80.0 && 80.0 < ci.alpha_ci.1, "{ci:?}");
         assert_eq!(ci.band.len(), BAND_POINTS);
+        let (w, (lo, hi)) = ci.weber(200.0).unwrap();
+        assert!((w - ci.fit.alpha / 200.0).abs() < 1e-12 && lo < w && w < hi);
+        assert!(ci.weber(0.0).is_none());
         assert!((ci.band[0].0 - 20.0).abs() < 1e-9 && (ci.band[BAND_POINTS - 1].0 - 320.0).abs() < 1e-9);
         for &(x, lo, hi) in &ci.band {
             assert!(lo <= ci.fit.p(x) + 1e-9 && ci.fit.p(x) <= hi + 1e-9, "the fit inside its band at {x}");
