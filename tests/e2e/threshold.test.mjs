@@ -251,7 +251,7 @@ describe('threshold study', () => {
     // The Results view polls the server: both staircases, pooled.
     await waitForText(page.getByTestId('results-participants'), new RegExp(`^2 participant\\(s\\), ${total} answer\\(s\\)\\.`), 30_000);
     assert.equal(await page.getByTestId('threshold-staircase').count(), 2);
-    assert.match(await page.getByTestId('threshold-sentence').innerText(), /notice a stall of \d+ ms over 0 ms|do not show where/);
+    assert.match(await page.getByTestId('threshold-sentence').innerText(), /notice a stall of \d+ ms \(95% interval|do not show where/);
     const json = await page.evaluate(async () => {
       const seen = new Promise((resolve) => {
         const orig = URL.createObjectURL;

@@ -6,6 +6,7 @@
 use lab_core::chart::threshold::{curve, staircase};
 use lab_core::study::Study;
 use lab_core::study::threshold::analysis::{ParticipantThreshold, ThresholdSummary};
+use lab_core::study::threshold::design::Dimension;
 use lab_core::study::threshold::psychometric::{Fitted, points};
 use leptos::prelude::*;
 
@@ -27,15 +28,15 @@ pub fn ThresholdResults(
     results: UseStudyResults,
 ) -> impl IntoView {
     let answers: usize = summary.participants.iter().map(|p| p.track.len()).sum();
-    let unit = study.with(|s| s.threshold.as_ref().map_or("", |t| t.dimension.unit()));
+    let dim = study.with(|s| s.threshold.as_ref().map_or(Dimension::Ttft, |t| t.dimension));
     view! {
         <div data-testid="threshold-results">
             <p data-testid="results-participants">{format!("{} participant(s), {answers} answer(s).", summary.participants.len())}</p>
             <p class="finding" data-testid="threshold-sentence">{summary.sentence.clone().unwrap_or_else(|| "No answers yet.".into())}</p>
-            {summary.pooled.clone().map(|f| view! { <PooledFit fit=f unit=unit study=study summary=summary.clone()/> })}
+            {summary.pooled.clone().map(|f| view! { <PooledFit fit=f dim=dim study=study summary=summary.clone()/> })}
             <h4>"Per participant"</h4>
             <div class="staircases">
-                {summary.participants.iter().cloned().map(|p| view! { <Staircase p=p unit=unit study=study/> }).collect_view()}
+                {summary.participants.iter().cloned().map(|p| view! { <Staircase p=p dim=dim study=study/> }).collect_view()}
             </div>
             <PerceivedScenario results=results/>
         </div>
@@ -44,12 +45,7 @@ pub fn ThresholdResults(
 
 /// The pooled curve and its figures.
 #[component]
-fn PooledFit(
-    fit: Fitted,
-    unit: &'static str,
-    study: Signal<Study>,
-    summary: ThresholdSummary,
-) -> impl IntoView {
+fn PooledFit(fit: Fitted, dim: Dimension, study: Signal<Study>, summary: ThresholdSummary) -> impl IntoView {
     let all: Vec<(f64, bool)> = summary.participants.iter().flat_map(|p| p.track.iter().copied()).collect();
     let c = curve(&fit, &points(&all), design_range(study), CURVE.0, CURVE.1);
     let reference = study.with(|s| {
@@ -71,14 +67,14 @@ fn PooledFit(
                 let anchor = if x > CURVE.0 - 24.0 { "end" } else { "middle" };
                 view! { <text x=x y=CURVE.1 - 4.0 text-anchor=anchor>{l}</text> }
             }).collect_view()}
-            <text x=CURVE.0 - 8.0 y=CURVE.1 - 24.0 text-anchor="end">{format!("difference from the reference ({unit})")}</text>
+            <text x=CURVE.0 - 8.0 y=CURVE.1 - 24.0 text-anchor="end">{format!("difference from the reference ({})", dim.unit())}</text>
             <text x="40" y="18">"share picking the reference"</text>
             {c.y_ticks.into_iter().map(|(y, l)| view! { <text x="2" y=y + 4.0>{l}</text> }).collect_view()}
         </svg>
         <table class="metrics" data-testid="threshold-fit">
             <tbody>
                 <tr data-testid="threshold-alpha" data-value=f.alpha data-low=fit.alpha_ci.0 data-high=fit.alpha_ci.1 data-beta=f.beta>
-                    <th scope="row">"threshold α (half notice)"</th><td>{format!("{:.1} {unit} (95% CI {:.1}–{:.1})", f.alpha, fit.alpha_ci.0, fit.alpha_ci.1)}</td></tr>
+                    <th scope="row">"threshold α (half notice)"</th><td>{format!("{} (95% CI {}–{})", dim.format(f.alpha), dim.number(fit.alpha_ci.0), dim.number(fit.alpha_ci.1))}</td></tr>
                 <tr><th scope="row">"slope β"</th><td>{format!("{:.2} (95% CI {:.2}–{:.2})", f.beta, fit.beta_ci.0, fit.beta_ci.1)}</td></tr>
                 <tr><th scope="row">"lapse rate λ"</th><td>{format!("{:.1}%", f.lapse * 100.0)}</td></tr>
                 <tr><th scope="row">"Weber fraction α / reference"</th><td data-testid="threshold-weber">{weber}</td></tr>
@@ -89,12 +85,14 @@ fn PooledFit(
 
 /// One participant's staircase and threshold.
 #[component]
-fn Staircase(p: ParticipantThreshold, unit: &'static str, study: Signal<Study>) -> impl IntoView {
+fn Staircase(p: ParticipantThreshold, dim: Dimension, study: Signal<Study>) -> impl IntoView {
     let plot =
         staircase(&p.track, &p.reversals, p.threshold.map(|t| t.0), design_range(study), STAIR.0, STAIR.1);
     let text = match p.threshold {
-        Some((t, Some((lo, hi)))) => format!("{t:.1} {unit} (95% credible {lo:.1}–{hi:.1})"),
-        Some((t, None)) => format!("{t:.1} {unit} (mean of the last reversals)"),
+        Some((t, Some((lo, hi)))) => {
+            format!("{} (95% credible {}–{})", dim.format(t), dim.number(lo), dim.number(hi))
+        }
+        Some((t, None)) => format!("{} (mean of the last reversals)", dim.format(t)),
         None => "not yet".into(),
     };
     view! {

@@ -96,7 +96,7 @@ pub fn summarize(design: &ThresholdDesign, trials: &[ThresholdTrial], seed: u64)
     let pooled = fit_with_ci(Shape::Logistic, &points(&all), seed);
     let sentence = pooled.as_ref().and_then(|f| {
         let reference = design.dimension.reference_value(&design.reference_profile().ok()?);
-        Some(slo::summary(design.dimension.what(), design.dimension.unit(), reference, f))
+        Some(slo::summary(design.dimension, reference, f))
     });
     ThresholdSummary { participants, pooled, sentence }
 }

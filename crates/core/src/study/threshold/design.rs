@@ -92,7 +92,22 @@ impl Dimension {
             Self::Pace => "a slower pace",
             Self::Jitter => "more jitter",
             Self::Stall => "a stall",
-            Self::Smoothing => "smoothing, on a stream whose gaps vary",
+            Self::Smoothing => "smoothing on a stream whose gaps vary by a",
+        }
+    }
+
+    /// A level in its unit, rounded as people read it ("95 ms", "0.35
+    /// CV", "4.5 ms per token").
+    pub fn format(self, level: f64) -> String {
+        format!("{} {}", self.number(level), self.unit())
+    }
+
+    /// A level's number alone, rounded as [`Dimension::format`] does.
+    pub fn number(self, level: f64) -> String {
+        match self {
+            Self::Ttft | Self::Stall => format!("{level:.0}"),
+            Self::Pace => format!("{level:.1}"),
+            Self::Jitter | Self::Smoothing => format!("{level:.2}"),
         }
     }
 

@@ -12,6 +12,7 @@
 //! half do, 0 where 90% do. The target keeps its weight and statistic; its
 //! sentence says where the tiers came from (study, participants, interval).
 
+use super::design::Dimension;
 use super::psychometric::{Fitted, Psychometric};
 use crate::measure::score::{Scenario, ScoreMetric, Stat, Target, Tier};
 
@@ -24,13 +25,22 @@ pub fn noticed_by(f: &Psychometric, share: f64) -> Option<f64> {
 }
 
 /// What the fit says, in one sentence: "Half of your participants notice
-/// a TTFT increase of 95 ms over 200 ms; 75% notice 160 ms."
-pub fn summary(what: &str, unit: &str, reference: f64, fit: &Fitted) -> String {
+/// a TTFT increase of 95 ms over 200 ms (95% interval 70–130 ms); 75%
+/// notice 165 ms." (without "over" when the reference is 0: a stall, or
+/// smoothing).
+pub fn summary(dimension: Dimension, reference: f64, fit: &Fitted) -> String {
     let f = &fit.fit;
+    let what = dimension.what();
+    let n = |x: f64| dimension.format(x);
+    let over = if reference > 0.0 { format!(" over {}", n(reference)) } else { String::new() };
     match (noticed_by(f, 0.5), noticed_by(f, 0.75)) {
         (Some(half), Some(most)) => format!(
-            "Half of your participants notice {what} of {half:.0} {unit} over {reference:.0} {unit} (95% interval {:.0}–{:.0} {unit}); 75% notice {most:.0} {unit}.",
-            fit.alpha_ci.0, fit.alpha_ci.1
+            "Half of your participants notice {what} of {}{over} (95% interval {}–{} {}); 75% notice {}.",
+            n(half),
+            dimension.number(fit.alpha_ci.0),
+            dimension.number(fit.alpha_ci.1),
+            dimension.unit(),
+            n(most)
         ),
         _ => format!(
             "The answers do not show where people notice {what}: the fit never reaches half noticing."
@@ -155,10 +165,15 @@ mod tests {
         assert!((noticed_by(&f.fit, 0.5).unwrap() - 95.0).abs() < 1e-9, "logistic: F(α) = ½");
         // F = ¾ ⇔ (x/α)^β = 3 ⇔ x = α·√3.
         assert!((noticed_by(&f.fit, 0.75).unwrap() - 95.0 * 3f64.sqrt()).abs() < 1e-9);
-        let s = summary("a TTFT increase", "ms", 200.0, &f);
+        let s = summary(Dimension::Ttft, 200.0, &f);
         assert_eq!(
             s,
             "Half of your participants notice a TTFT increase of 95 ms over 200 ms (95% interval 70–130 ms); 75% notice 165 ms."
+        );
+        let cv = Fitted { fit: Psychometric { alpha: 0.35, ..f.fit }, alpha_ci: (0.2, 0.5), ..f.clone() };
+        assert_eq!(
+            summary(Dimension::Jitter, 0.0, &cv),
+            "Half of your participants notice more jitter of 0.35 CV (95% interval 0.20–0.50 CV); 75% notice 0.61 CV."
         );
     }
 
