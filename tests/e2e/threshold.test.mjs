@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { download } from './lib/dom.mjs';
 import { labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -142,18 +143,7 @@ describe('threshold study', () => {
     assert.match(await page.getByTestId('threshold-participant').innerText(), /95% credible/);
 
     // Every trial in the CSV: level, placement, answer, response time.
-    const csv = await page.evaluate(async () => {
-      const seen = new Promise((resolve) => {
-        const orig = URL.createObjectURL;
-        URL.createObjectURL = (blob) => {
-          URL.createObjectURL = orig;
-          blob.text().then(resolve);
-          return orig(blob);
-        };
-      });
-      document.querySelector('[data-testid=results-csv]').click();
-      return seen;
-    });
+    const csv = await download(page, 'results-csv');
     const lines = csv.trim().split('\n');
     assert.equal(lines[0], 'study,participant,trial,level,reference_side,chosen_side,correct,rt_ms');
     assert.equal(lines.length, 41);
@@ -252,18 +242,7 @@ describe('threshold study', () => {
     await waitForText(page.getByTestId('results-participants'), new RegExp(`^2 participant\\(s\\), ${total} answer\\(s\\)\\.`), 30_000);
     assert.equal(await page.getByTestId('threshold-staircase').count(), 2);
     assert.match(await page.getByTestId('threshold-sentence').innerText(), /notice a stall of \d+ ms \(95% interval|do not show where/);
-    const json = await page.evaluate(async () => {
-      const seen = new Promise((resolve) => {
-        const orig = URL.createObjectURL;
-        URL.createObjectURL = (blob) => {
-          URL.createObjectURL = orig;
-          blob.text().then(resolve);
-          return orig(blob);
-        };
-      });
-      document.querySelector('[data-testid=results-json]').click();
-      return seen;
-    });
+    const json = await download(page, 'results-json');
     const file = JSON.parse(json);
     assert.equal(file.responses.length, total, 'every trial in the JSON export');
     assert.ok(file.responses.every((r) => r.level >= 20 && r.level <= 800 && r.conditions.length === 2 && r.rt_ms >= 0), 'level, placement and RT on each');
