@@ -13,8 +13,14 @@
 //! - **error**: median |log(estimate / truth)| as a percent (the
 //!   staircase's own estimate is compared with the level of its target,
 //!   70.7% correct).
+//!
+//! A second table times what the Results view computes on every change of
+//! the answers (`analysis::summarize`: each participant's procedure
+//! replayed, the pooled fit and its 200 bootstrap refits), natively.
 
 use lab_core::replay::rng::Rng;
+use lab_core::study::threshold::analysis::{ThresholdTrial, summarize};
+use lab_core::study::threshold::design::{Dimension, ThresholdDesign, reference_first};
 use lab_core::study::threshold::psychometric::{Shape, fit_with_ci, points};
 use lab_core::study::threshold::simulate::{draw_truth, run};
 use lab_core::study::threshold::staircase::Rule;
@@ -75,4 +81,47 @@ fn main() {
         covered as f64 * 100.0 / RUNS as f64,
         median(errors)
     );
+    println!();
+    summarize_cost();
+}
+
+/// Times `summarize` over simulated studies of 1 to 40 participants.
+fn summarize_cost() {
+    println!("| procedure | participants | answers | summarize, best of 5 |");
+    println!("|---|---:|---:|---:|");
+    for procedure in [Procedure::Staircase(Rule::default()), Procedure::Psi { trials: 40 }] {
+        let design = ThresholdDesign {
+            procedure,
+            ..ThresholdDesign::new(Dimension::Ttft, "ttft=200,tpot=30,tokens=40".into(), 1)
+        };
+        for people in [1u32, 10, 40] {
+            let mut rng = Rng::new(u64::from(people));
+            let mut trials = Vec::new();
+            for p in 0..people {
+                let truth = draw_truth(RANGE, &mut rng);
+                let a = run(procedure, design.range, &truth, &mut rng);
+                for (i, &(level, ok)) in a.trials().iter().enumerate() {
+                    let first = reference_first(design.seed, p, i);
+                    trials.push(ThresholdTrial {
+                        participant: format!("p{p}"),
+                        trial: i,
+                        level,
+                        reference_first: first,
+                        chosen: if ok == first { 0 } else { 1 },
+                        rt_ms: 700.0,
+                    });
+                }
+            }
+            let best = (0..5)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    std::hint::black_box(summarize(&design, &trials, 1));
+                    t.elapsed().as_secs_f64() * 1000.0
+                })
+                .fold(f64::INFINITY, f64::min);
+            let name =
+                if matches!(procedure, Procedure::Psi { .. }) { "Psi, 40" } else { "staircase 2-down-1-up" };
+            println!("| {name} | {people} | {} | {best:.1} ms |", trials.len());
+        }
+    }
 }

@@ -11,14 +11,15 @@
 //! - [`psi`]: the Psi method, Bayesian: the most informative next level,
 //!   posterior mean threshold and 95% credible interval.
 //!
-//! [`design`] says what varies (TTFT, pace, jitter) and builds each trial's
-//! reference and test samples with a random placement. [`psychometric`] fits the pooled answers of all participants with a
+//! [`design`] says what varies (TTFT, pace, jitter, a stall, smoothing) and
+//! builds each trial's reference and test samples with a random placement;
+//! [`edit`] has the designer's edits; [`in_study`] runs a threshold study
+//! through the lab's participant flow, results files and study server. [`psychometric`] fits the pooled answers of all participants with a
 //! logistic or Weibull function (guess 0.5, lapse fitted) by maximum
 //! likelihood, with bootstrap intervals; [`slo`] turns the fit into a
 //! sentence and into a scenario's scoring tiers; [`analysis`] replays each
 //! participant's trials into their threshold, pools them and exports one
-//! CSV row per trial; [`session`] is one participant's way through it (and
-//! what a study server checks of a submitted trial). [`simulate`] runs simulated
+//! CSV row per trial; [`session`] is one participant's way through it. [`simulate`] runs simulated
 //! observers of known functions through either procedure (the tests and
 //! `cargo run -p lab-core --example thresholds` use it).
 

@@ -2,9 +2,10 @@
 //! the level, the design builds the pair (reference and test, placement
 //! drawn per trial), the answer goes back to the procedure, until it
 //! stops. The session is plain data, saved after every answer, so a reload
-//! resumes it; [`ThresholdSession::check`] is what a study server runs on
-//! a submitted trial: it replays the participant's earlier trials, so the
-//! level and the placement must be the ones the design would have shown.
+//! resumes it; [`ThresholdSession::check`] replays the participant's
+//! earlier trials, so a trial's level and placement must be the ones the
+//! design would have shown. (Inside the app's study machinery the same
+//! replay builds each next trial: [`super::in_study`].)
 
 use serde::{Deserialize, Serialize};
 
