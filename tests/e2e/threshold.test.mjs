@@ -147,6 +147,10 @@ describe('threshold study', () => {
     const lines = csv.trim().split('\n');
     assert.equal(lines[0], 'study,participant,trial,level,reference_side,chosen_side,correct,rt_ms');
     assert.equal(lines.length, 41);
+    const report = await download(page, 'results-report');
+    assert.match(report, /^<!doctype html>/);
+    assert.ok(report.includes(await page.getByTestId('threshold-sentence').innerText()), 'the report says what the view says');
+    assert.match(report, /Psi method, 40 pairs/);
 
     // One click: the chat scenario's TTFT tiers where people notice.
     await page.getByTestId('threshold-base').selectOption('chat');

@@ -214,8 +214,9 @@ impl UseStudyResults {
             "csv" => (format!("{}-results.csv", s.id), "text/csv", to_csv(&res)),
             "json" => (format!("{}-results.json", s.id), "application/json", res.to_json()),
             _ if s.is_threshold() => {
-                let why = "The HTML report covers comparison studies; export a threshold study's trials as CSV (one row per trial) or JSON.";
-                return self.message.set(Some(why.into()));
+                let Some(summary) = self.threshold.get_untracked() else { return };
+                let html = lab_core::share::threshold_report::threshold_report(&s, &summary, &page::today());
+                (format!("{}-report.html", s.id), "text/html", html)
             }
             _ => {
                 let sum = summarize(&s, &res);

@@ -28,7 +28,7 @@ pub fn StudyResultsView(study: Signal<Study>, results: UseStudyResults) -> impl 
                 </label>
                 <button type="button" data-testid="results-csv" on:click=move |_| r.export("csv")>"Export CSV"</button>
                 <button type="button" class="secondary" data-testid="results-json" on:click=move |_| r.export("json")>"Export JSON"</button>
-                <button type="button" class="secondary" data-testid="results-report" hidden=move || study.with(Study::is_threshold) on:click=move |_| r.export("report")>"Report (HTML)"</button>
+                <button type="button" class="secondary" data-testid="results-report" on:click=move |_| r.export("report")>"Report (HTML)"</button>
             </div>
             {move || r.message.get().map(|m| view! { <p class="notice" role="status" data-testid="results-message">{m}</p> })}
             {move || (!r.tests.with(Vec::is_empty)).then(|| view! {

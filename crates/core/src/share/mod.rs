@@ -11,3 +11,4 @@ pub mod library;
 pub mod link;
 pub mod report;
 pub mod route;
+pub mod threshold_report;

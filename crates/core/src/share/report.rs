@@ -50,7 +50,7 @@ table{border-collapse:collapse;margin:.5rem 0}th,td{padding:.25rem .6rem;border-
 th:first-child,td:first-child{text-align:left}.muted{color:#5b6570}svg{max-width:100%;height:auto;font:11px sans-serif}\
 @media (prefers-color-scheme:dark){body{background:#15181c;color:#e6e8eb}th,td{border-color:#2c3238}}";
 
-fn page(title: &str, generated_at: &str, body: &str) -> String {
+pub(crate) fn page(title: &str, generated_at: &str, body: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\

@@ -1,0 +1,128 @@
+//! A threshold study's results as one self-contained HTML page (no
+//! scripts, nothing fetched): what was varied and how, the pooled curve
+//! with its band, the fit and its sentence, each participant's threshold.
+//! Every text from the study or a participant id is escaped.
+
+use std::fmt::Write as _;
+
+use super::report::{escape, page};
+use crate::chart::threshold::curve;
+use crate::study::Study;
+use crate::study::threshold::Procedure;
+use crate::study::threshold::analysis::ThresholdSummary;
+use crate::study::threshold::psychometric::points;
+
+/// The report of `study`'s results `summary`, dated `generated_at`.
+pub fn threshold_report(study: &Study, summary: &ThresholdSummary, generated_at: &str) -> String {
+    let Some(d) = &study.threshold else {
+        return page(&study.title, generated_at, "<p>Not a threshold study.</p>");
+    };
+    let dim = d.dimension;
+    let how = match d.procedure {
+        Procedure::Staircase(r) => format!(
+            "{}-down-1-up staircase, steps ×{} then ×{:.3}, stopped after {} reversals (threshold: geometric mean of the last {}), at most {} pairs",
+            r.down, r.first_step, r.step, r.reversals, r.average, r.max_trials
+        ),
+        Procedure::Psi { trials } => {
+            format!("Psi method, {trials} pairs (threshold: posterior mean, 95% credible interval)")
+        }
+    };
+    let answers: usize = summary.participants.iter().map(|p| p.track.len()).sum();
+    let mut b = format!(
+        "<p>{} participant(s), {answers} answer(s). What varied: {}; reference <code>{}</code>; levels {}–{}; {}. Question: “{}”.</p>",
+        summary.participants.len(),
+        escape(dim.label()),
+        escape(&d.reference),
+        dim.number(d.range.0),
+        dim.format(d.range.1),
+        escape(&how),
+        escape(study.questions.first().map_or("", |q| q.prompt()))
+    );
+    let _ = write!(
+        b,
+        "<p><strong>{}</strong></p>",
+        escape(summary.sentence.as_deref().unwrap_or("No answers yet."))
+    );
+    if let Some(fit) = &summary.pooled {
+        let all: Vec<(f64, bool)> =
+            summary.participants.iter().flat_map(|p| p.track.iter().copied()).collect();
+        let c = curve(fit, &points(&all), d.range, 520.0, 220.0);
+        let _ = write!(
+            b,
+            "<h2>Pooled psychometric function</h2><svg viewBox=\"0 0 520 220\" role=\"img\" aria-label=\"share picking the reference by level\">\
+<polygon points=\"{}\" fill=\"#3b82f6\" fill-opacity=\"0.18\"/><polyline points=\"{}\" fill=\"none\" stroke=\"#1f5fd1\" stroke-width=\"2\"/>",
+            c.band, c.curve
+        );
+        for (x, y, r, _) in &c.dots {
+            let _ = write!(
+                b,
+                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r:.1}\" fill=\"none\" stroke=\"currentColor\"/>"
+            );
+        }
+        for (x, l) in &c.x_ticks {
+            let _ = write!(
+                b,
+                "<text x=\"{x:.1}\" y=\"216\" text-anchor=\"middle\" fill=\"currentColor\">{l}</text>"
+            );
+        }
+        b.push_str("</svg>");
+        let f = fit.fit;
+        let _ = write!(
+            b,
+            "<table><tbody><tr><th>threshold α (half notice)</th><td>{} (95% CI {}–{})</td></tr>\
+<tr><th>slope β</th><td>{:.2} (95% CI {:.2}–{:.2})</td></tr><tr><th>lapse rate λ</th><td>{:.1}%</td></tr></tbody></table>\
+<p class=\"muted\">Logistic in log level, guess rate 0.5, by maximum likelihood; intervals from 200 parametric-bootstrap datasets.</p>",
+            dim.format(f.alpha),
+            dim.number(fit.alpha_ci.0),
+            dim.number(fit.alpha_ci.1),
+            f.beta,
+            fit.beta_ci.0,
+            fit.beta_ci.1,
+            f.lapse * 100.0
+        );
+    }
+    b.push_str("<h2>Participants</h2><table><thead><tr><th>participant</th><th>pairs</th><th>reversals</th><th>threshold</th><th>95% interval</th></tr></thead><tbody>");
+    for p in &summary.participants {
+        let (t, ci) = match p.threshold {
+            Some((t, Some((lo, hi)))) => (dim.format(t), format!("{}–{}", dim.number(lo), dim.number(hi))),
+            Some((t, None)) => (dim.format(t), "–".into()),
+            None => ("not reached".into(), "–".into()),
+        };
+        let _ = write!(
+            b,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{t}</td><td>{ci}</td></tr>",
+            escape(&p.participant),
+            p.track.len(),
+            p.reversals.len()
+        );
+    }
+    b.push_str("</tbody></table>");
+    page(&study.title, generated_at, &b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::study::threshold::analysis::{ParticipantThreshold, summarize};
+    use crate::study::threshold::design::{Dimension, ThresholdDesign};
+
+    #[test]
+    fn the_report_says_what_varied_and_escapes_what_people_typed() {
+        let mut s =
+            Study::threshold(ThresholdDesign::new(Dimension::Stall, "ttft=100,tpot=20,tokens=20".into(), 1));
+        s.title = "<script>x</script>".into();
+        let empty = summarize(s.threshold.as_ref().unwrap(), &[], 1);
+        let html = threshold_report(&s, &empty, "today");
+        assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"));
+        assert!(html.contains("Stall length") && html.contains("No answers yet."));
+        let mut with = empty.clone();
+        with.participants.push(ParticipantThreshold {
+            participant: "p<1>".into(),
+            track: vec![(100.0, true)],
+            reversals: vec![],
+            threshold: Some((150.0, None)),
+        });
+        let html = threshold_report(&s, &with, "today");
+        assert!(html.contains("<td>p&lt;1&gt;</td><td>1</td><td>0</td><td>150 ms</td>"), "{html}");
+    }
+}
