@@ -276,8 +276,11 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let url = format!("sqlite://{}?mode=rwc", dir.join("studies.db").display());
-        let study =
-            Study::threshold(ThresholdDesign::new(Dimension::Stall, "ttft=100,tpot=20,tokens=20".into(), 3));
+        let study = Study::new_threshold(ThresholdDesign::new(
+            Dimension::Stall,
+            "ttft=100,tpot=20,tokens=20".into(),
+            3,
+        ));
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let studies = Studies::new(SqlStore::connect(&url).await.unwrap());

@@ -108,8 +108,11 @@ mod tests {
 
     #[test]
     fn the_report_says_what_varied_and_escapes_what_people_typed() {
-        let mut s =
-            Study::threshold(ThresholdDesign::new(Dimension::Stall, "ttft=100,tpot=20,tokens=20".into(), 1));
+        let mut s = Study::new_threshold(ThresholdDesign::new(
+            Dimension::Stall,
+            "ttft=100,tpot=20,tokens=20".into(),
+            1,
+        ));
         s.title = "<script>x</script>".into();
         let empty = summarize(s.threshold.as_ref().unwrap(), &[], 1);
         let html = threshold_report(&s, &empty, "today");

@@ -29,7 +29,7 @@ impl Study {
             return;
         }
         let mut next = if kind == "threshold" {
-            Study::threshold(ThresholdDesign::new(Dimension::Ttft, NEW_REFERENCE.into(), seed))
+            Study::new_threshold(ThresholdDesign::new(Dimension::Ttft, NEW_REFERENCE.into(), seed))
         } else {
             Study::example()
         };

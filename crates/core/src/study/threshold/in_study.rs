@@ -110,7 +110,7 @@ pub fn pair_panes(design: &ThresholdDesign, text: &str, t: &Trial) -> Vec<PaneCo
 impl Study {
     /// A new threshold study of `design`: one A/B question (the
     /// dimension's "which felt faster/smoother?"), no conditions.
-    pub fn threshold(design: ThresholdDesign) -> Self {
+    pub fn new_threshold(design: ThresholdDesign) -> Self {
         let question = design.dimension.question().to_string();
         Study {
             schema_version: STUDY_SCHEMA_VERSION,
@@ -149,7 +149,7 @@ mod tests {
         let mut d =
             ThresholdDesign::new(Dimension::Ttft, "ttft=200,tpot=20,jitter=constant,tokens=20".into(), 5);
         d.procedure = Procedure::Psi { trials: 30 };
-        Study::threshold(d)
+        Study::new_threshold(d)
     }
 
     /// Plays a whole session as an observer of `truth` who sees the TTFTs.
