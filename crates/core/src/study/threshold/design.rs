@@ -215,6 +215,19 @@ impl Dimension {
             _ => (Smoothing::Off, Smoothing::Off),
         }
     }
+
+    /// The two samples of a pair at `level`, A first (the reference on
+    /// the left when `reference_first`), and how each is shown.
+    pub fn sides(
+        self,
+        reference: &Profile,
+        level: f64,
+        reference_first: bool,
+    ) -> ([Profile; 2], [Smoothing; 2]) {
+        let (r, t) = (self.reference_sample(reference, level), self.test_profile(reference, level));
+        let (shown_r, shown_t) = self.smoothing();
+        if reference_first { ([r, t], [shown_r, shown_t]) } else { ([t, r], [shown_t, shown_r]) }
+    }
 }
 
 /// A threshold study's design.

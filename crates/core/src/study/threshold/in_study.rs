@@ -85,23 +85,18 @@ fn trial(index: usize, level: f64, reference_first: bool) -> Trial {
 /// The two panes of threshold trial `t`, titled A and B.
 pub fn pair_panes(design: &ThresholdDesign, text: &str, t: &Trial) -> Vec<PaneConfig> {
     let (Ok(reference), Some(level)) = (design.reference_profile(), t.level) else { return Vec::new() };
-    let d = design.dimension;
-    let (shown_ref, shown_test) = d.smoothing();
-    t.conditions
-        .iter()
+    let first = t.conditions.first().is_some_and(|c| c == REFERENCE);
+    let (sides, smoothing) = design.dimension.sides(&reference, level, first);
+    sides
+        .into_iter()
+        .zip(smoothing)
         .zip(["A", "B"])
-        .map(|(c, title)| {
-            let is_ref = c == REFERENCE;
-            let mut profile = if is_ref {
-                d.reference_sample(&reference, level)
-            } else {
-                d.test_profile(&reference, level)
-            };
+        .map(|((mut profile, smoothing), title)| {
             profile.text = TextSource::Sample { id: text.to_string() };
             PaneConfig {
                 title: title.to_string(),
                 source: PaneSource::Profile(ProfileDraft { profile, prompt_tokens: 0 }),
-                smoothing: if is_ref { shown_ref } else { shown_test },
+                smoothing,
             }
         })
         .collect()

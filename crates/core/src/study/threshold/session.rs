@@ -87,14 +87,7 @@ impl ThresholdSession {
         let reference = design.reference_profile().map_err(|_| TrialError::Design)?;
         let trial = self.trials.len();
         let first = reference_first(design.seed, self.number, trial);
-        let d = design.dimension;
-        let (reference, test) = (d.reference_sample(&reference, level), d.test_profile(&reference, level));
-        let (shown_ref, shown_test) = d.smoothing();
-        let (sides, smoothing) = if first {
-            ([reference, test], [shown_ref, shown_test])
-        } else {
-            ([test, reference], [shown_test, shown_ref])
-        };
+        let (sides, smoothing) = design.dimension.sides(&reference, level, first);
         Ok(Some(Pair { trial, level, reference_first: first, sides, smoothing }))
     }
 
