@@ -7,7 +7,7 @@ use lab_core::chart::threshold::{curve, staircase};
 use lab_core::study::Study;
 use lab_core::study::threshold::analysis::{ParticipantThreshold, ThresholdSummary};
 use lab_core::study::threshold::design::Dimension;
-use lab_core::study::threshold::psychometric::{Fitted, points};
+use lab_core::study::threshold::psychometric::{Fitted, Point};
 use leptos::prelude::*;
 
 use crate::browser::study::UseStudyResults;
@@ -33,7 +33,7 @@ pub fn ThresholdResults(
         <div data-testid="threshold-results">
             <p data-testid="results-participants">{format!("{} participant(s), {answers} answer(s).", summary.participants.len())}</p>
             <p class="finding" data-testid="threshold-sentence">{summary.sentence.clone().unwrap_or_else(|| "No answers yet.".into())}</p>
-            {summary.pooled.clone().map(|f| view! { <PooledFit fit=f dim=dim study=study summary=summary.clone()/> })}
+            {summary.pooled.clone().map(|f| view! { <PooledFit fit=f data=summary.data.clone() dim=dim study=study/> })}
             <h4>"Per participant"</h4>
             <div class="staircases">
                 {summary.participants.iter().cloned().map(|p| view! { <Staircase p=p dim=dim study=study/> }).collect_view()}
@@ -45,9 +45,8 @@ pub fn ThresholdResults(
 
 /// The pooled curve and its figures.
 #[component]
-fn PooledFit(fit: Fitted, dim: Dimension, study: Signal<Study>, summary: ThresholdSummary) -> impl IntoView {
-    let all: Vec<(f64, bool)> = summary.participants.iter().flat_map(|p| p.track.iter().copied()).collect();
-    let c = curve(&fit, &points(&all), design_range(study), CURVE.0, CURVE.1);
+fn PooledFit(fit: Fitted, data: Vec<Point>, dim: Dimension, study: Signal<Study>) -> impl IntoView {
+    let c = curve(&fit, &data, design_range(study), CURVE.0, CURVE.1);
     let reference = study.with(|s| {
         let t = s.threshold.as_ref()?;
         Some(t.dimension.reference_value(&t.reference_profile().ok()?))

@@ -10,7 +10,6 @@ use crate::chart::threshold::curve;
 use crate::study::Study;
 use crate::study::threshold::Procedure;
 use crate::study::threshold::analysis::ThresholdSummary;
-use crate::study::threshold::psychometric::points;
 
 /// The report of `study`'s results `summary`, dated `generated_at`.
 pub fn threshold_report(study: &Study, summary: &ThresholdSummary, generated_at: &str) -> String {
@@ -44,9 +43,7 @@ pub fn threshold_report(study: &Study, summary: &ThresholdSummary, generated_at:
         escape(summary.sentence.as_deref().unwrap_or("No answers yet."))
     );
     if let Some(fit) = &summary.pooled {
-        let all: Vec<(f64, bool)> =
-            summary.participants.iter().flat_map(|p| p.track.iter().copied()).collect();
-        let c = curve(fit, &points(&all), d.range, 520.0, 220.0);
+        let c = curve(fit, &summary.data, d.range, 520.0, 220.0);
         let _ = write!(
             b,
             "<h2>Pooled psychometric function</h2><svg viewBox=\"0 0 520 220\" role=\"img\" aria-label=\"share picking the reference by level\">\

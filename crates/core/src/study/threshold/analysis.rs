@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::design::{ThresholdDesign, correct};
-use super::psychometric::{Fitted, Shape, fit_with_ci, points};
+use super::psychometric::{Fitted, Point, Shape, fit_with_ci, points};
 use super::{Adaptive, slo};
 
 /// One answered trial.
@@ -51,6 +51,9 @@ pub struct ParticipantThreshold {
 pub struct ThresholdSummary {
     /// Per participant, in first-answer order.
     pub participants: Vec<ParticipantThreshold>,
+    /// Every answer grouped by level: what the pooled fit was fitted to
+    /// (and the curve's dots).
+    pub data: Vec<Point>,
     /// Pooled fit (logistic), when any answers exist.
     pub pooled: Option<Fitted>,
     /// The pooled fit in one sentence.
@@ -93,12 +96,13 @@ pub fn summarize(design: &ThresholdDesign, trials: &[ThresholdTrial], seed: u64)
         })
         .collect();
     let all: Vec<(f64, bool)> = trials.iter().map(|t| (t.level, t.correct())).collect();
-    let pooled = fit_with_ci(Shape::Logistic, &points(&all), seed);
+    let data = points(&all);
+    let pooled = fit_with_ci(Shape::Logistic, &data, seed);
     let sentence = pooled.as_ref().and_then(|f| {
         let reference = design.dimension.reference_value(&design.reference_profile().ok()?);
         Some(slo::summary(design.dimension, reference, f))
     });
-    ThresholdSummary { participants, pooled, sentence }
+    ThresholdSummary { participants, data, pooled, sentence }
 }
 
 /// One CSV row per trial: study, participant, trial, level, placement,
