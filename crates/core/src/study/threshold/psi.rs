@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::psychometric::{Psychometric, Shape};
+use super::psychometric::{Psychometric, Shape, log_levels};
 
 /// Threshold grid points.
 pub const ALPHAS: usize = 60;
@@ -24,10 +24,6 @@ pub const BETAS: usize = 12;
 pub const LEVELS: usize = 30;
 /// Lapse rate the method assumes.
 pub const LAPSE: f64 = 0.02;
-
-fn log_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    (0..n).map(|i| (lo.ln() + (hi.ln() - lo.ln()) * i as f64 / (n - 1) as f64).exp()).collect()
-}
 
 /// A Psi procedure in progress.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,9 +50,9 @@ impl Psi {
             range: (lo, hi),
             max_trials,
             trials: Vec::new(),
-            alphas: log_grid(lo / 2.0, hi * 2.0, ALPHAS),
-            betas: log_grid(0.7, 10.0, BETAS),
-            levels: log_grid(lo, hi, LEVELS),
+            alphas: log_levels(lo / 2.0, hi * 2.0, ALPHAS),
+            betas: log_levels(0.7, 10.0, BETAS),
+            levels: log_levels(lo, hi, LEVELS),
             posterior: vec![1.0 / n as f64; n],
         }
     }
