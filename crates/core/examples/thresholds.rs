@@ -19,10 +19,10 @@
 //! replayed, the pooled fit and its 200 bootstrap refits), natively.
 
 use lab_core::replay::rng::Rng;
-use lab_core::study::threshold::analysis::{ThresholdTrial, summarize};
-use lab_core::study::threshold::design::{Dimension, ThresholdDesign, reference_first};
+use lab_core::study::threshold::analysis::summarize;
+use lab_core::study::threshold::design::{Dimension, ThresholdDesign};
 use lab_core::study::threshold::psychometric::{Shape, fit_with_ci, points};
-use lab_core::study::threshold::simulate::{draw_truth, run};
+use lab_core::study::threshold::simulate::{draw_truth, recorded, run};
 use lab_core::study::threshold::staircase::Rule;
 use lab_core::study::threshold::{Adaptive, Procedure};
 
@@ -100,17 +100,7 @@ fn summarize_cost() {
             for p in 0..people {
                 let truth = draw_truth(RANGE, &mut rng);
                 let a = run(procedure, design.range, &truth, &mut rng);
-                for (i, &(level, ok)) in a.trials().iter().enumerate() {
-                    let first = reference_first(design.seed, p, i);
-                    trials.push(ThresholdTrial {
-                        participant: format!("p{p}"),
-                        trial: i,
-                        level,
-                        reference_first: first,
-                        chosen: if ok == first { 0 } else { 1 },
-                        rt_ms: 700.0,
-                    });
-                }
+                trials.extend(recorded(&design, p, &a));
             }
             let best = (0..5)
                 .map(|_| {

@@ -127,7 +127,7 @@ pub fn to_csv(study_id: &str, trials: &[ThresholdTrial]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::design::{Dimension, reference_first};
+    use super::super::design::Dimension;
     use super::super::psychometric::Psychometric;
     use super::super::staircase::Rule;
     use super::super::{Procedure, simulate};
@@ -148,18 +148,7 @@ mod tests {
         let mut trials = Vec::new();
         for p in 0..10u32 {
             let run = simulate::run(design.procedure, design.range, &truth, &mut rng);
-            for (i, &(level, ok)) in run.trials().iter().enumerate() {
-                let first = reference_first(design.seed, p, i);
-                let chosen = if ok == first { 0 } else { 1 };
-                trials.push(ThresholdTrial {
-                    participant: format!("p{p}"),
-                    trial: i,
-                    level,
-                    reference_first: first,
-                    chosen,
-                    rt_ms: 700.0,
-                });
-            }
+            trials.extend(simulate::recorded(&design, p, &run));
         }
         let s = summarize(&design, &trials, 1);
         assert_eq!(s.participants.len(), 10);

@@ -4,6 +4,8 @@
 //! trials, is measured on them (tests here; `examples/thresholds.rs`
 //! prints the table in BENCHMARKS.md).
 
+use super::analysis::ThresholdTrial;
+use super::design::{ThresholdDesign, reference_first};
 use super::psychometric::Psychometric;
 use super::{Adaptive, Procedure};
 use crate::replay::rng::Rng;
@@ -17,6 +19,27 @@ pub fn run(procedure: Procedure, range: (f64, f64), truth: &Psychometric, rng: &
         a.record(x, correct);
     }
     a
+}
+
+/// The trials of simulated participant `number` (id `p<number>`) as a
+/// study records them: each answer placed on the side `design` draws for
+/// it, with a fixed response time of 700 ms.
+pub fn recorded(design: &ThresholdDesign, number: u32, run: &Adaptive) -> Vec<ThresholdTrial> {
+    run.trials()
+        .iter()
+        .enumerate()
+        .map(|(i, &(level, correct))| {
+            let first = reference_first(design.seed, number, i);
+            ThresholdTrial {
+                participant: format!("p{number}"),
+                trial: i,
+                level,
+                reference_first: first,
+                chosen: if correct == first { 0 } else { 1 },
+                rt_ms: 700.0,
+            }
+        })
+        .collect()
 }
 
 /// A true function drawn for experiment `i`: threshold log-uniform over
