@@ -22,6 +22,15 @@ async function answerTrial(page, k) {
   await click(page, kind === 'question-rating' ? `rate-${1 + (k % 7)}` : k % 2 ? 'choose-b' : 'choose-a');
 }
 
+/** Publishes `study` on the suite's server; returns its id and the researcher's auth header. */
+async function publish(lab, study) {
+  const token = readFileSync(path.join(lab.server.dir, 'data', 'researcher-token'), 'utf8').trim();
+  const auth = { Authorization: `Bearer ${token}` };
+  const published = await fetch(`${lab.server.url}api/studies`, { method: 'POST', headers: auth, body: JSON.stringify(study) });
+  assert.equal(published.status, 201);
+  return { ...(await published.json()), auth };
+}
+
 describe('UX study participant (Firefox)', () => {
   const lab = firefoxSuite();
 
@@ -52,17 +61,13 @@ describe('UX study participant (Firefox)', () => {
   });
 
   test('a participant of a study published on the server: each answer reaches the server, reload and all', async () => {
-    const token = readFileSync(path.join(lab.server.dir, 'data', 'researcher-token'), 'utf8').trim();
-    const auth = { Authorization: `Bearer ${token}` };
     const study = {
       schema_version: 1, id: 'firefox-server', title: 'Firefox server study', instructions: 'Watch, then answer.', consent: 'I agree.', text: 'chat',
       conditions: [40, 160, 320].map((ttft, i) => ({ id: `c${i + 1}`, name: `secret-${i}`, source: { profile: `ttft=${ttft},tpot=5,jitter=constant,tokens=8` } })),
       questions: [{ kind: 'rating', id: 'responsive', prompt: 'How responsive?', points: 5, low: 'slow', high: 'fast' }],
       repetitions: 1, order: { kind: 'latin_square' },
     };
-    const published = await fetch(`${lab.server.url}api/studies`, { method: 'POST', headers: auth, body: JSON.stringify(study) });
-    assert.equal(published.status, 201);
-    const { id } = await published.json();
+    const { id, auth } = await publish(lab, study);
     const { page, context, problems } = await openFirefoxPage(lab.browser, `${lab.server.url}s/${id}`);
     await click(page, 'consent-accept');
     await click(page, 'participant-begin');
@@ -83,17 +88,13 @@ describe('UX study participant (Firefox)', () => {
   });
 
   test('a threshold study in Firefox: pairs on the server are the ones the browser played, reload and all', async () => {
-    const token = readFileSync(path.join(lab.server.dir, 'data', 'researcher-token'), 'utf8').trim();
-    const auth = { Authorization: `Bearer ${token}` };
     const study = {
       schema_version: 1, id: 'firefox-pace', title: 'Pace', instructions: 'Pick the faster one.', text: 'chat',
       conditions: [], questions: [{ kind: 'choice', id: 'pick', prompt: 'Which one felt faster?' }],
       repetitions: 1, order: { kind: 'latin_square' },
       threshold: { dimension: 'pace', reference: 'ttft=40,tpot=20,jitter=constant,tokens=8', range: [2, 120], procedure: { kind: 'psi', trials: 12 }, seed: 5 },
     };
-    const published = await fetch(`${lab.server.url}api/studies`, { method: 'POST', headers: auth, body: JSON.stringify(study) });
-    assert.equal(published.status, 201);
-    const { id } = await published.json();
+    const { id, auth } = await publish(lab, study);
     const { page, context, problems } = await openFirefoxPage(lab.browser, `${lab.server.url}s/${id}`);
     await click(page, 'participant-begin');
     // An observer who times each pane from its first to its last text and

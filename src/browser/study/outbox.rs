@@ -129,8 +129,11 @@ impl UseOutbox {
         let docs = self.lib.all_docs(idb::SESSIONS).await.unwrap_or_default();
         let mut q: Vec<Queued> = docs.iter().filter_map(|t| serde_json::from_str::<Queued>(t).ok()).collect();
         q.sort_by(|a, b| {
-            let key = |q: &Queued| (q.server_id.clone(), q.answer.participant.clone(), q.answer.trial);
-            key(a).cmp(&key(b))
+            (&a.server_id, &a.answer.participant, a.answer.trial).cmp(&(
+                &b.server_id,
+                &b.answer.participant,
+                b.answer.trial,
+            ))
         });
         q
     }
