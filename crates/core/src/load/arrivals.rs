@@ -17,8 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::run::HTTP1_CONNECTIONS_PER_HOST;
 use crate::replay::rng::Rng;
+use crate::trace::HTTP1_CONNECTIONS_PER_HOST;
 
 /// Most requests a plan schedules.
 pub const MAX_REQUESTS: usize = 10_000;

@@ -10,6 +10,11 @@ use crate::measure::sweep::RunMode;
 
 /// Most turns a conversation run takes.
 pub const MAX_TURNS: u32 = 20;
+/// Requests a request-rate run sends unless told otherwise: enough for
+/// each of its [`crate::measure::rate::WINDOWS`] windows to hold
+/// [`crate::measure::rate::MIN_PER_WINDOW`] requests and its medians to
+/// show a rate.
+pub const DEFAULT_RATE_REQUESTS: u32 = 60;
 
 /// What a live run sends.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -73,8 +78,10 @@ impl RunShape {
 /// The run form's fields, whichever shape they belong to.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ShapeForm {
-    /// N (requests, concurrency, or a rate run's count).
+    /// N (requests or concurrency of the levels shapes).
     pub n: u32,
+    /// Requests a rate run sends (when no duration bounds it).
+    pub rate_requests: u32,
     /// Batches per level, or requests per prompt length.
     pub rounds: u32,
     /// Longest prompt of a sweep (tokens).
@@ -95,6 +102,7 @@ impl Default for ShapeForm {
     fn default() -> Self {
         Self {
             n: 4,
+            rate_requests: DEFAULT_RATE_REQUESTS,
             rounds: 2,
             max_prompt_tokens: 4096,
             turns: 4,
@@ -131,7 +139,7 @@ impl ShapeForm {
                     rate_per_s: self.rate_per_s,
                     burstiness: self.burstiness,
                     duration_s: self.duration_s,
-                    requests: self.duration_s.is_none().then_some(self.n as usize),
+                    requests: self.duration_s.is_none().then_some(self.rate_requests.max(1) as usize),
                     ramp_from_per_s: self.ramp_from_per_s,
                     seed,
                 },
@@ -174,5 +182,14 @@ mod tests {
         assert_eq!((plan.requests, plan.duration_s, plan.seed), (None, Some(30.0), 9));
         assert_eq!(f.shape("bogus", 0), RunShape::default());
         assert_eq!(SHAPES.len(), 7);
+    }
+
+    #[test]
+    fn a_default_rate_run_is_long_enough_to_show_a_rate() {
+        use crate::measure::rate::{MIN_PER_WINDOW, WINDOWS};
+        let shape = ShapeForm::default().shape("rate", 1);
+        assert!(shape.requests() >= MIN_PER_WINDOW * WINDOWS, "{} requests", shape.requests());
+        // The levels' N stays small: it is a concurrency, not a count of arrivals.
+        assert_eq!(ShapeForm::default().shape("concurrent", 1).requests(), 4);
     }
 }

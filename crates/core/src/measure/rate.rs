@@ -21,17 +21,40 @@
 //! **Saturation point**: the first window whose median TTFT is more than
 //! [`TTFT_GROWTH`] × the first window's: the offered rate there is where
 //! requests started to queue. None when TTFT held.
+//!
+//! **Where they queued** ([`QueueCause`]). TTFT is measured from when the
+//! page asked for the request, so it includes time the browser held it
+//! (over HTTP/1.1 a browser opens at most 6 connections per host: the 7th
+//! concurrent request waits for one). Per window the lab also takes:
+//! - **queued in the browser** = the median of `requestStart − startTime −
+//!   connect` (Resource Timing, [`crate::trace::NetworkTiming::queued_ms`]);
+//! - **TTFT after leaving the browser** = the median of TTFT − that queue;
+//! - **server TTFT** = the median of the server's own TTFT, when the server
+//!   reports it (`latency-lab serve`'s ground truth).
+//!
+//! At the saturation window the rise is put on the server when TTFT after
+//! leaving the browser (else the server's own TTFT) also passed
+//! [`TTFT_GROWTH`] × its first window's; on the browser when it did not and
+//! the browser's queue makes up at least half of the rise; on the path in
+//! between (network, the page reading the streams) when neither did. Without
+//! either measurement the lab says it cannot tell.
 
 use serde::{Deserialize, Serialize};
 
 use crate::measure::metrics::RunMetrics;
 use crate::measure::stats::{Samples, Summary};
-use crate::trace::Trace;
+use crate::trace::{HTTP1_CONNECTIONS_PER_HOST, RequestTrace, Trace};
 
 /// Windows a run is cut into.
 pub const WINDOWS: usize = 10;
 /// TTFT growth over the first window that counts as saturation (2×).
 pub const TTFT_GROWTH: f64 = 2.0;
+/// Fewest requests per window for its median to mean something: a run
+/// with fewer says so.
+pub const MIN_PER_WINDOW: usize = 5;
+/// Client delay (sent − scheduled, P99, ms) beyond which the browser did
+/// not keep the schedule, so the server saw a lower rate than offered.
+pub const CLIENT_LATE_MS: f64 = 50.0;
 
 /// One window of a rate run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,6 +71,32 @@ pub struct RateWindow {
     pub ttft_ms: Option<f64>,
     /// Mean requests in flight over it.
     pub in_flight: f64,
+    /// Median time requests sent in it waited inside the browser before
+    /// going out (ms; Resource Timing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_queued_ms: Option<f64>,
+    /// Median TTFT after leaving the browser (TTFT − browser queue, ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttft_after_queue_ms: Option<f64>,
+    /// Median TTFT on the server's own clock (ms), when it reports one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_ttft_ms: Option<f64>,
+}
+
+/// Where the requests of a saturated rate run waited.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "at", rename_all = "snake_case")]
+pub enum QueueCause {
+    /// At the server: TTFT rose after the requests left the browser too.
+    Server,
+    /// In the browser: requests waited for a connection before going out
+    /// (HTTP/1.1's per-host limit); the server kept its pace.
+    Browser,
+    /// Between them: neither the server's TTFT nor the browser's queue
+    /// grew, yet the page saw TTFT rise (the network, or the page itself).
+    Path,
+    /// The run has neither Resource Timing nor the server's clock.
+    Unknown,
 }
 
 /// A rate run's results.
@@ -63,6 +112,9 @@ pub struct RateRun {
     pub client_delay_ms: Option<Summary>,
     /// The window where TTFT passed [`TTFT_GROWTH`] × the first one's.
     pub saturation: Option<usize>,
+    /// Where the requests queued there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<QueueCause>,
 }
 
 /// The rate view of a trace (`None` when no request was scheduled).
@@ -96,6 +148,16 @@ pub fn rate_run(trace: &Trace, m: &RunMetrics) -> Option<RateRun> {
                     sent_here.iter().filter_map(|(_, rm)| rm.output_tokens_per_s).collect(),
                 ),
                 ttft_ms: median(sent_here.iter().filter_map(|(_, rm)| rm.ttft_ms).collect()),
+                browser_queued_ms: median(sent_here.iter().filter_map(|(r, _)| queued(r)).collect()),
+                ttft_after_queue_ms: median(
+                    sent_here.iter().filter_map(|(r, rm)| Some(rm.ttft_ms? - queued(r)?)).collect(),
+                ),
+                server_ttft_ms: median(
+                    sent_here
+                        .iter()
+                        .filter_map(|(r, _)| r.server.as_ref()?.chunks_sent_ms.first().copied())
+                        .collect(),
+                ),
                 in_flight: reqs
                     .iter()
                     .map(|(r, rm)| (rm.last_event_ms.min(w_end) - r.sent_ms.max(w_end - w_ms)).max(0.0))
@@ -112,9 +174,37 @@ pub fn rate_run(trace: &Trace, m: &RunMetrics) -> Option<RateRun> {
         requests: reqs.len(),
         window_s,
         client_delay_ms: Samples::from_finite(delays).summary(),
+        cause: saturation.map(|k| cause(&windows, k)),
         saturation,
         windows,
     })
+}
+
+/// Time a request waited in the browser before going out (ms).
+fn queued(r: &RequestTrace) -> Option<f64> {
+    r.network.as_ref()?.queued_ms()
+}
+
+/// Whether `pick` of window `k` grew past [`TTFT_GROWTH`] × its first value
+/// (`None` when the run never measured it).
+fn grew(windows: &[RateWindow], k: usize, pick: fn(&RateWindow) -> Option<f64>) -> Option<bool> {
+    let first = windows.iter().find_map(pick)?;
+    let now = windows.get(k).and_then(pick)?;
+    Some(now > TTFT_GROWTH * first)
+}
+
+/// Where the requests of saturated window `k` waited (module docs).
+fn cause(windows: &[RateWindow], k: usize) -> QueueCause {
+    let w = &windows[k];
+    let first = windows.iter().find_map(|w| w.ttft_ms).unwrap_or(0.0);
+    let rise = w.ttft_ms.unwrap_or(first) - first;
+    let in_browser = w.browser_queued_ms.is_some_and(|q| q >= rise / 2.0);
+    match (grew(windows, k, |w| w.server_ttft_ms), grew(windows, k, |w| w.ttft_after_queue_ms)) {
+        (Some(true), _) | (None, Some(true)) => QueueCause::Server,
+        (Some(false), _) | (None, Some(false)) if in_browser => QueueCause::Browser,
+        (Some(false), _) | (None, Some(false)) => QueueCause::Path,
+        (None, None) => QueueCause::Unknown,
+    }
 }
 
 impl RateRun {
@@ -139,25 +229,79 @@ impl RateRun {
         out
     }
 
-    /// The saturation point in words.
+    /// The saturation point in words: where requests queued (the server,
+    /// the browser, the path between), whether the browser kept the
+    /// schedule, and whether the run had enough requests per window.
     pub fn describe(&self) -> String {
         let first = self.windows.iter().find_map(|w| w.ttft_ms).unwrap_or(0.0);
         let peak = self.windows.iter().map(|w| w.offered_per_s).fold(0.0, f64::max);
-        let delay = self.client_delay_ms.map_or(String::new(), |d| {
-            format!(" The browser sent {:.1} ms late at P99 (its own delay, not the server's).", d.p99)
-        });
-        match self.saturation.and_then(|k| self.windows.get(k)) {
-            Some(w) => format!(
-                "Requests started to queue at about {:.1} requests/s ({:.0} s in): median TTFT rose from {:.0} ms to {:.0} ms while the server delivered {:.0} tokens/s to everyone.{delay}",
-                w.offered_per_s,
-                w.start_s,
-                first,
-                w.ttft_ms.unwrap_or(0.0),
-                w.system_tokens_per_s,
-            ),
+        let mut out = match self.saturation.and_then(|k| self.windows.get(k)) {
+            Some(w) => self.saturated(w, first),
             None => format!(
-                "The server kept up with every rate asked for (up to {peak:.1} requests/s): median TTFT stayed within {TTFT_GROWTH}× of the first {:.0} s ({first:.0} ms).{delay}",
+                "The server kept up with every rate asked for (up to {peak:.1} requests/s): median TTFT stayed within {TTFT_GROWTH}× of the first {:.0} s ({first:.0} ms).",
                 self.window_s
+            ),
+        };
+        if let Some(d) = self.client_delay_ms {
+            if d.p99 > CLIENT_LATE_MS {
+                out.push_str(&format!(
+                    " The browser could not keep the schedule: it sent {:.0} ms late at P99 (median {:.1} ms), so the server was offered less than the rates above.",
+                    d.p99, d.median
+                ));
+            } else {
+                out.push_str(&format!(
+                    " The browser sent {:.1} ms late at P99 (its own delay, not the server's).",
+                    d.p99
+                ));
+            }
+        }
+        let per_window = self.requests as f64 / self.windows.len().max(1) as f64;
+        if per_window < MIN_PER_WINDOW as f64 {
+            out.push_str(&format!(
+                " Only {per_window:.1} requests per window: too few for a median to show a rate (send at least {} requests).",
+                MIN_PER_WINDOW * WINDOWS
+            ));
+        }
+        out
+    }
+
+    /// The headline of a run that saturated at window `w`.
+    fn saturated(&self, w: &RateWindow, first: f64) -> String {
+        let at = format!("about {:.1} requests/s ({:.0} s in)", w.offered_per_s, w.start_s);
+        let ttft = w.ttft_ms.unwrap_or(0.0);
+        let first_of = |pick: fn(&RateWindow) -> Option<f64>| self.windows.iter().find_map(pick);
+        let server = match (first_of(|w| w.server_ttft_ms), w.server_ttft_ms) {
+            (Some(a), Some(b)) => {
+                format!(" The server's own clock: its TTFT went from {a:.0} ms to {b:.0} ms.")
+            }
+            _ => String::new(),
+        };
+        match self.cause.unwrap_or(QueueCause::Unknown) {
+            QueueCause::Server => format!(
+                "Requests started to queue at {at}: median TTFT rose from {first:.0} ms to {ttft:.0} ms while the server delivered {:.0} tokens/s to everyone, and it rose after the requests left the browser too, so the queue is at the server.{server}",
+                w.system_tokens_per_s
+            ),
+            QueueCause::Browser => format!(
+                "Requests queued in the browser, not at the server: from {at} the median request waited {:.0} ms inside the browser before it went out (over HTTP/1.1 a browser opens at most {} connections per host), so median TTFT as the page measured it rose from {first:.0} ms to {ttft:.0} ms, while TTFT after leaving the browser stayed near {:.0} ms.{server} This is the browser's limit, not the server's saturation: load the server over HTTP/2, or with a load tool outside the browser.",
+                w.browser_queued_ms.unwrap_or(0.0),
+                HTTP1_CONNECTIONS_PER_HOST,
+                w.ttft_after_queue_ms.unwrap_or(0.0),
+            ),
+            QueueCause::Path => format!(
+                "Median TTFT as the page measured it rose from {first:.0} ms to {ttft:.0} ms at {at}, but neither at the server nor in the browser's queue:{} the time went between them (the network, or the page busy reading {:.0} streams at once).",
+                if server.is_empty() { " TTFT after leaving the browser held." } else { &server },
+                w.in_flight
+            ),
+            QueueCause::Unknown => format!(
+                "Median TTFT rose from {first:.0} ms to {ttft:.0} ms at {at}. This endpoint reports neither the browser's queue (Resource Timing needs `Timing-Allow-Origin`) nor the server's clock, so the lab cannot tell a server queue from the browser's{}.",
+                if w.in_flight > f64::from(HTTP1_CONNECTIONS_PER_HOST) {
+                    format!(
+                        ": with {:.0} requests in flight, over HTTP/1.1 the browser itself holds back all beyond {}",
+                        w.in_flight, HTTP1_CONNECTIONS_PER_HOST
+                    )
+                } else {
+                    String::new()
+                }
             ),
         }
     }
@@ -167,7 +311,7 @@ impl RateRun {
 mod tests {
     use super::*;
     use crate::measure::metrics::MetricsConfig;
-    use crate::trace::{Chunk, RequestTrace};
+    use crate::trace::{Chunk, NetworkTiming, ServerTiming};
 
     /// A request scheduled at `at` s, sent 2 ms late, first token after `ttft` ms, 10 tokens 10 ms apart.
     fn req(at: f64, ttft: f64) -> RequestTrace {
@@ -198,8 +342,88 @@ mod tests {
         assert!(r.windows[k].ttft_ms.unwrap() > 200.0 && r.windows[k - 1].ttft_ms.unwrap() <= 200.0);
         assert!((r.client_delay_ms.unwrap().p99 - 2.0).abs() < 1e-9);
         let text = r.describe();
-        assert!(text.starts_with("Requests started to queue at about 4.0 requests/s"), "{text}");
+        assert_eq!(r.cause, Some(QueueCause::Unknown), "no Resource Timing, no server clock");
+        assert!(text.starts_with("Median TTFT rose from 100 ms to"), "{text}");
+        assert!(text.contains("cannot tell a server queue from the browser's"), "{text}");
         assert!(text.contains("2.0 ms late at P99"), "{text}");
+    }
+
+    /// `req`, with the browser's queue and the server's own TTFT recorded.
+    fn measured(at: f64, queued: f64, server_ttft: f64) -> RequestTrace {
+        let mut r = req(at, queued + server_ttft + 3.0);
+        r.network = Some(NetworkTiming {
+            protocol: Some("http/1.1".into()),
+            start_ms: r.sent_ms,
+            request_start_ms: Some(r.sent_ms + queued),
+            ..NetworkTiming::default()
+        });
+        r.server = Some(ServerTiming { chunks_sent_ms: vec![server_ttft], ..ServerTiming::default() });
+        r
+    }
+
+    /// The walk of 2026-12-04: `profile:fast-start` (no slot limit) at
+    /// 4 requests/s over HTTP/1.1. Requests pile up behind the browser's 6
+    /// connections; the server answers each in 150 ms.
+    fn browser_bound() -> RateRun {
+        let reqs: Vec<RequestTrace> =
+            (0..60).map(|i| measured(i as f64 * 0.25, (i as f64 - 20.0).max(0.0) * 150.0, 150.0)).collect();
+        let t = Trace { requests: reqs, ..Trace::default() };
+        rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).unwrap()
+    }
+
+    #[test]
+    fn a_queue_in_the_browser_is_not_called_the_servers_saturation() {
+        let r = browser_bound();
+        assert_eq!(r.cause, Some(QueueCause::Browser));
+        let w = &r.windows[r.saturation.unwrap()];
+        assert!((w.server_ttft_ms.unwrap() - 150.0).abs() < 1e-9 && w.browser_queued_ms.unwrap() > 150.0);
+        let text = r.describe();
+        assert!(text.starts_with("Requests queued in the browser, not at the server"), "{text}");
+        assert!(!text.contains("Requests started to queue"), "{text}");
+        assert!(text.contains("its TTFT went from 150 ms to 150 ms"), "{text}");
+        assert!(text.contains("not the server's saturation"), "{text}");
+    }
+
+    #[test]
+    fn a_server_queue_shows_after_the_browser_and_on_the_servers_clock() {
+        // Queueing at the server: the browser sends at once, the server's TTFT climbs.
+        let reqs: Vec<RequestTrace> = (0..60)
+            .map(|i| measured(i as f64 * 0.25, 0.5, 150.0 + (i as f64 - 20.0).max(0.0) * 40.0))
+            .collect();
+        let t = Trace { requests: reqs, ..Trace::default() };
+        let r = rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).unwrap();
+        assert_eq!(r.cause, Some(QueueCause::Server));
+        let text = r.describe();
+        assert!(text.starts_with("Requests started to queue at about 4.0 requests/s"), "{text}");
+        assert!(text.contains("so the queue is at the server"), "{text}");
+        // The page saw TTFT rise, but neither the server nor the browser's queue did.
+        let reqs: Vec<RequestTrace> = (0..60)
+            .map(|i| {
+                let mut r = measured(i as f64 * 0.25, 0.5, 150.0);
+                let late = (i as f64 - 20.0).max(0.0) * 40.0;
+                r.chunks.iter_mut().for_each(|c| c.arrived_ms += late);
+                r.end_ms = r.end_ms.map(|e| e + late);
+                r.network.as_mut().unwrap().request_start_ms = Some(r.sent_ms + 0.5);
+                r
+            })
+            .collect();
+        let t = Trace { requests: reqs, ..Trace::default() };
+        let r = rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).unwrap();
+        assert_eq!(r.cause, Some(QueueCause::Path), "{}", r.describe());
+    }
+
+    #[test]
+    fn a_late_client_and_a_short_run_are_said() {
+        let mut reqs: Vec<RequestTrace> = (0..20).map(|i| req(i as f64 * 0.5, 100.0)).collect();
+        reqs.iter_mut().for_each(|r| r.sent_ms += 80.0);
+        let t = Trace { requests: reqs, ..Trace::default() };
+        let text = rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).unwrap().describe();
+        assert!(
+            text.contains("The browser could not keep the schedule: it sent 82 ms late at P99"),
+            "{text}"
+        );
+        assert!(text.contains("Only 2.0 requests per window"), "{text}");
+        assert!(!browser_bound().describe().contains("requests per window"));
     }
 
     #[test]

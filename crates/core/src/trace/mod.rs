@@ -350,6 +350,11 @@ pub struct ServerTiming {
     pub chunks_due_ms: Vec<f64>,
 }
 
+/// Browsers open at most this many HTTP/1.1 connections per host; a
+/// request beyond them waits inside the browser for one
+/// ([`NetworkTiming::queued_ms`]).
+pub const HTTP1_CONNECTIONS_PER_HOST: u32 = 6;
+
 /// Browser Resource Timing of one request (`PerformanceResourceTiming`),
 /// on the trace's clock (ms).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
