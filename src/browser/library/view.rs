@@ -39,6 +39,9 @@ pub struct UseLibraryView {
     lib: Library,
     importer: Importer,
     route: UseRoute,
+    /// The scenarios Live, Import and Analyze score with (custom ones too):
+    /// a report scores with the same.
+    scenarios: Signal<Vec<lab_core::measure::score::Scenario>>,
 }
 
 /// The name of a file of `trace`, ending in `suffix` (`.trace.json`).
@@ -90,6 +93,7 @@ pub fn use_library_view(lib: Library, importer: Importer, route: UseRoute) -> Us
         lib,
         importer,
         route,
+        scenarios: crate::browser::use_scenarios::scenarios_in_context(),
     }
 }
 
@@ -137,7 +141,9 @@ impl UseLibraryView {
                     .and_then(|f| files::download_blob(&f, &f.name()).map_err(|e| js_message(&e))),
                 _ => v.lib.trace(&e.id).await.and_then(|t| {
                     let r = if as_report {
-                        let a = Analysis::of(&t, &AnalysisOptions::default());
+                        // The SLOs and scenarios the run was shown with in Live.
+                        let opts = AnalysisOptions::standard(v.scenarios.get_untracked());
+                        let a = Analysis::of(&t, &opts);
                         let html = report::run_report(&t, &a, &page::today(), v.status(&e));
                         download_text(&file_name(&t, ".report.html"), "text/html", &html)
                     } else {

@@ -34,6 +34,16 @@ pub struct AnalysisOptions {
     pub scenarios: Vec<Scenario>,
 }
 
+impl AnalysisOptions {
+    /// What the app shows a run with unless told otherwise: default metric
+    /// settings, the standard SLOs ([`SloSet::standard`]) for goodput, and
+    /// `scenarios` (all presets when empty). Live, the library and reports
+    /// use the same, so their figures agree.
+    pub fn standard(scenarios: Vec<Scenario>) -> Self {
+        Self { metrics: MetricsConfig::default(), slos: Some(SloSet::standard()), scenarios }
+    }
+}
+
 /// The result of analysing a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Analysis {

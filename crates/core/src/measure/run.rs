@@ -18,13 +18,11 @@
 use crate::measure::analysis::{Analysis, AnalysisOptions};
 use crate::measure::groundtruth::{TimingComparison, compare};
 use crate::measure::metrics::{MetricsConfig, RunMetrics};
-use crate::measure::slo::SloSet;
 use crate::measure::stats::{Samples, Summary};
 use crate::measure::sweep::{Level, Saturation, saturation};
 use crate::trace::Trace;
 
-/// Browsers open at most this many HTTP/1.1 connections per host.
-pub const HTTP1_CONNECTIONS_PER_HOST: u32 = 6;
+pub use crate::trace::HTTP1_CONNECTIONS_PER_HOST;
 
 /// What the browser's network stack saw of a run.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -99,7 +97,7 @@ impl MeasuredRun {
     /// Measures a run; `levels` are its requests per concurrency level
     /// (empty, or one level, for a run at one concurrency).
     pub fn of(trace: Trace, levels: &[(u32, Trace)]) -> Self {
-        let opts = AnalysisOptions { slos: Some(SloSet::standard()), ..AnalysisOptions::default() };
+        let opts = AnalysisOptions::standard(Vec::new());
         let analysis = Analysis::of(&trace, &opts);
         let points: Vec<Level> = match levels {
             [] | [_] => {

@@ -142,12 +142,22 @@ pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str, status
     if let Some(g) = &analysis.goodput {
         let _ = write!(
             b,
-            "<h2>Goodput</h2><p>{} of {} requests ({:.1}%) met every SLO ({}).</p>",
+            "<h2>Goodput</h2><p>{} of {} requests ({:.1}%) met every SLO ({}).</p><ul>",
             g.good,
             g.total,
             g.ratio * 100.0,
             escape(&g.slos)
         );
+        for s in &g.per_slo {
+            let _ = write!(
+                b,
+                "<li>{} ≤ {} ms: {:.1}%</li>",
+                escape(&s.slo.metric.to_string()),
+                s.slo.threshold_ms,
+                s.ratio * 100.0
+            );
+        }
+        b.push_str("</ul>");
     }
     b.push_str("<h2>Scores per scenario</h2><table><thead><tr><th>scenario</th><th>score</th><th>verdict</th></tr></thead><tbody>");
     for s in &analysis.scores {
@@ -421,6 +431,23 @@ mod tests {
         assert!(html.contains("5 of 5 requests (100.0%) met every SLO"));
         assert_eq!(html.matches("fill=\"#2b5ea7\"").count(), 5, "one streaming bar per request");
         assert!(html.contains("<td>150.0</td>"), "TTFT mean printed");
+    }
+
+    #[test]
+    fn a_report_scores_and_counts_goodput_as_live_does() {
+        // The walk of 2026-12-04: Library → Report showed the five presets
+        // only and no goodput, while Live scored a saved scenario too.
+        let t = Profile::simple("p", 150.0, 10.0, 20).to_trace(3, 10);
+        let mut mine = crate::measure::score::preset("chat").unwrap();
+        mine.id = "chat-perceived".into();
+        mine.name = "Interactive chat (perceived, ttft-jnd)".into();
+        let scenarios = crate::measure::score::custom::all(&[mine]);
+        let a = Analysis::of(&t, &AnalysisOptions::standard(scenarios));
+        let html = run_report(&t, &a, "2026-12-04", EntryStatus::Complete);
+        assert_eq!(a.scores.len(), 6);
+        assert!(html.contains("<td>Interactive chat (perceived, ttft-jnd)</td>"), "{html}");
+        assert!(html.contains("<h2>Goodput</h2><p>3 of 3 requests (100.0%) met every SLO"), "{html}");
+        assert!(html.contains("<li>ttft ≤ 200 ms: 100.0%</li><li>tpot ≤ 15 ms: 100.0%</li>"), "{html}");
     }
 
     #[test]
