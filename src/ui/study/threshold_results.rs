@@ -3,9 +3,10 @@
 //! participant's staircase, and the button that turns the fit into a
 //! scenario's tiers. Chart data comes from `lab_core::chart::threshold`.
 
-use lab_core::chart::threshold::{curve, staircase};
+use lab_core::chart::threshold::{MARGIN, curve, staircase};
+use lab_core::share::threshold_report::tick_anchor;
 use lab_core::study::Study;
-use lab_core::study::threshold::analysis::{ParticipantThreshold, ThresholdSummary};
+use lab_core::study::threshold::analysis::{ParticipantThreshold, ThresholdSummary, spread_heading};
 use lab_core::study::threshold::design::Dimension;
 use lab_core::study::threshold::psychometric::{Fitted, Point};
 use leptos::prelude::*;
@@ -14,7 +15,7 @@ use crate::browser::study::UseStudyResults;
 use crate::browser::use_scenarios::UseScenarios;
 
 const CURVE: (f64, f64) = (520.0, 220.0);
-const STAIR: (f64, f64) = (260.0, 90.0);
+const STAIR: (f64, f64) = (480.0, 150.0);
 
 fn design_range(study: Signal<Study>) -> (f64, f64) {
     study.with(|s| s.threshold.as_ref().map_or((1.0, 10.0), |t| t.range))
@@ -61,11 +62,9 @@ fn PooledFit(fit: Fitted, data: Vec<Point>, dim: Dimension, study: Signal<Study>
             <polygon class="band" points=c.band/>
             <polyline class="fit" fill="none" points=c.curve/>
             <line class="threshold" x1=c.threshold_x x2=c.threshold_x y1="8" y2=CURVE.1 - 20.0/>
-            {c.dots.into_iter().map(|(x, y, r, label)| view! { <circle cx=x cy=y r=r><title>{label}</title></circle> }).collect_view()}
-            {c.x_ticks.into_iter().map(|(x, l)| {
-                let anchor = if x > CURVE.0 - 24.0 { "end" } else { "middle" };
-                view! { <text x=x y=CURVE.1 - 4.0 text-anchor=anchor>{l}</text> }
-            }).collect_view()}
+            {c.chance_y.map(|y| view! { <line class="chance" data-testid="threshold-chance" x1=MARGIN x2=CURVE.0 - 8.0 y1=y y2=y/> })}
+            {c.dots.into_iter().map(|(x, y, r, label)| view! { <circle data-testid="threshold-dot" cx=x cy=y r=r><title>{label}</title></circle> }).collect_view()}
+            {c.x_ticks.into_iter().map(|(x, l)| view! { <text x=x y=CURVE.1 - 4.0 text-anchor=tick_anchor(x, CURVE.0)>{l}</text> }).collect_view()}
             <text x=CURVE.0 - 8.0 y=CURVE.1 - 24.0 text-anchor="end">{format!("difference from the reference ({})", dim.unit())}</text>
             <text x="40" y="18">"share picking the reference"</text>
             {c.y_ticks.into_iter().map(|(y, l)| view! { <text x="2" y=y + 4.0>{l}</text> }).collect_view()}
@@ -74,7 +73,7 @@ fn PooledFit(fit: Fitted, data: Vec<Point>, dim: Dimension, study: Signal<Study>
             <tbody>
                 <tr data-testid="threshold-alpha" data-value=f.alpha data-low=fit.alpha_ci.0 data-high=fit.alpha_ci.1 data-beta=f.beta>
                     <th scope="row">"threshold α (half notice)"</th><td>{format!("{} (95% CI {}–{})", dim.format(f.alpha), dim.number(fit.alpha_ci.0), dim.number(fit.alpha_ci.1))}</td></tr>
-                <tr><th scope="row">"slope β"</th><td>{format!("{:.2} (95% CI {:.2}–{:.2})", f.beta, fit.beta_ci.0, fit.beta_ci.1)}</td></tr>
+                <tr><th scope="row">"slope β"</th><td data-testid="threshold-beta">{fit.beta_text()}</td></tr>
                 <tr><th scope="row">"lapse rate λ"</th><td>{format!("{:.1}%", f.lapse * 100.0)}</td></tr>
                 <tr><th scope="row">"Weber fraction α / reference"</th><td data-testid="threshold-weber">{weber}</td></tr>
             </tbody>
@@ -87,12 +86,14 @@ fn PooledFit(fit: Fitted, data: Vec<Point>, dim: Dimension, study: Signal<Study>
 fn Staircase(p: ParticipantThreshold, dim: Dimension, study: Signal<Study>) -> impl IntoView {
     let plot =
         staircase(&p.track, &p.reversals, p.threshold.map(|t| t.0), design_range(study), STAIR.0, STAIR.1);
-    let text = match p.threshold {
-        Some((t, Some((lo, hi)))) => {
-            format!("{} (95% credible {}–{})", dim.format(t), dim.number(lo), dim.number(hi))
+    let procedure = study.with(|s| s.threshold.as_ref().map(|t| t.procedure));
+    let spread = procedure.as_ref().and_then(|pr| Some((spread_heading(pr), p.spread(pr)?)));
+    let text = match (p.threshold, spread) {
+        (Some((t, _)), Some((what, (lo, hi)))) => {
+            format!("{} ({what}: {}–{})", dim.format(t), dim.number(lo), dim.number(hi))
         }
-        Some((t, None)) => format!("{} (mean of the last reversals)", dim.format(t)),
-        None => "not yet".into(),
+        (Some((t, _)), None) => dim.format(t),
+        (None, _) => "not yet".into(),
     };
     view! {
         <figure class="staircase" data-testid="threshold-participant" data-threshold=p.threshold.map(|t| t.0)>
@@ -126,6 +127,7 @@ fn PerceivedScenario(results: UseStudyResults) -> impl IntoView {
                 "Place its tiers where people notice"
             </button>
         </div>
+        {move || results.scenario_note.get().map(|m| view! { <p class="notice" role="status" data-testid="threshold-scenario-note">{m}</p> })}
         <CustomScenarios/>
     }
 }

@@ -7,6 +7,9 @@
 //! - [`curve`]: the pooled psychometric function (x: level, log scale; y:
 //!   share picking the reference, 0.5–1), its 95% bootstrap band, and
 //!   the answers at each level as dots whose area grows with their count.
+//!   A level answered below chance (fewer than half picked the reference)
+//!   is drawn where it is: the axis then starts at the quarter below it
+//!   and a dashed line marks chance (50%).
 //!
 //! Levels are positive (a threshold study's range starts above 0), so
 //! both use log scales; ticks are 1, 2 and 5 × 10ⁿ inside the domain.
@@ -58,6 +61,8 @@ pub struct CurvePlot {
     pub x_ticks: Vec<(f64, String)>,
     /// y ticks: pixel and label.
     pub y_ticks: Vec<(f64, String)>,
+    /// y of chance (50%) when the axis starts below it.
+    pub chance_y: Option<f64>,
 }
 
 /// Log-scale ticks (1, 2, 5 × 10ⁿ) within `[lo, hi]`, as (value, label);
@@ -119,7 +124,10 @@ pub fn staircase(
 /// levels span the design's `range`.
 pub fn curve(fitted: &Fitted, data: &[Point], range: (f64, f64), width: f64, height: f64) -> CurvePlot {
     let x = log_scale(range.0, range.1, (MARGIN, width - 8.0));
-    let y = LinearScale::new((0.5, 1.0), (height - 20.0, 8.0));
+    let share = |d: &Point| f64::from(d.correct) / f64::from(d.n);
+    let lowest = data.iter().filter(|d| d.n > 0).map(share).fold(0.5, f64::min);
+    let bottom = if lowest < 0.5 { (lowest / 0.25).floor() * 0.25 } else { 0.5 };
+    let y = LinearScale::new((bottom, 1.0), (height - 20.0, 8.0));
     let pts: Vec<(f64, f64)> =
         log_levels(range.0, range.1, 80).into_iter().map(|l| (l, fitted.fit.p(l))).collect();
     let to_px = |&(l, p): &(f64, f64)| (x(l), y.map(p));
@@ -134,19 +142,23 @@ pub fn curve(fitted: &Fitted, data: &[Point], range: (f64, f64), width: f64, hei
         .iter()
         .filter(|d| d.n > 0)
         .map(|d| {
-            let share = f64::from(d.correct) / f64::from(d.n);
             let r = 2.0 + 6.0 * (f64::from(d.n) / most).sqrt();
             (
                 x(d.level),
-                y.map(share.max(0.5)),
+                y.map(share(d)),
                 r,
                 format!("{}: {} of {} picked the reference", d.level, d.correct, d.n),
             )
         })
         .collect();
     let x_ticks = log_ticks(range.0, range.1, 10).into_iter().map(|(v, l)| (x(v), l)).collect();
-    let y_ticks = [0.5, 0.75, 1.0].iter().map(|&p| (y.map(p), format!("{:.0}%", p * 100.0))).collect();
-    CurvePlot { curve, band, dots, threshold_x: x(fitted.fit.alpha), x_ticks, y_ticks }
+    let y_ticks = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .iter()
+        .filter(|&&p| p >= bottom)
+        .map(|&p| (y.map(p), format!("{:.0}%", p * 100.0)))
+        .collect();
+    let chance_y = (bottom < 0.5).then(|| y.map(0.5));
+    CurvePlot { curve, band, dots, threshold_x: x(fitted.fit.alpha), x_ticks, y_ticks, chance_y }
 }
 
 #[cfg(test)]
@@ -193,5 +205,28 @@ mod tests {
         let first: Vec<f64> =
             c.curve.split(' ').next().unwrap().split(',').map(|v| v.parse().unwrap()).collect();
         assert!((first[1] - 100.0).abs() < 1.0, "near 50% (bottom) at the low end: {first:?}");
+        assert_eq!(c.chance_y, None, "every level at or above chance: the axis starts at 50%");
+        assert_eq!(c.y_ticks.iter().map(|t| t.1.as_str()).collect::<Vec<_>>(), ["50%", "75%", "100%"]);
+    }
+
+    #[test]
+    fn answers_below_chance_are_drawn_where_they_are() {
+        // The walk of 2026-12-04: 31 ms at 0 of 1 and 62.5 ms at 6 of 13 sat on the 50% line.
+        let fit = Psychometric { shape: Shape::Logistic, alpha: 100.0, beta: 3.0, lapse: 0.0 };
+        let f = Fitted { fit, alpha_ci: (80.0, 120.0), beta_ci: (2.0, 4.0), band: vec![] };
+        let data = [
+            Point { level: 31.0, n: 1, correct: 0 },
+            Point { level: 62.5, n: 13, correct: 6 },
+            Point { level: 125.0, n: 10, correct: 9 },
+        ];
+        let c = curve(&f, &data, (10.0, 1000.0), 300.0, 120.0);
+        let chance = c.chance_y.expect("the axis starts below 50%");
+        assert_eq!(c.y_ticks.first().unwrap().1, "0%");
+        assert!((c.dots[0].1 - 100.0).abs() < 1e-9, "0 of 1 at the bottom (0%)");
+        assert!(c.dots[1].1 > chance + 1.0, "6 of 13 below the chance line");
+        assert!(c.dots[2].1 < chance);
+        let d = [Point { level: 62.5, n: 13, correct: 6 }];
+        let quarter = curve(&f, &d, (10.0, 1000.0), 300.0, 120.0);
+        assert_eq!(quarter.y_ticks.first().unwrap().1, "25%", "the quarter below the lowest share");
     }
 }

@@ -6,10 +6,22 @@
 use std::fmt::Write as _;
 
 use super::report::{escape, page};
-use crate::chart::threshold::curve;
+use crate::chart::threshold::{MARGIN, curve};
 use crate::study::Study;
 use crate::study::threshold::Procedure;
-use crate::study::threshold::analysis::ThresholdSummary;
+use crate::study::threshold::analysis::{ThresholdSummary, spread_heading};
+
+/// Where a tick label at `x` in a chart `width` wide is anchored, so the
+/// labels at the ends stay inside it ("1000" at the right edge).
+pub fn tick_anchor(x: f64, width: f64) -> &'static str {
+    if x > width - 24.0 {
+        "end"
+    } else if x < MARGIN + 8.0 {
+        "start"
+    } else {
+        "middle"
+    }
+}
 
 /// The report of `study`'s results `summary`, dated `generated_at`.
 pub fn threshold_report(study: &Study, summary: &ThresholdSummary, generated_at: &str) -> String {
@@ -50,41 +62,58 @@ pub fn threshold_report(study: &Study, summary: &ThresholdSummary, generated_at:
 <polygon points=\"{}\" fill=\"#3b82f6\" fill-opacity=\"0.18\"/><polyline points=\"{}\" fill=\"none\" stroke=\"#1f5fd1\" stroke-width=\"2\"/>",
             c.band, c.curve
         );
-        for (x, y, r, _) in &c.dots {
+        if let Some(y) = c.chance_y {
             let _ = write!(
                 b,
-                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r:.1}\" fill=\"none\" stroke=\"currentColor\"/>"
+                "<line x1=\"{MARGIN}\" x2=\"512\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"currentColor\" stroke-dasharray=\"3 3\" stroke-opacity=\"0.5\"/>"
+            );
+        }
+        for (x, y, r, label) in &c.dots {
+            let _ = write!(
+                b,
+                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r:.1}\" fill=\"none\" stroke=\"currentColor\"><title>{}</title></circle>",
+                escape(label)
             );
         }
         for (x, l) in &c.x_ticks {
             let _ = write!(
                 b,
-                "<text x=\"{x:.1}\" y=\"216\" text-anchor=\"middle\" fill=\"currentColor\">{l}</text>"
+                "<text x=\"{x:.1}\" y=\"216\" text-anchor=\"{}\" fill=\"currentColor\">{l}</text>",
+                tick_anchor(*x, 520.0)
             );
         }
-        b.push_str("</svg>");
+        for (y, l) in &c.y_ticks {
+            let _ = write!(b, "<text x=\"2\" y=\"{:.1}\" fill=\"currentColor\">{l}</text>", y + 4.0);
+        }
+        let _ = write!(
+            b,
+            "<text x=\"40\" y=\"14\" fill=\"currentColor\">share picking the reference</text>\
+<text x=\"512\" y=\"190\" text-anchor=\"end\" fill=\"currentColor\">difference from the reference ({})</text></svg>",
+            dim.unit()
+        );
         let f = fit.fit;
         let _ = write!(
             b,
             "<table><tbody><tr><th>threshold α (half notice)</th><td>{} (95% CI {}–{})</td></tr>\
-<tr><th>slope β</th><td>{:.2} (95% CI {:.2}–{:.2})</td></tr><tr><th>lapse rate λ</th><td>{:.1}%</td></tr></tbody></table>\
+<tr><th>slope β</th><td>{}</td></tr><tr><th>lapse rate λ</th><td>{:.1}%</td></tr></tbody></table>\
 <p class=\"muted\">Logistic in log level, guess rate 0.5, by maximum likelihood; intervals from 200 parametric-bootstrap datasets.</p>",
             dim.format(f.alpha),
             dim.number(fit.alpha_ci.0),
             dim.number(fit.alpha_ci.1),
-            f.beta,
-            fit.beta_ci.0,
-            fit.beta_ci.1,
+            fit.beta_text(),
             f.lapse * 100.0
         );
     }
-    b.push_str("<h2>Participants</h2><table><thead><tr><th>participant</th><th>pairs</th><th>reversals</th><th>threshold</th><th>95% interval</th></tr></thead><tbody>");
+    let _ = write!(
+        b,
+        "<h2>Participants</h2><table><thead><tr><th>participant</th><th>pairs</th><th>reversals</th><th>threshold</th><th>{}</th></tr></thead><tbody>",
+        escape(&spread_heading(&d.procedure))
+    );
     for p in &summary.participants {
-        let (t, ci) = match p.threshold {
-            Some((t, Some((lo, hi)))) => (dim.format(t), format!("{}–{}", dim.number(lo), dim.number(hi))),
-            Some((t, None)) => (dim.format(t), "–".into()),
-            None => ("not reached".into(), "–".into()),
-        };
+        let t = p.threshold.map_or_else(|| "not reached".into(), |(t, _)| dim.format(t));
+        let ci = p
+            .spread(&d.procedure)
+            .map_or_else(|| "–".into(), |(lo, hi)| format!("{}–{}", dim.number(lo), dim.number(hi)));
         let _ = write!(
             b,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{t}</td><td>{ci}</td></tr>",

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::design::{ThresholdDesign, correct};
 use super::psychometric::{Fitted, Point, Shape, fit_with_ci, points};
-use super::{Adaptive, slo};
+use super::{Adaptive, Procedure, slo};
 
 /// One answered trial.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +44,38 @@ pub struct ParticipantThreshold {
     pub reversals: Vec<usize>,
     /// Their threshold, with a 95% interval when the procedure gives one.
     pub threshold: Option<(f64, Option<(f64, f64)>)>,
+}
+
+impl ParticipantThreshold {
+    /// How far their answers spread around their threshold: a Psi
+    /// threshold's 95% credible interval, or the lowest and highest of the
+    /// staircase reversals it averages (`None` before there are enough).
+    pub fn spread(&self, procedure: &Procedure) -> Option<(f64, f64)> {
+        match procedure {
+            Procedure::Psi { .. } => self.threshold?.1,
+            Procedure::Staircase(rule) => {
+                let k = rule.average as usize;
+                if k == 0 || self.reversals.len() < k {
+                    return None;
+                }
+                self.reversals[self.reversals.len() - k..]
+                    .iter()
+                    .filter_map(|&i| self.track.get(i).map(|t| t.0))
+                    .fold(None, |acc: Option<(f64, f64)>, l| {
+                        Some(acc.map_or((l, l), |(lo, hi)| (lo.min(l), hi.max(l))))
+                    })
+            }
+        }
+    }
+}
+
+/// What [`ParticipantThreshold::spread`] is for `procedure`, as a column
+/// heading.
+pub fn spread_heading(procedure: &Procedure) -> String {
+    match procedure {
+        Procedure::Psi { .. } => "95% credible interval".into(),
+        Procedure::Staircase(rule) => format!("range of the last {} reversals", rule.average),
+    }
 }
 
 /// The study's results.

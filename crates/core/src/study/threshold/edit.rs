@@ -15,15 +15,32 @@ pub const NEW_REFERENCE: &str = "ttft=200,tpot=30,jitter=constant,tokens=40";
 /// Trials a Psi procedure starts with.
 pub const NEW_PSI_TRIALS: u32 = 40;
 
+/// `n` in base 36 (lower case), at most 6 digits: a short, readable id part.
+fn base36(n: u64) -> String {
+    let mut n = n % 36u64.pow(6);
+    let mut digits = Vec::new();
+    loop {
+        digits.push(char::from_digit((n % 36) as u32, 36).unwrap_or('0'));
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.iter().rev().collect()
+}
+
 impl Study {
     /// `threshold` or `comparison`.
     pub fn kind(&self) -> &'static str {
         if self.is_threshold() { "threshold" } else { "comparison" }
     }
 
-    /// Turns the study into a threshold study (a TTFT one, 2-down-1-up) or
-    /// a comparison of conditions (the example's conditions and questions);
-    /// id, title, text, instructions and consent stay.
+    /// Turns the study into a new study of the other kind: a threshold
+    /// study (a TTFT one, 2-down-1-up) or a comparison of conditions (the
+    /// example's conditions and questions), with that kind's title and
+    /// instructions and an id of its own (`<kind's id>-<seed in base 36>`),
+    /// so it is never taken for the study it replaced; text and consent
+    /// stay.
     pub fn set_kind(&mut self, kind: &str, seed: u64) {
         if kind == self.kind() {
             return;
@@ -33,8 +50,7 @@ impl Study {
         } else {
             Study::example()
         };
-        next.id.clone_from(&self.id);
-        next.title.clone_from(&self.title);
+        next.id = format!("{}-{}", next.id, base36(seed));
         next.text.clone_from(&self.text);
         next.consent.clone_from(&self.consent);
         *self = next;
@@ -128,7 +144,12 @@ mod tests {
         let mut s = Study::example();
         s.title = "mine".into();
         s.set_kind("threshold", 4);
-        assert_eq!((s.kind(), s.title.as_str(), s.id.as_str()), ("threshold", "mine", "ttft-vs-jitter"));
+        // A new study of the other kind: its own title and id, never the one it replaced.
+        assert_eq!(
+            (s.kind(), s.title.as_str(), s.id.as_str()),
+            ("threshold", "Which one felt faster?", "ttft-threshold-4")
+        );
+        assert_eq!(base36(36 * 36 + 35), "10z");
         s.validate().unwrap();
         assert!(s.threshold_summary().unwrap().starts_with("Each participant sees up to 80 pairs"));
         s.set_dimension(Dimension::Jitter);
@@ -144,8 +165,9 @@ mod tests {
             d.edit_rule(|r| r.down = 9);
         });
         assert!(s.validate().is_err() && s.threshold_summary().is_none());
-        s.set_kind("comparison", 0);
-        assert_eq!((s.kind(), s.conditions.len(), s.title.as_str()), ("comparison", 3, "mine"));
+        s.set_kind("comparison", 71);
+        assert_eq!((s.kind(), s.conditions.len(), s.id.as_str()), ("comparison", 3, "ttft-vs-jitter-1z"));
+        assert_eq!(s.title, Study::example().title);
         s.validate().unwrap();
     }
 }

@@ -121,11 +121,17 @@ pub fn log_likelihood(f: &Psychometric, data: &[Point]) -> f64 {
         .sum()
 }
 
+/// Shallowest slope β a fit may take.
+pub const BETA_MIN: f64 = 0.05;
+/// Steepest slope β a fit may take: an interval reaching it is not a
+/// measurement of the slope but the end of the search ([`Fitted::beta_text`]).
+pub const BETA_MAX: f64 = 50.0;
+
 fn from_params(shape: Shape, v: &[f64; 3]) -> Psychometric {
     Psychometric {
         shape,
         alpha: v[0].exp(),
-        beta: v[1].exp().clamp(0.05, 50.0),
+        beta: v[1].exp().clamp(BETA_MIN, BETA_MAX),
         lapse: MAX_LAPSE / (1.0 + (-v[2]).exp()),
     }
 }
@@ -231,13 +237,53 @@ impl Fitted {
     }
 }
 
+impl Fitted {
+    /// The slope with its interval in words; an end at [`BETA_MIN`] or
+    /// [`BETA_MAX`] is said to be the search limit (the answers do not
+    /// bound the slope there), never shown as a measured value.
+    pub fn beta_text(&self) -> String {
+        let at_max = |b: f64| b >= BETA_MAX * (1.0 - 1e-6);
+        let at_min = |b: f64| b <= BETA_MIN * (1.0 + 1e-6);
+        let one = |b: f64| {
+            if at_max(b) {
+                format!("≥ {BETA_MAX:.0}")
+            } else if at_min(b) {
+                format!("≤ {BETA_MIN}")
+            } else {
+                format!("{b:.2}")
+            }
+        };
+        let (lo, hi) = self.beta_ci;
+        let limit = at_max(hi) || at_min(lo) || at_max(self.fit.beta) || at_min(self.fit.beta);
+        let note = if limit { ", at the search limit: these answers do not bound the slope" } else { "" };
+        format!("{} (95% CI {} to {}{note})", one(self.fit.beta), one(lo), one(hi))
+    }
+}
+
+/// A level as the design's grid holds it: rounded to 12 significant
+/// digits, so the same grid point reached by different steps (×2^⅓ three
+/// times, or ×2 once) is the same number, written the same way.
+pub fn snap(level: f64) -> f64 {
+    if level == 0.0 || !level.is_finite() {
+        return level;
+    }
+    let digits = 11 - level.abs().log10().floor() as i32;
+    if digits >= 0 {
+        let scale = 10f64.powi(digits);
+        (level * scale).round() / scale
+    } else {
+        let scale = 10f64.powi(-digits);
+        (level / scale).round() * scale
+    }
+}
+
 /// Levels the confidence band is computed at.
 pub const BAND_POINTS: usize = 40;
 
 /// `n` levels spaced evenly in log x from `lo` to `hi` (both > 0).
 pub fn log_levels(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     let (a, b) = (lo.max(f64::MIN_POSITIVE).ln(), hi.max(lo).max(f64::MIN_POSITIVE).ln());
-    (0..n).map(|i| (a + (b - a) * i as f64 / (n.max(2) - 1) as f64).exp()).collect()
+    (0..n).map(|i| snap((a + (b - a) * i as f64 / (n.max(2) - 1) as f64).exp())).collect()
 }
 
 /// [`fit`] with parametric-bootstrap intervals ([`BOOTSTRAP`] datasets,
@@ -294,6 +340,32 @@ pub fn fit_with_ci_n(shape: Shape, data: &[Point], seed: u64, datasets: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn levels_snap_to_the_grid_and_a_bound_slope_says_so() {
+        let cube = 2f64.powf(1.0 / 3.0);
+        assert_eq!(snap(62.5 * cube * cube * cube / 2.0), 62.5);
+        assert_eq!(snap(125.0 / cube / cube / cube), 62.5);
+        assert_eq!(snap(0.0), 0.0);
+        assert_eq!(snap(1234567.8912345678), 1234567.89123);
+        assert_eq!(snap(0.012345678901234567), 0.0123456789012);
+        let f = |beta, ci| Fitted {
+            fit: Psychometric { shape: Shape::Logistic, alpha: 80.0, beta, lapse: 0.01 },
+            alpha_ci: (60.0, 100.0),
+            beta_ci: ci,
+            band: Vec::new(),
+        };
+        assert_eq!(f(3.0, (1.54, 6.2)).beta_text(), "3.00 (95% CI 1.54 to 6.20)");
+        assert_eq!(
+            f(3.0, (1.54, BETA_MAX)).beta_text(),
+            "3.00 (95% CI 1.54 to ≥ 50, at the search limit: these answers do not bound the slope)"
+        );
+        assert!(
+            f(BETA_MIN, (BETA_MIN, 2.0))
+                .beta_text()
+                .starts_with("≤ 0.05 (95% CI ≤ 0.05 to 2.00, at the search limit")
+        );
+    }
 
     #[test]
     fn the_function_has_its_guess_lapse_and_threshold() {

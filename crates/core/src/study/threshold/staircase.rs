@@ -118,7 +118,8 @@ impl Staircase {
         self.last_direction = direction;
         let factor = if self.reversal_levels.len() < 2 { self.rule.first_step } else { self.rule.step };
         let next = if direction < 0 { self.level / factor } else { self.level * factor };
-        self.level = next.clamp(self.range.0, self.range.1);
+        // On the design's grid: ×2^⅓ three times is the same level as ×2.
+        self.level = super::psychometric::snap(next).clamp(self.range.0, self.range.1);
         self.run = 0;
     }
 
@@ -164,12 +165,35 @@ mod tests {
             "×2 until the second reversal, then ×2^⅓"
         );
         s.record(false);
-        assert!((s.next_level().unwrap() - 400.0).abs() < 1e-9);
+        assert_eq!(s.next_level(), Some(400.0), "back on the grid point, not 400.00000000000006");
         assert_eq!(s.reversal_levels.len(), 3);
         assert_eq!(s.threshold(), None, "not enough reversals yet");
         let mut low = Staircase::new(Rule::default(), (10.0, 1000.0), 10.0);
         low.record(true);
         low.record(true);
         assert_eq!(low.next_level(), Some(10.0), "clamped to the range");
+    }
+
+    #[test]
+    fn the_same_level_reached_two_ways_is_one_number() {
+        // The walk of 2026-12-04: a CSV with both 62.49999999999999 and 62.5.
+        // From 500: ÷2, ×2, then steps of 2^⅓: three down reach 250 exactly (as
+        // ÷2 would), and three more 125.
+        let mut s = Staircase::new(Rule::default(), (1.0, 1000.0), 500.0);
+        let mut answers =
+            vec![true, true, false, true, true, true, true, false, true, true, true, true, true, true];
+        answers.extend([true; 6]);
+        for answer in answers {
+            s.record(answer);
+        }
+        let levels: Vec<f64> = s.trials.iter().map(|t| t.0).collect();
+        for l in &levels {
+            let text = l.to_string();
+            assert!(text.len() <= 18 && !text.contains("99999") && !text.contains("00000"), "{levels:?}");
+        }
+        assert!(levels.contains(&250.0) && levels.contains(&125.0), "{levels:?}");
+        // Without the grid, 2^⅓ three times over lands next to the level.
+        let drifted = 500.0 / 2f64.powf(1.0 / 3.0) / 2f64.powf(1.0 / 3.0) / 2f64.powf(1.0 / 3.0);
+        assert_ne!(drifted, 250.0, "the drift this guards against");
     }
 }
