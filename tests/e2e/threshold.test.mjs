@@ -155,7 +155,7 @@ describe('threshold study', () => {
     // One click: the chat scenario's TTFT tiers where people notice.
     await page.getByTestId('threshold-base').selectOption('chat');
     await page.getByTestId('threshold-scenario').click();
-    await waitForText(page.getByTestId('results-message'), /Saved the scenario "Interactive chat \(perceived, ttft-jnd\)"/);
+    await waitForText(page.getByTestId('threshold-scenario-note'), /Saved the scenario "Interactive chat \(perceived, ttft-jnd\)"/);
     const tiers = [
       { at: 200 + alpha * (1 / 9) ** (1 / beta), score: 100 },
       { at: 200 + alpha, score: 60 },

@@ -1,8 +1,11 @@
 //! The study designer's hook: the draft study (the one open last time comes
 //! back), every valid edit saved, the studies saved in this browser, study
-//! files in and out, share links, and starting a participant.
+//! files in and out, share links, and starting a participant. A draft that
+//! has answers or is published is frozen ([`UseStudyDesigner::frozen`]): an
+//! edit makes a new version of it (`lab_core::study::version`) and says so.
 
 use lab_core::study::Study;
+use lab_core::study::version::Frozen;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -29,6 +32,9 @@ pub struct UseStudyDesigner {
     pub link: RwSignal<Option<String>>,
     /// Why a trace file gave no condition.
     pub file_error: RwSignal<Option<String>>,
+    /// Why the draft cannot change in place (set by the study view from
+    /// its answers and the study server); `None`: it can.
+    pub frozen: RwSignal<Option<Frozen>>,
     lib: Library,
     flow: UseParticipantFlow,
 }
@@ -41,6 +47,7 @@ pub fn use_study_designer(lib: Library, flow: UseParticipantFlow) -> UseStudyDes
         message: RwSignal::new(None),
         link: RwSignal::new(None),
         file_error: RwSignal::new(None),
+        frozen: RwSignal::new(None),
         lib,
         flow,
     };
@@ -79,15 +86,33 @@ impl UseStudyDesigner {
         });
     }
 
-    /// Changes the draft.
+    /// Changes the draft; a frozen draft's change becomes a new version
+    /// (its id and title marked, the reason in [`Self::message`]). Typing
+    /// its own id is no such change: it names another study.
     pub fn edit(&self, f: impl FnOnce(&mut Study)) {
-        self.draft.update(f);
+        let old = self.draft.get_untracked();
+        let mut next = old.clone();
+        f(&mut next);
+        if next == old {
+            return;
+        }
+        if next.id == old.id
+            && let Some(why) = self.frozen.get_untracked()
+        {
+            let taken: Vec<String> = self.saved.with_untracked(|l| l.iter().map(|s| s.id.clone()).collect());
+            next = next.new_version(|id| taken.iter().any(|t| t == id));
+            self.message.set(Some(why.explain(&old.id, &next.id)));
+            // The new version has no answers and is not published.
+            self.frozen.set(None);
+        }
+        self.draft.set(next);
     }
 
     /// Turns the draft into a threshold study or a comparison of
     /// conditions (a new threshold design's placements seeded by the clock).
     pub fn set_kind(&self, kind: &str) {
         self.draft.update(|s| s.set_kind(kind, page::epoch_ms() as u64));
+        self.frozen.set(None);
     }
 
     /// Opens a saved study, or (for `None`) a new one from the example.

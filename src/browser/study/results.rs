@@ -7,6 +7,13 @@
 //! threshold study's answers are summarized by
 //! `lab_core::study::threshold::analysis` instead (per-participant
 //! thresholds, the pooled fit) and can become a custom scenario's tiers.
+//!
+//! Everything is computed from **the design that collected the answers**
+//! ([`UseStudyResults::design`]): the study server's published copy when
+//! the study is published, else the draft, which cannot change in place
+//! once it has answers (`lab_core::study::version`). Sessions this browser
+//! ran with an earlier draft (the researcher's test runs) are left out and
+//! counted ([`UseStudyResults::earlier_sessions`]).
 
 use lab_core::share::library::EntryKind;
 use lab_core::share::report;
@@ -43,19 +50,30 @@ pub struct UseStudyResults {
     pub threshold: Memo<Option<ThresholdSummary>>,
     /// What just happened, for people.
     pub message: RwSignal<Option<String>>,
+    /// What "Place its tiers" did (cleared when the answers change).
+    pub scenario_note: RwSignal<Option<String>>,
+    /// The design the answers were collected with, which every figure,
+    /// export and scenario uses.
+    pub design: Memo<Study>,
+    /// Participants' answers collected with the draft's id (test runs left
+    /// out): when there are any, the draft is frozen.
+    pub answered: Memo<usize>,
+    /// Sessions of this browser run with an earlier draft, left out.
+    pub earlier_sessions: RwSignal<usize>,
     refresh: RwSignal<u32>,
     /// Merged files that could not be kept in IndexedDB (this page only).
     unsaved: RwSignal<Vec<StudyResults>>,
-    study: Signal<Study>,
     lib: Library,
 }
 
-/// Results of `study`, read again whenever `closed` turns true (a
-/// participant session ended) or on [`UseStudyResults::refresh`], with the
-/// study server's answers `server`.
+/// Results of the study open in the designer (`draft`), read again
+/// whenever `closed` turns true (a participant session ended) or on
+/// [`UseStudyResults::refresh`], with the study server's answers `server`
+/// and the design it published them with, `published`.
 pub fn use_study_results(
     lib: Library,
-    study: Signal<Study>,
+    draft: Signal<Study>,
+    published: Signal<Option<Study>>,
     closed: Signal<bool>,
     server: Signal<Option<StudyResults>>,
 ) -> UseStudyResults {
@@ -64,6 +82,11 @@ pub fn use_study_results(
     let message = RwSignal::new(None::<String>);
     let refresh = RwSignal::new(0u32);
     let unsaved = RwSignal::new(Vec::<StudyResults>::new());
+    let earlier_sessions = RwSignal::new(0usize);
+    let design = Memo::new(move |_| {
+        let id = draft.with(|d| d.id.clone());
+        published.get().filter(|p| p.id == id).unwrap_or_else(|| draft.get())
+    });
     // Only the newest read is shown (an older one may finish later).
     let generation = StoredValue::new(0u32);
     Effect::new(move |_| {
@@ -71,18 +94,22 @@ pub fn use_study_results(
         if !closed.get() {
             return;
         }
-        let id = study.with(|s| s.id.clone());
+        let study = design.get();
         generation.update_value(|g| *g += 1);
         let mine = generation.get_value();
         spawn_local(async move {
+            let id = study.id.clone();
             let (sessions, files) = (store::sessions(&lib, &id).await, store::merged(&lib, &id).await);
             if generation.get_value() != mine {
                 return;
             }
             match sessions {
                 Ok(list) => {
+                    let (same, earlier): (Vec<_>, Vec<_>) =
+                        list.into_iter().partition(|s| s.ran_with(&study));
+                    earlier_sessions.set(earlier.len());
                     let mut all = StudyResults::new(&id, Vec::new());
-                    for s in list {
+                    for s in same {
                         let _ = all.merge(&s.results());
                     }
                     local.set(Some(all));
@@ -96,12 +123,18 @@ pub fn use_study_results(
         });
     });
     let everything = Memo::new(move |_| {
-        let mut all = local.get()?;
+        let id = design.with(|d| d.id.clone());
+        // A read of another id (the draft just became a new version) is not this study's.
+        let mut all = local.get().filter(|l| l.study_id == id)?;
         for m in merged.get().iter().chain(unsaved.get().iter()).chain(server.get().as_ref()) {
-            let _ = all.merge(m);
+            if m.study_id == id {
+                let _ = all.merge(m);
+            }
         }
         Some(all)
     });
+    let answered =
+        Memo::new(move |_| everything.with(|a| a.as_ref().map_or(0, |a| a.without_tests().responses.len())));
     let include_tests = RwSignal::new(false);
     let tests = Memo::new(move |_| {
         everything.with(|a| a.as_ref().map(StudyResults::test_participants).unwrap_or_default())
@@ -111,13 +144,19 @@ pub fn use_study_results(
         Some(if include_tests.get() { all } else { all.without_tests() })
     });
     let summary = Memo::new(move |_| {
-        let s = study.get();
+        let s = design.get();
         combined.get().filter(|_| !s.is_threshold()).map(|r| summarize(&s, &r))
     });
     let threshold = Memo::new(move |_| {
-        let d = study.with(|s| s.threshold.clone())?;
+        let d = design.with(|s| s.threshold.clone())?;
         let trials = combined.with(|r| r.as_ref().map(|r| trials_of(&r.responses)))?;
         Some(threshold::summarize(&d, &trials, d.seed))
+    });
+    let scenario_note = RwSignal::new(None::<String>);
+    // A note about the fit ("no fit yet") is stale once the answers change.
+    Effect::new(move |_| {
+        threshold.track();
+        scenario_note.set(None);
     });
     UseStudyResults {
         combined,
@@ -126,9 +165,12 @@ pub fn use_study_results(
         summary,
         threshold,
         message,
+        scenario_note,
+        design,
+        answered,
+        earlier_sessions,
         refresh,
         unsaved,
-        study,
         lib,
     }
 }
@@ -144,7 +186,7 @@ impl UseStudyResults {
         let r = *self;
         spawn_local(async move {
             let mut notes = Vec::new();
-            let id = r.study.get_untracked().id;
+            let id = r.design.with_untracked(|d| d.id.clone());
             for f in chosen {
                 let name = f.name();
                 let read = files::read_text(&f, MAX_RESULTS_BYTES)
@@ -180,7 +222,7 @@ impl UseStudyResults {
     /// Saves the threshold study's tiers into scenario `base` as a custom
     /// scenario (`<base>-perceived`) every analysis scores with.
     pub fn perceived_scenario(&self, base: &str, scenarios: UseScenarios) {
-        let s = self.study.get_untracked();
+        let s = self.design.get_untracked();
         let made = self.threshold.with_untracked(|t| {
             let t = t.as_ref().ok_or(slo::PerceivedError::NoFit)?;
             let base = scenarios.all.with_untracked(|all| all.iter().find(|x| x.id == base).cloned());
@@ -198,13 +240,13 @@ impl UseStudyResults {
             }
             Err(e) => e.to_string(),
         };
-        self.message.set(Some(note));
+        self.scenario_note.set(Some(note));
     }
 
     /// Offers the results as `csv`, `json` or an HTML `report`.
     pub fn export(&self, kind: &str) {
         let Some(res) = self.combined.get_untracked() else { return };
-        let s = self.study.get_untracked();
+        let s = self.design.get_untracked();
         let (name, mime, text) = match kind {
             "csv" if s.is_threshold() => (
                 format!("{}-trials.csv", s.id),

@@ -95,6 +95,13 @@ pub async fn list(token: &str) -> Result<Vec<Listed>, String> {
     parse(&call("GET", "/api/studies", Some(token), None).await, "The study server's list failed")
 }
 
+/// A published study's design as it was published (the researcher's
+/// copy, condition names included).
+pub async fn design(id: &str, token: &str) -> Result<Study, String> {
+    let reply = call("GET", &format!("/api/studies/{id}/design"), Some(token), None).await;
+    parse(&reply, "Reading the published design failed")
+}
+
 /// Every answer to a published study.
 pub async fn results(id: &str, token: &str) -> Result<StudyResults, String> {
     let reply = call("GET", &format!("/api/studies/{id}/results"), Some(token), None).await;

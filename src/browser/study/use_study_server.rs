@@ -3,7 +3,13 @@
 //! never in exports, links or the library), publishing the draft, the
 //! published versions of it with their participant links, closing them,
 //! and their answers, read again every [`POLL_MS`] while the study view is
-//! shown, so the results refresh as participants answer.
+//! shown, so the results refresh as participants answer. The design each
+//! version was published with is read once ([`UseStudyServer::design`]):
+//! results are computed from it, never from the draft as edited since, and
+//! answers of a version published with another design are left out (and
+//! said to be).
+
+use std::collections::HashMap;
 
 use lab_core::study::Study;
 use lab_core::study::results::StudyResults;
@@ -27,13 +33,18 @@ pub struct UseStudyServer {
     pub token: UseStorage,
     /// Published versions of the draft (same study id), newest first.
     pub published: RwSignal<Vec<Listed>>,
-    /// Their answers, merged.
+    /// Their answers, merged (those of the versions published with
+    /// [`Self::design`]).
     pub results: RwSignal<Option<StudyResults>>,
+    /// The design the newest published version was published with.
+    pub design: RwSignal<Option<Study>>,
     /// What just happened, for people.
     pub message: RwSignal<Option<String>>,
     /// Reading or publishing.
     pub busy: RwSignal<bool>,
     draft: Signal<Study>,
+    /// Designs as published, by server id (they never change there).
+    designs: StoredValue<HashMap<String, Study>>,
 }
 
 /// The server for `draft`; answers are polled while `shown`.
@@ -42,9 +53,11 @@ pub fn use_study_server(draft: Signal<Study>, shown: Signal<bool>) -> UseStudySe
         token: use_storage(Store::Session, TOKEN_KEY),
         published: RwSignal::new(Vec::new()),
         results: RwSignal::new(None),
+        design: RwSignal::new(None),
         message: RwSignal::new(None),
         busy: RwSignal::new(false),
         draft,
+        designs: StoredValue::new(HashMap::new()),
     };
     let hidden = use_visibility();
     let polling = Memo::new(move |_| shown.get() && !hidden.get() && !s.token.value.with(String::is_empty));
@@ -83,7 +96,8 @@ impl UseStudyServer {
         }
     }
 
-    /// Reads the published versions of the draft and their answers.
+    /// Reads the published versions of the draft, their designs (once) and
+    /// their answers.
     pub fn refresh(&self) {
         let s = *self;
         let token = s.token.value.get_untracked();
@@ -93,8 +107,27 @@ impl UseStudyServer {
                 Ok(l) => l.into_iter().filter(|l| l.study_id == study_id).collect::<Vec<_>>(),
                 Err(e) => return s.message.set(Some(e)),
             };
-            let mut all = StudyResults::new(&study_id, Vec::new());
             for l in &listed {
+                if s.designs.with_value(|d| d.contains_key(&l.id)) {
+                    continue;
+                }
+                match server::design(&l.id, &token).await {
+                    Ok(d) => s.designs.update_value(|all| {
+                        all.insert(l.id.clone(), d);
+                    }),
+                    Err(e) => return s.message.set(Some(e)),
+                }
+            }
+            // Newest first: the newest version's design is the one analysed.
+            let design = listed.first().and_then(|l| s.designs.with_value(|d| d.get(&l.id).cloned()));
+            let fingerprint = design.as_ref().map(Study::fingerprint);
+            let mut all = StudyResults::new(&study_id, Vec::new());
+            let mut other = 0u64;
+            for l in &listed {
+                if s.designs.with_value(|d| d.get(&l.id).map(Study::fingerprint)) != fingerprint {
+                    other += l.answers;
+                    continue;
+                }
                 match server::results(&l.id, &token).await {
                     Ok(r) => {
                         let _ = all.merge(&r);
@@ -102,8 +135,16 @@ impl UseStudyServer {
                     Err(e) => return s.message.set(Some(e)),
                 }
             }
+            if other > 0 {
+                s.message.set(Some(format!(
+                    "{other} answer(s) on the server were collected with an earlier design of \"{study_id}\" and are left out: results describe the newest published design."
+                )));
+            }
             if s.published.get_untracked() != listed {
                 s.published.set(listed);
+            }
+            if s.design.with_untracked(|d| d != &design) {
+                s.design.set(design);
             }
             if s.results.with_untracked(|r| r.as_ref() != Some(&all)) {
                 s.results.set(Some(all));

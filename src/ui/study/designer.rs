@@ -16,10 +16,14 @@ use crate::browser::study::UseStudyDesigner;
 #[component]
 pub fn StudyDesigner(designer: UseStudyDesigner) -> impl IntoView {
     let draft = designer.draft;
+    // The kind's fields are drawn again when the kind changes, not at
+    // every edit (the focus stays in the field being typed in).
+    let threshold = Memo::new(move |_| draft.with(Study::is_threshold));
     view! {
         <div class="designer" data-testid="study-designer">
+            {move || designer.frozen.get().map(|f| view! { <p class="hint" data-testid="study-frozen">{f.hint()}</p> })}
             <DesignFields designer=designer/>
-            {move || if draft.with(Study::is_threshold) {
+            {move || if threshold.get() {
                 view! { <ThresholdFields designer=designer/> }.into_any()
             } else {
                 view! { <Conditions designer=designer/><Confounds designer=designer/><Questions designer=designer/> }.into_any()
@@ -57,6 +61,8 @@ fn DesignFields(designer: UseStudyDesigner) -> impl IntoView {
     let d = designer;
     let draft = d.draft;
     let text = move |get: fn(&lab_core::study::Study) -> String| move || draft.with(get);
+    let random = Memo::new(move |_| matches!(draft.with(|s| s.order), Order::Random { .. }));
+    let consent = Memo::new(move |_| draft.with(|s| s.consent.is_some()));
     view! {
         <div class="form-grid">
             <label>"Kind"
@@ -67,37 +73,35 @@ fn DesignFields(designer: UseStudyDesigner) -> impl IntoView {
                 </select>
             </label>
             <label>"Title"<input type="text" data-testid="study-title" prop:value=text(|s| s.title.clone())
-                on:change=move |ev| d.edit(|s| s.title = event_target_value(&ev))/></label>
+                on:input=move |ev| d.edit(|s| s.title = event_target_value(&ev))/></label>
             <label>"Study id (in results files)"<input type="text" data-testid="study-id" prop:value=text(|s| s.id.clone())
-                on:change=move |ev| d.edit(|s| s.set_id_typed(&event_target_value(&ev)))/></label>
+                on:input=move |ev| d.edit(|s| s.set_id_typed(&event_target_value(&ev)))/></label>
             <label>"Text streamed in every sample"
                 <select data-testid="study-text" prop:value=text(|s| s.text.clone()) on:change=move |ev| d.edit(|s| s.text = event_target_value(&ev))>
                     {SAMPLES.iter().map(|t| view! { <option value=t.id>{t.name}</option> }).collect_view()}
                 </select>
             </label>
             <label hidden=move || draft.with(Study::is_threshold)>"Repetitions"<input type="number" min="1" max="20" data-testid="study-reps" prop:value=text(|s| s.repetitions.to_string())
-                on:change=move |ev| d.edit(|s| s.repetitions = event_target_value(&ev).parse().unwrap_or(1))/></label>
+                on:input=move |ev| if let Ok(n) = event_target_value(&ev).trim().parse() { d.edit(|s| s.repetitions = n) }/></label>
             <label hidden=move || draft.with(Study::is_threshold)>"Order"
                 <select data-testid="study-order" prop:value=move || draft.with(|s| s.order_kind()) on:change=move |ev| d.edit(|s| s.set_order_kind(&event_target_value(&ev)))>
                     <option value="latin">"balanced Latin square"</option>
                     <option value="random">"random with a seed"</option>
                 </select>
             </label>
-            {move || match draft.with(|s| s.order) {
-                Order::Random { seed } => Some(view! {
-                    <label>"Seed"<input type="number" min="0" data-testid="study-seed" prop:value=seed.to_string()
-                        on:change=move |ev| d.edit(|s| s.order = Order::Random { seed: event_target_value(&ev).parse().unwrap_or(0) })/></label>
-                }),
-                Order::LatinSquare => None,
-            }}
+            {move || random.get().then(|| view! {
+                    <label>"Seed"<input type="number" min="0" data-testid="study-seed"
+                        prop:value=text(|s| match s.order { Order::Random { seed } => seed.to_string(), Order::LatinSquare => String::new() })
+                        on:input=move |ev| if let Ok(seed) = event_target_value(&ev).trim().parse() { d.edit(|s| s.order = Order::Random { seed }) }/></label>
+                })}
         </div>
         <label class="block">"Instructions"<textarea rows="3" data-testid="study-instructions" prop:value=text(|s| s.instructions.clone())
-            on:change=move |ev| d.edit(|s| s.instructions = event_target_value(&ev))></textarea></label>
+            on:input=move |ev| d.edit(|s| s.instructions = event_target_value(&ev))></textarea></label>
         <label class="inline"><input type="checkbox" data-testid="study-consent-on" prop:checked=move || draft.with(|s| s.consent.is_some())
             on:change=move |ev| d.edit(|s| s.set_consent(event_target_checked(&ev)))/>" Ask for consent first"</label>
-        {move || draft.with(|s| s.consent.clone()).map(|c| view! {
-            <label class="block">"Consent text"<textarea rows="2" data-testid="study-consent" prop:value=c
-                on:change=move |ev| d.edit(|s| s.consent = Some(event_target_value(&ev)))></textarea></label>
+        {move || consent.get().then(|| view! {
+            <label class="block">"Consent text"<textarea rows="2" data-testid="study-consent" prop:value=text(|s| s.consent.clone().unwrap_or_default())
+                on:input=move |ev| d.edit(|s| s.consent = Some(event_target_value(&ev)))></textarea></label>
         })}
     }
 }

@@ -24,6 +24,7 @@ use crate::browser::library::Library;
 use crate::browser::study::{UseParticipantFlow, use_study_designer, use_study_results, use_study_server};
 use crate::browser::use_route::UseRoute;
 use lab_core::share::route::View;
+use lab_core::study::version::Frozen;
 
 /// The study view.
 #[component]
@@ -35,7 +36,13 @@ pub fn StudyView() -> impl IntoView {
     let closed = Signal::derive(move || !flow.is_open());
     let shown = Signal::derive(move || route.route.with(|r| r.view() == View::Study) && !flow.is_open());
     let server = use_study_server(d.draft.into(), shown);
-    let results = use_study_results(lib, d.draft.into(), closed, server.results.into());
+    let results = use_study_results(lib, d.draft.into(), server.design.into(), closed, server.results.into());
+    // A draft with answers, or published, changes only as a new version.
+    Effect::new(move |_| {
+        let id = d.draft.with(|s| s.id.clone());
+        let published = server.published.with(|p| p.iter().any(|l| l.study_id == id));
+        d.frozen.set(Frozen::of(results.answered.get(), published));
+    });
     view! {
         <section class="panel study" data-testid="study-view">
             <h2>"UX study"</h2>
@@ -79,7 +86,7 @@ pub fn StudyView() -> impl IntoView {
                 <StudyDesigner designer=d/>
             </details>
             <h3>"Results"</h3>
-            <StudyResultsView study=d.draft.into() results=results/>
+            <StudyResultsView study=results.design.into() results=results/>
         </section>
     }
 }

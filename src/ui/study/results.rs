@@ -31,6 +31,9 @@ pub fn StudyResultsView(study: Signal<Study>, results: UseStudyResults) -> impl 
                 <button type="button" class="secondary" data-testid="results-report" on:click=move |_| r.export("report")>"Report (HTML)"</button>
             </div>
             {move || r.message.get().map(|m| view! { <p class="notice" role="status" data-testid="results-message">{m}</p> })}
+            {move || (r.earlier_sessions.get() > 0).then(|| view! {
+                <p class="hint" data-testid="results-earlier">{format!("{} session(s) in this browser ran with an earlier draft of this design and are left out.", r.earlier_sessions.get())}</p>
+            })}
             {move || (!r.tests.with(Vec::is_empty)).then(|| view! {
                 <label class="inline" data-testid="results-tests">
                     <input type="checkbox" data-testid="results-include-tests" prop:checked=move || r.include_tests.get()

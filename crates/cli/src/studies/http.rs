@@ -8,6 +8,7 @@
 //! | `GET /api/studies/{id}` | anyone with the link | the study a participant plays (condition names replaced by ids), and whether it is open |
 //! | `POST /api/studies/{id}/participants` | participant page | joins: the server's participant id and number |
 //! | `POST /api/studies/{id}/answers` | participant page | one answer ([`lab_core::study::submit::Submission`]) → 201 saved, 200 kept before |
+//! | `GET /api/studies/{id}/design` | researcher | the design as published (condition names included): what the answers were collected with |
 //! | `GET /api/studies/{id}/results` | researcher | every answer as a results file (`?format=csv`: CSV) |
 //! | `POST /api/studies/{id}/close` | researcher | stops new answers |
 //! | `GET /s/{id}` | participant | the participant link: opens the app on the study |
@@ -182,6 +183,19 @@ async fn study(State(api): Shared, Path(id): Path<String>) -> Response {
     }
 }
 
+/// The design as it was published, for the researcher: results are
+/// computed from it, never from a draft edited since.
+async fn design(State(api): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    if let Some(r) = researcher(&api, &headers) {
+        return r;
+    }
+    match api.studies.study(&id).await {
+        Ok(Some(p)) => Json(p.study).into_response(),
+        Ok(None) => refuse(StatusCode::NOT_FOUND, format!("no study \"{id}\" on this server")),
+        Err(e) => store_failed(&e),
+    }
+}
+
 async fn join(State(api): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
     if let Some(r) = cross_origin(&headers) {
         return r;
@@ -262,6 +276,7 @@ pub fn router(api: Arc<StudyApi>) -> Router {
         .route("/api/studies/{id}", get(study))
         .route("/api/studies/{id}/participants", post(join))
         .route("/api/studies/{id}/answers", post(answer).layer(DefaultBodyLimit::max(MAX_ANSWER_READ)))
+        .route("/api/studies/{id}/design", get(design))
         .route("/api/studies/{id}/results", get(results))
         .route("/api/studies/{id}/close", post(close))
         .route("/s/{id}", get(link))

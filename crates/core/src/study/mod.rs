@@ -8,7 +8,8 @@
 //! trials, answers) as a state machine; [`inference`] has the statistics (t intervals, the exact
 //! binomial test); [`submit`] checks an answer sent to a study server against the design;
 //! [`delivery`] says what a server's reply means for an answer waiting in a participant's outbox;
-//! [`hosting`] has the study server's reply bodies; [`threshold`] measures just-noticeable differences adaptively; [`confound`] finds conditions that differ in more than latency (length, text, seed).
+//! [`hosting`] has the study server's reply bodies; [`threshold`] measures just-noticeable differences adaptively; [`confound`] finds conditions that differ in more than latency (length, text, seed);
+//! [`version`] freezes a design once it has answers (an edit makes a new version).
 //!
 //! - **Rating trial**: one condition plays; each rating question (a Likert
 //!   scale of 5 or 7 points) is answered.
@@ -28,6 +29,7 @@ pub mod plan;
 pub mod results;
 pub mod submit;
 pub mod threshold;
+pub mod version;
 
 use serde::{Deserialize, Serialize};
 

@@ -81,6 +81,10 @@ pub struct Session {
     pub trials: Vec<Trial>,
     /// Answers so far.
     pub responses: Vec<Response>,
+    /// The design it was run with ([`Study::fingerprint`]; absent in
+    /// sessions saved before designs had versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design: Option<String>,
 }
 
 impl Session {
@@ -96,7 +100,14 @@ impl Session {
             },
             participant,
             responses: Vec::new(),
+            design: Some(study.fingerprint()),
         }
+    }
+
+    /// Whether it was run with `study` as it is now (sessions of before
+    /// design versions are taken as such).
+    pub fn ran_with(&self, study: &Study) -> bool {
+        self.design.as_ref().is_none_or(|d| *d == study.fingerprint())
     }
 
     /// Questions asked in a trial.
