@@ -88,9 +88,13 @@ pub fn use_endpoint_settings() -> UseEndpointSettings {
 impl UseEndpointSettings {
     /// Changes the config (and stores it, without the key).
     pub fn edit(&self, f: impl FnOnce(&mut EndpointConfig)) {
-        let mut c = self.config.get_untracked();
+        let old = self.config.get_untracked();
+        let mut c = old.clone();
         f(&mut c);
-        self.store_config(&c);
+        // Unchanged (`0.` on the way to `0.5`): the field is not rewritten.
+        if c != old {
+            self.store_config(&c);
+        }
     }
 
     fn store_config(&self, c: &EndpointConfig) {

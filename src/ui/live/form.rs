@@ -34,14 +34,12 @@ fn EndpointFields(s: UseEndpointSettings, disabled: Signal<bool>) -> impl IntoVi
             </label>
             <label>"Base URL "
                 <input type="url" data-testid="base-url" prop:value=move || cfg().base_url
-                    on:change=move |ev| {
-                        s.edit(|c| c.base_url = event_target_value(&ev));
-                        s.list_models();
-                    }/>
+                    on:input=move |ev| s.edit(|c| c.base_url = event_target_value(&ev))
+                    on:change=move |_| s.list_models()/>
             </label>
             <label>"API key " {move || if s.needs_key() { "(required)" } else { "(optional)" }}
                 <input type="password" autocomplete="off" data-testid="api-key" prop:value=move || s.api_key.get()
-                    on:change=move |ev| s.set_key(event_target_value(&ev))/>
+                    on:input=move |ev| s.set_key(event_target_value(&ev))/>
             </label>
             <label class="inline">
                 <input type="checkbox" data-testid="remember-key" prop:checked=move || s.remember.get()
@@ -50,7 +48,7 @@ fn EndpointFields(s: UseEndpointSettings, disabled: Signal<bool>) -> impl IntoVi
             </label>
             <label>"Model "
                 <input type="text" list="model-list" data-testid="model" prop:value=move || cfg().model
-                    on:change=move |ev| s.edit(|c| c.model = event_target_value(&ev))/>
+                    on:input=move |ev| s.edit(|c| c.model = event_target_value(&ev))/>
                 <datalist id="model-list">
                     {move || s.models.get().into_iter().map(|m| view! { <option value=m></option> }).collect_view()}
                 </datalist>
@@ -82,22 +80,22 @@ fn RequestFields(s: UseEndpointSettings, disabled: Signal<bool>) -> impl IntoVie
             <Show when=chat>
                 <label>"System message "
                     <textarea rows="2" data-testid="system" prop:value=move || cfg().system
-                        on:change=move |ev| s.edit(|c| c.system = event_target_value(&ev))></textarea>
+                        on:input=move |ev| s.edit(|c| c.system = event_target_value(&ev))></textarea>
                 </label>
             </Show>
             <label>{move || if chat() { "User message " } else { "Prompt " }}
                 <textarea rows="4" data-testid="prompt" prop:value=move || cfg().prompt
-                    on:change=move |ev| s.edit(|c| c.prompt = event_target_value(&ev))></textarea>
+                    on:input=move |ev| s.edit(|c| c.prompt = event_target_value(&ev))></textarea>
             </label>
             <div class="row">
                 <label>"Max tokens "
                     <input type="number" min="1" data-testid="max-tokens" prop:value=move || cfg().max_tokens.to_string()
-                        on:change=move |ev| s.edit(|c| c.max_tokens = event_target_value(&ev).parse().unwrap_or(0))/>
+                        on:input=move |ev| if let Ok(n) = event_target_value(&ev).trim().parse() { s.edit(|c| c.max_tokens = n) }/>
                 </label>
                 <label>"Temperature "
                     <input type="number" min="0" max="2" step="0.1" data-testid="temperature"
                         prop:value=move || cfg().temperature.map(|t| t.to_string()).unwrap_or_default()
-                        on:change=move |ev| s.edit(|c| c.temperature = event_target_value(&ev).parse().ok())/>
+                        on:input=move |ev| s.edit(|c| c.temperature = event_target_value(&ev).trim().parse().ok())/>
                 </label>
                 <label>"Limit field "
                     <select prop:value=move || cfg().max_tokens_field.name()
@@ -114,7 +112,7 @@ fn RequestFields(s: UseEndpointSettings, disabled: Signal<bool>) -> impl IntoVie
             </label>
             <label>"Extra body fields (JSON object) "
                 <textarea rows="2" placeholder="{\"ignore_eos\": true}" data-testid="extra-body" prop:value=move || cfg().extra_body
-                    on:change=move |ev| s.edit(|c| c.extra_body = event_target_value(&ev))></textarea>
+                    on:input=move |ev| s.edit(|c| c.extra_body = event_target_value(&ev))></textarea>
             </label>
         </fieldset>
     }

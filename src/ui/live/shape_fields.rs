@@ -6,7 +6,10 @@ use lab_core::load::arrivals::http1_note;
 use lab_core::load::shape::ShapeForm;
 use leptos::prelude::*;
 
-/// A number field bound to one part of the form.
+/// A number field bound to one part of the form, updated as it is typed:
+/// text that is not (yet) a number, or that reads as the value already
+/// there (`0.` while typing `0.5`), leaves the form alone, so the field is
+/// never rewritten under the cursor.
 fn number(
     id: &'static str,
     label: &'static str,
@@ -18,17 +21,23 @@ fn number(
     view! {
         <label>{label}" "
             <input type="number" min="0" step=step data-testid=id prop:value=move || form.with(get)
-                on:change=move |ev| form.update(|f| set(f, event_target_value(&ev).trim()))/>
+                on:input=move |ev| {
+                    let mut next = form.get_untracked();
+                    set(&mut next, event_target_value(&ev).trim());
+                    if next != form.get_untracked() {
+                        form.set(next);
+                    }
+                }/>
         </label>
     }
 }
 
-fn whole(s: &str) -> u32 {
-    s.parse().unwrap_or(1).max(1)
+fn whole(s: &str, old: u32) -> u32 {
+    s.parse().ok().filter(|v| *v > 0).unwrap_or(old)
 }
 
-fn positive(s: &str) -> f64 {
-    s.parse().unwrap_or(0.0)
+fn positive(s: &str, old: f64) -> f64 {
+    s.parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).unwrap_or(old)
 }
 
 fn optional(s: &str) -> Option<f64> {
@@ -44,26 +53,27 @@ fn opt_text(v: Option<f64>) -> String {
 pub fn ShapeFields(kind: Signal<String>, form: RwSignal<ShapeForm>) -> impl IntoView {
     let is = move |k: &'static [&'static str]| move || k.contains(&kind.get().as_str());
     view! {
-        <Show when=is(&["repeat", "concurrent", "sweep", "rate"])>
-            {number("run-n", "N", "1", form, |f| f.n.to_string(), |f, v| f.n = whole(v))}
+        <Show when=is(&["repeat", "concurrent", "sweep"])>
+            {number("run-n", "N", "1", form, |f| f.n.to_string(), |f, v| f.n = whole(v, f.n))}
         </Show>
         <Show when=is(&["sweep", "prompt_sweep"])>
-            {number("run-rounds", "rounds per level", "1", form, |f| f.rounds.to_string(), |f, v| f.rounds = whole(v))}
+            {number("run-rounds", "rounds per level", "1", form, |f| f.rounds.to_string(), |f, v| f.rounds = whole(v, f.rounds))}
         </Show>
         <Show when=is(&["prompt_sweep"])>
             <label>"longest prompt "
                 <select data-testid="run-prompt-max" prop:value=move || form.with(|f| f.max_prompt_tokens.to_string())
-                    on:change=move |ev| form.update(|f| f.max_prompt_tokens = whole(&event_target_value(&ev)))>
+                    on:change=move |ev| form.update(|f| f.max_prompt_tokens = whole(&event_target_value(&ev), f.max_prompt_tokens))>
                     {[1024, 2048, 4096, 8192, 16384].map(|n| view! { <option value=n.to_string()>{format!("{n} tokens")}</option> }).collect_view()}
                 </select>
             </label>
         </Show>
         <Show when=is(&["conversation"])>
-            {number("run-turns", "turns", "1", form, |f| f.turns.to_string(), |f, v| f.turns = whole(v))}
+            {number("run-turns", "turns", "1", form, |f| f.turns.to_string(), |f, v| f.turns = whole(v, f.turns))}
         </Show>
         <Show when=is(&["rate"])>
-            {number("run-rate", "requests/s", "0.1", form, |f| f.rate_per_s.to_string(), |f, v| f.rate_per_s = positive(v))}
-            {number("run-burstiness", "burstiness (1 = Poisson)", "0.1", form, |f| f.burstiness.to_string(), |f, v| f.burstiness = positive(v))}
+            {number("run-rate", "requests/s", "0.1", form, |f| f.rate_per_s.to_string(), |f, v| f.rate_per_s = positive(v, f.rate_per_s))}
+            {number("run-rate-n", "requests", "1", form, |f| f.rate_requests.to_string(), |f, v| f.rate_requests = whole(v, f.rate_requests))}
+            {number("run-burstiness", "burstiness (1 = Poisson)", "0.1", form, |f| f.burstiness.to_string(), |f, v| f.burstiness = positive(v, f.burstiness))}
             {number("run-duration", "for seconds (else N requests)", "1", form, |f| opt_text(f.duration_s), |f, v| f.duration_s = optional(v))}
             {number("run-ramp-from", "ramp from requests/s", "0.1", form, |f| opt_text(f.ramp_from_per_s), |f, v| f.ramp_from_per_s = optional(v))}
             <p class="hint" data-testid="run-rate-note">{move || http1_note(form.with(|f| f.rate_per_s))}</p>

@@ -1,6 +1,6 @@
-//! Editing a pane's profile (`lab_core::replay::draft`): every field as
-//! typed, checked by `lab_core` when applied, with the reason shown when a
-//! number is out of range.
+//! Editing a pane's profile (`lab_core::replay::draft`): every field taken
+//! as it is typed (not when it loses focus), checked by `lab_core` when
+//! applied, with the reason shown when a number is out of range.
 
 use lab_core::replay::draft::{DraftField, JITTER_KINDS, ProfileDraft};
 use lab_core::replay::text::SAMPLES;
@@ -17,14 +17,20 @@ pub fn ProfileEditor(index: usize, draft: ProfileDraft, on_apply: Callback<Profi
             <label>{label}
                 <input type="number" step=step data-testid=format!("pane-{index}-edit-{key}")
                     prop:value=move || d.with(|d| f.get(d).to_string())
+                    on:input=move |ev| {
+                        // As typed; text that reads as the value already there
+                        // (`0.` on the way to `0.5`) leaves the field alone.
+                        if let Ok(v) = event_target_value(&ev).trim().parse::<f64>()
+                            && d.with_untracked(|d| f.get(d)) != v
+                        {
+                            d.update(|d| f.set(d, v));
+                            error.set(d.with_untracked(|d| d.profile.validate().err().map(|e| e.to_string())));
+                        }
+                    }
                     on:change=move |ev| {
                         let raw = event_target_value(&ev);
-                        match raw.trim().parse::<f64>() {
-                            Ok(v) => {
-                                d.update(|d| f.set(d, v));
-                                error.set(d.with_untracked(|d| d.profile.validate().err().map(|e| e.to_string())));
-                            }
-                            Err(_) => error.set(Some(format!("\"{raw}\" is not a number"))),
+                        if raw.trim().parse::<f64>().is_err() {
+                            error.set(Some(format!("\"{raw}\" is not a number")));
                         }
                     }/>
             </label>
@@ -57,7 +63,7 @@ pub fn ProfileEditor(index: usize, draft: ProfileDraft, on_apply: Callback<Profi
             </label>
             <label class="wide">"Or your own text"
                 <textarea rows="2" data-testid=format!("pane-{index}-edit-own-text")
-                    on:change=move |ev| d.update(|d| d.set_own_text(event_target_value(&ev)))></textarea>
+                    on:input=move |ev| d.update(|d| d.set_own_text(event_target_value(&ev)))></textarea>
             </label>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             <button type="button" data-testid=format!("pane-{index}-apply") on:click=apply>"Apply"</button>

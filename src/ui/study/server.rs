@@ -20,7 +20,7 @@ pub fn ServerPanel(server: UseStudyServer) -> impl IntoView {
             <div class="row-actions">
                 <label>"Researcher token "
                     <input type="password" autocomplete="off" data-testid="study-token" placeholder="llr_… (printed by serve on first start)"
-                        prop:value=move || s.token.value.get() on:change=move |ev| s.set_token(event_target_value(&ev))/>
+                        prop:value=move || s.token.value.get() on:input=move |ev| s.set_token(event_target_value(&ev))/>
                 </label>
                 <button type="button" data-testid="study-publish" disabled=move || !has_token() || s.busy.get()
                     on:click=move |_| s.publish()>"Publish to the study server"</button>

@@ -40,18 +40,18 @@ pub fn ThresholdFields(designer: UseStudyDesigner) -> impl IntoView {
                 </select>
             </label>
             <label>"Reference profile"<input type="text" data-testid="threshold-reference" prop:value=get(|t| t.reference.clone())
-                on:change=move |ev| d.edit(|s| s.edit_threshold(|t| t.reference = event_target_value(&ev).trim().to_string()))/></label>
+                on:input=move |ev| d.edit(|s| s.edit_threshold(|t| t.reference = event_target_value(&ev).trim().to_string()))/></label>
             <label>{move || format!("Smallest level ({})", d.draft.with(|s| s.threshold.as_ref().map_or("", |t| t.dimension.unit())))}
                 <input type="number" step="any" data-testid="threshold-low" prop:value=get(|t| t.range.0.to_string())
-                    on:change=move |ev| if let Some(v) = typed(&ev) { d.edit(|s| s.edit_threshold(|t| t.range.0 = v)) }/></label>
+                    on:input=move |ev| if let Some(v) = typed(&ev) { d.edit(|s| s.edit_threshold(|t| t.range.0 = v)) }/></label>
             <label>"Largest level (the first, easy pair)"
                 <input type="number" step="any" data-testid="threshold-high" prop:value=get(|t| t.range.1.to_string())
-                    on:change=move |ev| if let Some(v) = typed(&ev) { d.edit(|s| s.edit_threshold(|t| t.range.1 = v)) }/></label>
+                    on:input=move |ev| if let Some(v) = typed(&ev) { d.edit(|s| s.edit_threshold(|t| t.range.1 = v)) }/></label>
             <label>"Placement seed"<input type="number" min="0" data-testid="threshold-seed" prop:value=get(|t| t.seed.to_string())
-                on:change=move |ev| if let Some(v) = typed(&ev) { d.edit(|s| s.edit_threshold(|t| t.seed = v)) }/></label>
+                on:input=move |ev| if let Some(v) = typed(&ev) { d.edit(|s| s.edit_threshold(|t| t.seed = v)) }/></label>
             <label>"Question asked of each pair"
                 <input type="text" data-testid="threshold-question" prop:value=move || d.draft.with(|s| s.questions.first().map(|q| q.prompt().to_string()))
-                    on:change=move |ev| d.edit(|s: &mut Study| s.questions.iter_mut().for_each(|q| q.set_prompt(event_target_value(&ev))))/></label>
+                    on:input=move |ev| d.edit(|s: &mut Study| s.questions.iter_mut().for_each(|q| q.set_prompt(event_target_value(&ev))))/></label>
         </div>
         <p class="hint" data-testid="threshold-reference-value">{reference_value}</p>
         <ProcedureFields designer=designer/>
@@ -63,6 +63,9 @@ pub fn ThresholdFields(designer: UseStudyDesigner) -> impl IntoView {
 fn ProcedureFields(designer: UseStudyDesigner) -> impl IntoView {
     let d = designer;
     let procedure = move || d.draft.with(|s| s.threshold.as_ref().map(|t| t.procedure));
+    // The procedure's fields are drawn again when the procedure changes
+    // kind, not as a number is typed in them.
+    let psi = Memo::new(move |_| matches!(procedure(), Some(Procedure::Psi { .. })));
     let rule_field =
         move |label: &'static str,
               testid: &'static str,
@@ -83,12 +86,13 @@ fn ProcedureFields(designer: UseStudyDesigner) -> impl IntoView {
                     <option value="psi">"Psi method (Bayesian, most informative level)"</option>
                 </select>
             </label>
-            {move || match procedure() {
-                Some(Procedure::Psi { trials }) => view! {
-                    <label>"Pairs per participant"<input type="number" min="10" max="200" data-testid="threshold-trials" prop:value=trials.to_string()
-                        on:change=move |ev| if let Some(v) = typed(&ev) { d.edit(|s| s.edit_threshold(|t| t.procedure = Procedure::Psi { trials: v })) }/></label>
+            {move || match psi.get() {
+                true => view! {
+                    <label>"Pairs per participant"<input type="number" min="10" max="200" data-testid="threshold-trials"
+                        prop:value=move || match procedure() { Some(Procedure::Psi { trials }) => trials.to_string(), _ => String::new() }
+                        on:input=move |ev| if let Some(v) = typed(&ev) { d.edit(|s| s.edit_threshold(|t| t.procedure = Procedure::Psi { trials: v })) }/></label>
                 }.into_any(),
-                _ => view! {
+                false => view! {
                     {rule_field("Correct in a row to go down (N)", "threshold-down", |r| r.down, |r, v| r.down = v)}
                     {rule_field("Reversals that end it", "threshold-reversals", |r| r.reversals, |r, v| r.reversals = v)}
                     {rule_field("Last reversals averaged", "threshold-average", |r| r.average, |r, v| r.average = v)}
