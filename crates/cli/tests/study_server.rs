@@ -76,9 +76,16 @@ fn api_checks(srv: &Server) {
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!((v["open"].as_bool(), v["study"]["id"].as_str()), (Some(true), Some("ttft-vs-jitter")));
     assert!(!body.contains("fast start, jittery"), "participants get no condition names: {body}");
-    for path in [format!("/api/studies/{id}/results"), "/api/studies".into()] {
+    for path in
+        [format!("/api/studies/{id}/results"), format!("/api/studies/{id}/design"), "/api/studies".into()]
+    {
         assert_eq!(call(addr, "GET", &path, &[], b"").0, 401);
     }
+    // The researcher reads the design as published, names and all: results are computed from it.
+    let (code, body) =
+        call(addr, "GET", &format!("/api/studies/{id}/design"), &[("Authorization", &auth)], b"");
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(Study::from_json(&body).unwrap(), study);
     let (code, _) = call(addr, "GET", "/api/studies/zzzzzzzz", &[], b"");
     assert_eq!(code, 404);
     // The participant link opens the app on the study.

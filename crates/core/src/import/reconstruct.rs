@@ -131,7 +131,10 @@ impl ImportedRequest {
             failure: self.error.as_ref().map(|_| FailureKind::Reported),
             tool_e2el_ms: self.e2el_ms.filter(|_| !self.spread),
         };
-        RequestMetrics::from_timing(index, &timing, cfg)
+        let mut m = RequestMetrics::from_timing(index, &timing, cfg);
+        m.prefilled_tokens =
+            crate::measure::metrics::prefilled_tokens(self.input_tokens, self.cached_tokens, self.turn, None);
+        m
     }
 
     /// A full lab request (for replay and export).

@@ -16,8 +16,6 @@
 //! the start of the first message in every turn, so nothing before the
 //! newest message can come from a cache.
 
-use serde::{Deserialize, Serialize};
-
 use crate::replay::text;
 pub use crate::stream::endpoint::Message;
 
@@ -41,25 +39,7 @@ pub fn sized_prompt(tokens: usize, nonce: &str) -> String {
     out
 }
 
-/// Which first message a conversation keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Prefix {
-    /// The same first message every turn (cache-friendly).
-    Stable,
-    /// A new nonce at the start of the first message every turn (cache-busting).
-    Changed,
-}
-
-impl Prefix {
-    /// Its name in tables and traces.
-    pub fn word(self) -> &'static str {
-        match self {
-            Self::Stable => "stable prefix",
-            Self::Changed => "changed prefix",
-        }
-    }
-}
+pub use crate::trace::series::Prefix;
 
 /// What the user says in turn 1, 2, … (cycled).
 pub const FOLLOW_UPS: [&str; 6] = [

@@ -60,6 +60,7 @@ use serde::{Deserialize, Serialize};
 use crate::measure::feel::{self, FeelConfig};
 use crate::measure::stats::{Samples, Summary};
 use crate::measure::weighted;
+use crate::trace::series::Prefix;
 use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace, tool_calls};
 
 /// Default stall threshold: an inter-token gap above 250 ms reads as a pause.
@@ -181,6 +182,10 @@ pub struct RequestMetrics {
     pub output_tokens: u64,
     /// Prompt tokens when known.
     pub prompt_tokens: Option<u64>,
+    /// Prompt tokens the server had to compute before the first token
+    /// ([`prefilled_tokens`]); `None` when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefilled_tokens: Option<u64>,
     /// Time to first byte (headers).
     pub ttfb_ms: Option<f64>,
     /// Time to first token.
@@ -239,6 +244,28 @@ pub struct RequestMetrics {
     pub sent_ms: f64,
 }
 
+/// Prompt tokens the server computed before a request's first token: the
+/// prompt (`prompt`) less the tokens its prefix cache held, when the server
+/// said (`usage.prompt_tokens_details.cached_tokens`); else the whole
+/// prompt, unless the request is a later `turn` of a conversation that kept
+/// its first message (`group` not the changed-prefix series: its prefix may
+/// have been cached without the server saying), which is unknown.
+pub fn prefilled_tokens(
+    prompt: Option<u64>,
+    cached: Option<u64>,
+    turn: Option<u32>,
+    group: Option<&str>,
+) -> Option<u64> {
+    let prompt = prompt?;
+    match cached {
+        Some(cached) => Some(prompt.saturating_sub(cached)),
+        None => {
+            let fresh = turn.is_none_or(|t| t == 0) || group.and_then(Prefix::of) == Some(Prefix::Changed);
+            fresh.then_some(prompt)
+        }
+    }
+}
+
 impl RequestMetrics {
     /// Computes the metrics of one request of a trace.
     pub fn of(index: usize, r: &RequestTrace, cfg: &MetricsConfig) -> Self {
@@ -264,6 +291,12 @@ impl RequestMetrics {
             tool_e2el_ms: None,
         };
         let mut m = Self::from_timing(index, &timing, cfg);
+        m.prefilled_tokens = prefilled_tokens(
+            m.prompt_tokens,
+            r.usage.and_then(|u| u.cached_tokens),
+            r.turn,
+            r.group.as_deref(),
+        );
         let calls = tool_calls(r);
         m.tool_calls = calls.len();
         m.time_to_first_tool_call_ms = calls.iter().map(|c| c.first_ms).reduce(f64::min);
@@ -326,6 +359,7 @@ impl RequestMetrics {
             failure,
             output_tokens,
             prompt_tokens: r.prompt_tokens,
+            prefilled_tokens: r.prompt_tokens,
             ttfb_ms: r.headers_ms.map(|h| h - sent),
             ttft_ms: ttft,
             time_to_first_answer_ms: answer,

@@ -2,7 +2,8 @@
 //!
 //! Every definition the lab shows a user lives here, with its `//!` doc:
 //!
-//! - [`stats`]: numpy-identical mean, std, median and percentiles.
+//! - [`stats`]: numpy-identical mean, std, median and percentiles;
+//!   [`student`]: Student's t distribution (intervals).
 //! - [`metrics`]: TTFB, TTFT, TPOT, ITL, E2EL, paint lag, stalls (vLLM's
 //!   definitions) per request and per run.
 //! - [`slo`]: service-level objectives and goodput.
@@ -30,6 +31,7 @@ pub mod run;
 pub mod score;
 pub mod slo;
 pub mod stats;
+pub mod student;
 pub mod sweep;
 pub mod turns;
 pub mod weighted;

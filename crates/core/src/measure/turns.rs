@@ -14,10 +14,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::load::prompts::Prefix;
 use crate::measure::metrics::RunMetrics;
 use crate::measure::stats::Samples;
 use crate::trace::Trace;
+use crate::trace::series::Prefix;
 
 /// One turn of one series.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -28,6 +28,7 @@ pub mod client;
 pub mod json_error;
 mod load;
 mod redact;
+pub mod series;
 pub mod tool;
 
 pub use client::ClientInfo;
