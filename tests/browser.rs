@@ -141,6 +141,8 @@ async fn share_links_made_by_the_browser_and_natively_read_each_other() {
                 smoothing: Default::default(),
             },
         ],
+        markdown: true,
+        speed: None,
     };
     // The browser's CompressionStream writes what miniz_oxide reads, and back.
     let made_here = share::encode(&shared).await.expect("the browser packs");

@@ -138,14 +138,22 @@ impl UseReplayLab {
         self.load(true);
     }
 
-    /// Plays the panes of a share link (a shared story keeps its
+    /// Plays the panes of a share link as they were shared: as Markdown or
+    /// text, at the speed they played (a shared story keeps its
     /// explanation); `Err` says why they cannot play.
-    pub fn show_shared(&self, panes: &[SharedPane]) -> Result<(), String> {
+    pub fn show_shared(
+        &self,
+        panes: &[SharedPane],
+        markdown: bool,
+        speed: Option<f64>,
+    ) -> Result<(), String> {
         let list = shared_panes(panes, MAX_PANES)?;
         if list.is_empty() {
             return Err("The shared link holds no pane.".into());
         }
         let story = story_of(panes, &story::stories()).map(|s| s.id.clone());
+        self.render.set(if markdown { RenderMode::Markdown } else { RenderMode::Text });
+        self.set_speed(speed.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0));
         self.show(list);
         self.story_id.set(story.unwrap_or_default());
         Ok(())
@@ -246,10 +254,12 @@ impl UseReplayLab {
                 .map_or_else(|| "Side by side".to_string(), |s| s.title),
         };
         let link = self.share_link;
+        let markdown = self.render.get_untracked() == RenderMode::Markdown;
+        let speed = Some(self.speed.get_untracked()).filter(|s| *s != 1.0);
         match shared {
             Err(e) => link.set(Some(Err(e))),
             Ok(panes) => spawn_local(async move {
-                link.set(Some(share::link_for(&Shared::Panes { title, panes }).await));
+                link.set(Some(share::link_for(&Shared::Panes { title, panes, markdown, speed }).await));
             }),
         }
     }

@@ -45,10 +45,12 @@ pub fn use_links(
         match r {
             Route::Share(payload) => spawn_local(async move {
                 match share::decode(&payload).await {
-                    Ok(Shared::Panes { title, panes }) => match lab.show_shared(&panes) {
-                        Ok(()) => notice.set(Some(format!("Opened the shared replay “{title}”."))),
-                        Err(e) => notice.set(Some(format!("The shared link cannot play: {e}"))),
-                    },
+                    Ok(Shared::Panes { title, panes, markdown, speed }) => {
+                        match lab.show_shared(&panes, markdown, speed) {
+                            Ok(()) => notice.set(Some(format!("Opened the shared replay “{title}”."))),
+                            Err(e) => notice.set(Some(format!("The shared link cannot play: {e}"))),
+                        }
+                    }
                     Ok(Shared::Study(study)) => flow.open_link(*study),
                     Err(e) => {
                         notice.set(Some(notice_of(&e)));

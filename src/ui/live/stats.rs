@@ -24,8 +24,14 @@ pub fn LiveStatsPanel(stats: RwSignal<LiveStats>) -> impl IntoView {
             {tile("live-ttfp", "First paint", Signal::derive(move || opt(s().ttfp_ms, ms0)), "First token on screen")}
             {tile("live-tokens", "Tokens", Signal::derive(move || s().tokens.to_string()), "Chunks received so far")}
             {tile(
+                "live-tps-overall",
+                "Tokens/s, whole answer",
+                Signal::derive(move || opt(s().overall_tokens_per_s, |v| format!("{v:.1}"))),
+                "Tokens since the request was sent, waiting included",
+            )}
+            {tile(
                 "live-tps",
-                "Tokens/s",
+                "Tokens/s after the first",
                 Signal::derive(move || opt(s().tokens_per_s, |v| format!("{v:.1}"))),
                 "Decode rate since the first token",
             )}

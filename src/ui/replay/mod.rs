@@ -33,6 +33,9 @@ pub fn ReplayView() -> impl IntoView {
             <p class="story-explanation" data-testid="story-explanation">
                 {move || story::story(&lab.story_id.get()).map(|s| s.explanation)}
             </p>
+            <p class="hint story-scores" data-testid="story-scores">
+                {move || story::story(&lab.story_id.get()).map(|s| s.scores_sentence())}
+            </p>
             <ReplayControls panes=n/>
             <ShareLine/>
             {move || lab.engine.notice.get().map(|m| view! { <p class="warn" role="status" data-testid="replay-notice">{m}</p> })}

@@ -44,7 +44,8 @@ pub fn PaneCard(index: usize) -> impl IntoView {
             <PaneSmoothing index=i/>
             <div class="tiles compact">
                 {tile("TTFT", "ttft", Signal::derive(move || opt(stats.get().ttft_ms, ms_or_s)))}
-                {tile("Tokens/s", "live-tps", Signal::derive(move || opt(stats.get().tokens_per_s, |v| format!("{v:.1}"))))}
+                {tile("Tokens/s, whole answer", "live-tps-overall", Signal::derive(move || opt(stats.get().overall_tokens_per_s, |v| format!("{v:.1}"))))}
+                {tile("Tokens/s after the first", "live-tps", Signal::derive(move || opt(stats.get().tokens_per_s, |v| format!("{v:.1}"))))}
                 {tile("Tokens", "tokens", Signal::derive(move || stats.get().tokens.to_string()))}
                 {tile("Stalls", "stalls", Signal::derive(move || stats.get().stalls.to_string()))}
             </div>
@@ -70,7 +71,8 @@ fn PaneOutcome(index: usize, run: MeasuredRun) -> impl IntoView {
         <section class="pane-outcome" data-testid=format!("pane-{i}-result")>
             <dl class="figures">
                 <dt>"TTFT"</dt><dd data-testid=format!("pane-{i}-result-ttft")>{f(|r| r.ttft_ms, |v| format!("{v:.0} ms"))}</dd>
-                <dt>"Tokens/s"</dt><dd data-testid=format!("pane-{i}-result-tps")>{f(|r| r.output_tokens_per_s, |v| format!("{v:.1}"))}</dd>
+                <dt>"Tokens/s, whole answer"</dt><dd data-testid=format!("pane-{i}-result-tps")>{f(|r| r.output_tokens_per_s, |v| format!("{v:.1}"))}</dd>
+                <dt>"Tokens/s after the first"</dt><dd data-testid=format!("pane-{i}-result-decode")>{f(|r| r.decode_tokens_per_s, |v| format!("{v:.1}"))}</dd>
                 <dt>"TPOT"</dt><dd>{f(|r| r.tpot_ms, |v| format!("{v:.1} ms"))}</dd>
                 <dt>"E2EL"</dt><dd data-testid=format!("pane-{i}-result-e2el")>{f(|r| r.e2el_ms, ms_or_s)}</dd>
                 <dt>"Longest gap"</dt><dd>{f(|r| r.max_itl_ms(), ms_or_s)}</dd>

@@ -2,6 +2,14 @@
 //! throughput numbers hide what people feel. Every story is 2–4 panes of
 //! profiles ([`crate::replay::profile::presets`]) plus two sentences that say what to
 //! notice; the first one is what a first-time visitor sees playing.
+//!
+//! A story's words and the lab's scores must agree. Each story names the
+//! pane its scenario scores higher and the one it scores lower
+//! ([`Story::scores_say`]), held by a native test against the scores the lab
+//! computes from each pane's schedule ([`Story::scores`]); the app shows
+//! them under the story ([`Story::scores_sentence`]). Where a score favours
+//! the pane that looks worse (bursts: every latency figure is better, yet
+//! the text lands in blocks), the story says what the scores do not see.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +39,10 @@ pub struct Story {
     pub scenario: String,
     /// The panes (2–4).
     pub panes: Vec<PaneSpec>,
+    /// The panes the story's scenario scores higher and lower, in that
+    /// order (indices into `panes`).
+    #[serde(default)]
+    pub scores_say: (usize, usize),
 }
 
 fn pane(title: &str, preset: &str, prompt_tokens: u64) -> PaneSpec {
@@ -45,11 +57,12 @@ pub fn stories() -> Vec<Story> {
         Story {
             id: "same-tps".into(),
             title: "Same tokens/s, different feel".into(),
-            explanation: "Both panes stream the same 80 tokens in the same 3.3 seconds: identical tokens per second. \
+            explanation: "Both panes stream the same 80 tokens in the same 3.3 seconds: identical tokens per second over the whole answer. \
                           One starts talking after 150 ms, the other makes you wait 2.5 s and then rushes: that wait is what users remember."
                 .into(),
             scenario: "chat".into(),
             panes: vec![pane("Starts at once, reads like speech", "fast-start", 200), pane("Waits, then bursts", "slow-start", 200)],
+            scores_say: (0, 1),
         },
         Story {
             id: "jitter".into(),
@@ -59,6 +72,7 @@ pub fn stories() -> Vec<Story> {
                 .into(),
             scenario: "streaming".into(),
             panes: vec![pane("Smooth (CV 0.05)", "smooth", 200), pane("Jittery (CV 1.2)", "jittery", 200)],
+            scores_say: (0, 1),
         },
         Story {
             id: "stalls".into(),
@@ -68,6 +82,7 @@ pub fn stories() -> Vec<Story> {
                 .into(),
             scenario: "streaming".into(),
             panes: vec![pane("Steady", "smooth", 200), pane("Stalls ~3% of the time", "stalling", 200)],
+            scores_say: (0, 1),
         },
         Story {
             id: "code".into(),
@@ -77,6 +92,7 @@ pub fn stories() -> Vec<Story> {
                 .into(),
             scenario: "code".into(),
             panes: vec![pane("TTFT 80 ms", "code-fast", 50), pane("TTFT 600 ms", "code-slow", 50)],
+            scores_say: (0, 1),
         },
         Story {
             id: "rag".into(),
@@ -86,15 +102,17 @@ pub fn stories() -> Vec<Story> {
                 .into(),
             scenario: "rag".into(),
             panes: vec![pane("Chat, 200-token prompt", "rag-long-prompt", 200), pane("RAG, 6,000-token prompt", "rag-long-prompt", 6000)],
+            scores_say: (0, 1),
         },
         Story {
             id: "bursts".into(),
             title: "Bursts vs token by token".into(),
-            explanation: "Speculative decoding and coarse stream intervals deliver several tokens at once. \
-                          Higher tokens/s, yet the text jumps in blocks instead of flowing."
+            explanation: "Speculative decoding and coarse stream intervals deliver several tokens at once: higher tokens/s, and every latency score rates it higher. \
+                          Yet the text lands in blocks instead of flowing, which no latency figure sees (chat apps smooth it on screen; a UX study tells whether people mind)."
                 .into(),
             scenario: "chat".into(),
             panes: vec![pane("Token by token", "smooth", 200), pane("6-token bursts", "bursty", 200)],
+            scores_say: (1, 0),
         },
     ]
 }
@@ -102,6 +120,38 @@ pub fn stories() -> Vec<Story> {
 /// A story by id.
 pub fn story(id: &str) -> Option<Story> {
     stories().into_iter().find(|s| s.id == id)
+}
+
+impl Story {
+    /// The story's scenario score of each pane's schedule (one request as
+    /// planned, preset scoring), `None` where the pane cannot be scored.
+    pub fn scores(&self) -> Vec<Option<f64>> {
+        let Ok(scenario) = crate::measure::score::preset(&self.scenario) else {
+            return vec![None; self.panes.len()];
+        };
+        self.panes
+            .iter()
+            .map(|p| {
+                let t = p.profile.to_trace(1, p.prompt_tokens);
+                let m = crate::measure::metrics::RunMetrics::of(&t, &Default::default());
+                scenario.score(&m).score
+            })
+            .collect()
+    }
+
+    /// What the scores say, for people: "Interactive chat score of each
+    /// pane as scheduled: Starts at once 93 · Waits, then bursts 59."
+    pub fn scores_sentence(&self) -> String {
+        let name =
+            crate::measure::score::preset(&self.scenario).map_or_else(|_| self.scenario.clone(), |s| s.name);
+        let each: Vec<String> = self
+            .panes
+            .iter()
+            .zip(self.scores())
+            .map(|(p, s)| format!("{} {}", p.title, s.map_or("–".into(), |v| format!("{v:.0}"))))
+            .collect();
+        format!("{name} score of each pane as scheduled: {}.", each.join(" · "))
+    }
 }
 
 #[cfg(test)]
@@ -132,6 +182,53 @@ mod tests {
         let tps = |m: &RunMetrics| m.user_output_tokens_per_s.unwrap().median;
         assert!((tps(&m[0]) - tps(&m[1])).abs() < 1e-9);
         assert!(m[1].ttft_ms.unwrap().median - m[0].ttft_ms.unwrap().median > 2000.0);
+    }
+
+    /// Each story's words against the scores the lab computes for it: the
+    /// pane it says scores higher does, by a margin a person would notice.
+    #[test]
+    fn every_story_claim_holds_against_the_lab_s_scores() {
+        for s in stories() {
+            let scores = s.scores();
+            let (hi, lo) = s.scores_say;
+            let (h, l) = (scores[hi].unwrap(), scores[lo].unwrap());
+            assert!(
+                h >= l + 5.0,
+                "{}: {} scores {h:.0}, {} {l:.0}",
+                s.id,
+                s.panes[hi].title,
+                s.panes[lo].title
+            );
+            let sentence = s.scores_sentence();
+            assert!(sentence.contains(&format!("{} {h:.0}", s.panes[hi].title)), "{sentence}");
+        }
+        // Bursts score higher, and the story says so (and what the scores miss).
+        let b = story("bursts").unwrap();
+        assert_eq!(b.scores_say, (1, 0));
+        assert!(
+            b.explanation.contains("every latency score rates it higher")
+                && b.explanation.contains("no latency figure sees")
+        );
+    }
+
+    #[test]
+    fn the_landing_story_s_tokens_per_second_are_named() {
+        // The tiles read 25.0 and 100.0 while the story says "identical
+        // tokens per second": the story means over the whole answer.
+        let s = &stories()[0];
+        assert!(s.explanation.contains("identical tokens per second over the whole answer"));
+        let live: Vec<crate::stream::live::LiveStats> = s
+            .panes
+            .iter()
+            .map(|p| {
+                let t = p.profile.to_trace(1, p.prompt_tokens);
+                crate::stream::live::LiveStats::of(&t.requests[0], f64::MAX)
+            })
+            .collect();
+        let overall = |l: &crate::stream::live::LiveStats| l.overall_tokens_per_s.unwrap();
+        assert!((overall(&live[0]) - overall(&live[1])).abs() < 1e-9, "same over the whole answer");
+        assert!((overall(&live[0]) - 80.0 / 3.31).abs() < 1e-6);
+        assert!(live[1].tokens_per_s.unwrap() > 3.0 * live[0].tokens_per_s.unwrap(), "after the first token");
     }
 
     #[test]

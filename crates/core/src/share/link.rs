@@ -42,6 +42,10 @@ pub struct SharedPane {
     pub smoothing: Smoothing,
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// What a link holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -52,6 +56,12 @@ pub enum Shared {
         title: String,
         /// The panes (2–4).
         panes: Vec<SharedPane>,
+        /// Rendered as streamed Markdown (links made before it: plain text).
+        #[serde(default, skip_serializing_if = "is_false")]
+        markdown: bool,
+        /// Playback speed, when not ×1.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        speed: Option<f64>,
     },
     /// A study (opens the participant flow).
     Study(Box<Study>),
@@ -194,9 +204,11 @@ mod tests {
                     smoothing: Smoothing::Off,
                 },
             ],
+            markdown: true,
+            speed: Some(2.0),
         };
         let link = panes.encode();
-        assert!(link.starts_with("v1.") && link.len() < 200, "{link}");
+        assert!(link.starts_with("v1.") && link.len() < 240, "{link}");
         assert_eq!(Shared::decode(&format!("http://127.0.0.1:8377/#share={link}")).unwrap(), panes);
         let study = Shared::Study(Box::new(Study::example()));
         let link = study.encode();

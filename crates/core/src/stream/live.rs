@@ -1,9 +1,15 @@
 //! The figures shown while a request is still streaming, live requests and
 //! replay panes alike (same definitions as [`crate::measure::metrics`]):
-//! TTFB, TTFT, time to first paint, tokens so far, running tokens/s
-//! (tokens after the first chunk / time since the first token: the decode
-//! rate the reader is experiencing), the most recent inter-token gaps (for
-//! the sparkline), the stalls so far and the longest gap.
+//! TTFB, TTFT, time to first paint, tokens so far, two running tokens/s
+//! that answer different questions, both labelled where shown:
+//! - **over the whole answer** = tokens / time since the request was sent
+//!   (at the last token: the request's output tokens/s, waiting included;
+//!   what "the same tokens/s" in the landing story means);
+//! - **after the first token** = tokens after the first chunk / time since
+//!   the first token (the decode rate the reader is experiencing);
+//!
+//! and the most recent inter-token gaps (for the sparkline), the stalls so
+//! far and the longest gap.
 //!
 //! Only **token chunks** count (`tokens > 0`, as in the metrics): a chunk
 //! without tokens (a role-only opening, a finish chunk) moves no figure, and
@@ -38,6 +44,9 @@ pub struct LiveStats {
     pub elapsed_ms: f64,
     /// Running decode rate (tokens/s after the first token).
     pub tokens_per_s: Option<f64>,
+    /// Tokens/s over the whole answer so far (tokens / time since sent, at
+    /// the last token).
+    pub overall_tokens_per_s: Option<f64>,
     /// The last [`RECENT_GAPS`] inter-token gaps (ms).
     pub recent_gaps_ms: Vec<f64>,
     /// Gaps over the default stall threshold so far.
@@ -85,6 +94,9 @@ impl LiveStats {
         }
         self.tokens += u64::from(tokens);
         self.last_ms = Some(at_ms);
+        if at_ms > 0.0 {
+            self.overall_tokens_per_s = Some(self.tokens as f64 * 1000.0 / at_ms);
+        }
         self.tokens_per_s = match self.ttft_ms {
             Some(first) if at_ms > first && self.tokens > 1 => {
                 Some((self.tokens - self.first_tokens) as f64 * 1000.0 / (at_ms - first))
