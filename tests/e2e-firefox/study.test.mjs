@@ -72,7 +72,7 @@ describe('UX study participant (Firefox)', () => {
     await click(page, 'consent-accept');
     await click(page, 'participant-begin');
     await answerTrial(page, 0);
-    await waitText(page, 'participant-server', /^saved to the study server$/);
+    await waitText(page, 'participant-server', /^\d+ answer\(s\) saved to the study server$/);
     await page.reload();
     await waitFor(page, 'participant-resume');
     await click(page, 'participant-continue');
@@ -117,7 +117,7 @@ describe('UX study participant (Firefox)', () => {
       await waitText(page, 'participant-progress', new RegExp(`^${k + 1} done \\(at most 12\\)`));
     };
     for (let k = 0; k < 5; k++) await pair(k);
-    await waitText(page, 'participant-server', /^saved to the study server$/);
+    await waitText(page, 'participant-server', /^\d+ answer\(s\) saved to the study server$/);
     await page.reload();
     await waitFor(page, 'participant-resume');
     await click(page, 'participant-continue');

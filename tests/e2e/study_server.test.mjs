@@ -92,7 +92,7 @@ describe('Study server', () => {
     const a = await join(lab.browser, link);
     for (let k = 0; k < 3; k++) await answerTrial(a.page, k);
     await progress(a.page, 3);
-    await waitForText(a.page.getByTestId('participant-server'), /^saved to the study server$/);
+    await waitForText(a.page.getByTestId('participant-server'), /^\d+ answer\(s\) saved to the study server$/);
     await a.page.reload();
     await a.page.getByTestId('participant-resume').waitFor();
     await a.page.getByTestId('participant-continue').click();
@@ -104,13 +104,13 @@ describe('Study server', () => {
     // Participant B goes offline for three trials: answers wait, then arrive.
     const b = await join(lab.browser, link);
     for (let k = 0; k < 2; k++) await answerTrial(b.page, k);
-    await waitForText(b.page.getByTestId('participant-server'), /^saved to the study server$/);
+    await waitForText(b.page.getByTestId('participant-server'), /^\d+ answer\(s\) saved to the study server$/);
     await b.context.setOffline(true);
     for (let k = 2; k < 5; k++) await answerTrial(b.page, k);
     await waitForText(b.page.getByTestId('participant-server'), /^3 answer\(s\) waiting/, 15_000);
     assert.match(await b.page.getByTestId('participant-server-problem').innerText(), /Not saved to the study server yet/);
     await b.context.setOffline(false);
-    await waitForText(b.page.getByTestId('participant-server'), /^saved to the study server$/, 40_000);
+    await waitForText(b.page.getByTestId('participant-server'), /^\d+ answer\(s\) saved to the study server$/, 40_000);
     for (let k = 5; k < b.total; k++) await answerTrial(b.page, k);
     await b.page.getByTestId('participant-done').waitFor();
     await waitForText(b.page.getByTestId('participant-receipt'), /All 9 answers are saved to the study server/);
@@ -159,7 +159,7 @@ describe('Study server', () => {
     for (let i = 0; i < 3; i++) {
       const p = await join(lab.browser, link);
       await answerTrial(p.page, 0);
-      await waitForText(p.page.getByTestId('participant-server'), /^saved to the study server$/);
+      await waitForText(p.page.getByTestId('participant-server'), /^\d+ answer\(s\) saved to the study server$/);
       people.push(p);
     }
     const res = await (await fetch(`${lab.server.url}api/studies/${id}/results`, { headers: { Authorization: `Bearer ${token}` } })).json();
@@ -222,7 +222,7 @@ describe('Study server', () => {
     const p = await join(browser, `${server.url}s/${id}`);
     assert.equal(p.total, 6);
     for (let k = 0; k < 2; k++) await answerTrial(p.page, k);
-    await waitForText(p.page.getByTestId('participant-server'), /^saved to the study server$/);
+    await waitForText(p.page.getByTestId('participant-server'), /^\d+ answer\(s\) saved to the study server$/);
     const acknowledged = await results();
     assert.equal(acknowledged.length, 2);
     server.proc.kill('SIGKILL');
@@ -231,7 +231,7 @@ describe('Study server', () => {
     for (let k = 2; k < 4; k++) await answerTrial(p.page, k);
     await waitForText(p.page.getByTestId('participant-server'), /^2 answer\(s\) waiting/, 15_000);
     server = await startServer(args);
-    await waitForText(p.page.getByTestId('participant-server'), /^saved to the study server$/, 45_000);
+    await waitForText(p.page.getByTestId('participant-server'), /^\d+ answer\(s\) saved to the study server$/, 45_000);
     for (let k = 4; k < p.total; k++) await answerTrial(p.page, k);
     await p.page.getByTestId('participant-done').waitFor();
     await waitForText(p.page.getByTestId('participant-receipt'), /All 6 answers are saved to the study server/);

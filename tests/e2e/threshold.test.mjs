@@ -234,7 +234,7 @@ describe('threshold study', () => {
         answered += 1;
         await p.page.waitForFunction((n) => /^(\d+) done/.exec(document.querySelector('[data-testid=participant-progress]')?.textContent ?? '')?.[1] == n, answered);
       }
-      await waitForText(p.page.getByTestId('participant-server'), /^saved to the study server$/, 20_000);
+      await waitForText(p.page.getByTestId('participant-server'), /^\d+ answer\(s\) saved to the study server$/, 20_000);
       assert.deepEqual(p.problems, []);
       await p.context.close();
       return answered;

@@ -295,6 +295,16 @@ impl UseLiveRun {
     }
 
     async fn run(self, spec: RunSpec, req: LiveRequest, abort: Abort) {
+        // The figures and the answer on the page are this run's from now on.
+        self.stats.set(LiveStats::default());
+        self.cadence.set(None);
+        let o = self.options;
+        let shown: [Option<web_sys::Element>; 3] = [
+            o.content.get_untracked().map(Into::into),
+            o.reasoning.get_untracked().map(Into::into),
+            o.tools.get_untracked().map(Into::into),
+        ];
+        shown.iter().flatten().for_each(super::render::clear);
         let mut progress = Progress::new(self, &spec);
         self.checkpoint.set(Some(progress.trace(Vec::new())));
         let levels = match spec.mode {
@@ -363,7 +373,7 @@ impl UseLiveRun {
         self.one(req, abort, screen).await
     }
 
-    fn screen<'a>(
+    pub(super) fn screen<'a>(
         &self,
         on_stats: &'a dyn Fn(LiveStats),
         on_checkpoint: &'a dyn Fn(&RequestTrace),

@@ -5,11 +5,15 @@
 //! analysis needs: its estimated prompt tokens, its turn and series, and
 //! when it was meant to be sent.
 
+use std::cell::Cell;
+
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use lab_core::load::arrivals::RatePlan;
 use lab_core::load::prompts::{self, Prefix};
+use lab_core::replay::cadence::Contrast;
 use lab_core::replay::text;
+use lab_core::stream::live::LiveStats;
 use lab_core::trace::RequestTrace;
 use leptos::prelude::*;
 
@@ -102,38 +106,53 @@ pub(super) async fn conversation(run: UseLiveRun, p: &mut Progress<'_>, turns: u
     }
 }
 
-/// Requests sent on the plan's schedule, however many are in flight; none
-/// is drawn (several stream at once), all are measured.
+/// Requests sent on the plan's schedule, however many are in flight; the
+/// first is drawn (so the figures and the answer on the page are this
+/// run's), all are measured. The status counts a request in flight from
+/// the moment it is sent.
 pub(super) async fn rate(run: UseLiveRun, p: &mut Progress<'_>, plan: RatePlan, abort: &Abort) {
     let Ok(times) = plan.send_times_ms() else { return };
     let total = times.len();
     let Some(req) = p.request_with(p.spec.config.body()) else { return };
     let t0 = now_ms() + RATE_LEAD_MS;
     let dues: Vec<f64> = times.iter().map(|at| t0 + at).collect();
+    let (sent, done) = (Cell::new(0usize), Cell::new(0usize));
+    let status = || {
+        let in_flight = u32::try_from(sent.get().saturating_sub(done.get())).unwrap_or(u32::MAX);
+        run.phase.set(RunPhase::Running { done: done.get(), total, concurrency: in_flight });
+    };
+    let on_stats = |s: LiveStats| run.stats.set(s);
+    let on_cadence = |c: Option<Contrast>| run.cadence.set(c);
+    // The drawn request's partial trace is not published: the run so far is,
+    // as requests finish.
+    let no_checkpoint = |_: &RequestTrace| {};
     let mut pending: FuturesUnordered<_> = dues
         .iter()
-        .map(|&due| {
+        .enumerate()
+        .map(|(i, &due)| {
             let req = req.clone();
+            let (sent, status) = (&sent, &status);
+            let (on_stats, on_cadence, no_checkpoint) = (&on_stats, &on_cadence, &no_checkpoint);
             async move {
                 wait_until(due).await;
                 if abort.aborted() {
                     return None;
                 }
-                let mut t: RequestTrace = run.one(&req, abort, None).await;
+                sent.set(sent.get() + 1);
+                status();
+                let screen = (i == 0).then(|| run.screen(on_stats, no_checkpoint, on_cadence)).flatten();
+                let mut t: RequestTrace = run.one(&req, abort, screen).await;
                 t.scheduled_ms = Some(due);
                 Some(t)
             }
         })
         .collect();
-    run.phase.set(RunPhase::Running { done: 0, total, concurrency: 0 });
-    let mut done = 0usize;
+    status();
     while let Some(finished) = pending.next().await {
-        done += 1;
+        done.set(done.get() + 1);
         p.extend(finished);
-        // Sent by now (the schedule is ascending) and not yet finished.
-        let sent = dues.partition_point(|d| *d <= now_ms());
-        let in_flight = u32::try_from(sent.saturating_sub(done)).unwrap_or(u32::MAX);
-        run.phase.set(RunPhase::Running { done, total, concurrency: in_flight });
+        status();
     }
+    drop(pending);
     p.so_far.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
 }

@@ -85,10 +85,8 @@ fn ServerStatus() -> impl IntoView {
     let o = f.outbox;
     move || {
         f.server.with(Option::is_some).then(|| {
-            let text = move || match o.waiting.get() {
-                0 => "saved to the study server".to_string(),
-                n => format!("{n} answer(s) waiting for the study server"),
-            };
+            let answered = move || f.flow.with(|fl| fl.as_ref().map_or(0, |fl| fl.session.responses.len()));
+            let text = move || lab_core::study::delivery::status(answered(), o.waiting.get());
             view! {
                 <span data-testid="participant-server" aria-live="polite">{text}</span>
                 {move || o.problem.get().map(|p| view! { <span class="warn" data-testid="participant-server-problem">{p}</span> })}

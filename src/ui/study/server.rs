@@ -33,7 +33,8 @@ pub fn ServerPanel(server: UseStudyServer) -> impl IntoView {
                     let id = p.id.clone();
                     view! {
                         <li data-testid="published-row" data-id=p.id.clone()>
-                            <input type="text" readonly data-testid="published-link" prop:value=link aria-label="Participant link"/>
+                            <input type="text" readonly data-testid="published-link" size=link.chars().count() prop:value=link.clone() aria-label="Participant link"/>
+                            " "<button type="button" class="secondary" data-testid="published-copy" on:click=move |_| crate::browser::page::copy(&link)>"Copy"</button>
                             <span data-testid="published-counts">{format!(" {} participant(s), {} answer(s) · {}", p.participants, p.answers, if p.open { "open" } else { "closed" })}</span>
                             {p.open.then(|| view! {
                                 <button type="button" class="secondary" data-testid="published-close" on:click=move |_| s.close(id.clone())>"Close"</button>

@@ -52,9 +52,27 @@ pub fn backoff_ms(attempt: u32, server_ms: Option<f64>) -> f64 {
     doubled.min(MAX_RETRY_MS).max(server_ms.unwrap_or(0.0).min(10.0 * MAX_RETRY_MS))
 }
 
+/// Where a participant's answers are, in the participant's bar: `answered`
+/// answers given in this session, `waiting` of them not yet kept by the
+/// server. Nothing is called saved before an answer exists.
+pub fn status(answered: usize, waiting: usize) -> String {
+    match (answered, waiting) {
+        (0, 0) => "answers go to the study server as you give them".into(),
+        (n, 0) => format!("{n} answer(s) saved to the study server"),
+        (_, w) => format!("{w} answer(s) waiting for the study server"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bar_says_saved_only_once_there_is_an_answer() {
+        assert_eq!(status(0, 0), "answers go to the study server as you give them");
+        assert_eq!(status(3, 0), "3 answer(s) saved to the study server");
+        assert_eq!(status(3, 2), "2 answer(s) waiting for the study server");
+    }
 
     #[test]
     fn replies_mean_delivered_retry_or_refused() {
