@@ -177,11 +177,21 @@ impl Library {
     /// Saves a text document (a study's answers) as an entry of `kind`;
     /// `count` is what its list row shows (answers).
     pub fn save_text(&self, kind: EntryKind, name: &str, text: &str, count: usize) {
-        let id = new_id(kind);
+        self.save_text_as(new_id(kind), kind, name, text, count);
+    }
+
+    /// Saves (or updates) a text document under `id` (a study server's
+    /// answers keep one entry that follows them); a name or tags given in
+    /// the library stay.
+    pub fn save_text_as(&self, id: String, kind: EntryKind, name: &str, text: &str, count: usize) {
         let mut entry = Entry::for_file(id.clone(), name, text.len() as u64, page::epoch_ms());
         entry.kind = kind;
         entry.file_name = None;
         entry.requests = count;
+        if let Some(old) = self.entries.with_untracked(|l| l.iter().find(|e| e.id == id).cloned()) {
+            entry.name = old.name;
+            entry.tags = old.tags;
+        }
         self.upsert(entry.clone());
         let value = JsValue::from_str(text);
         let lib = *self;

@@ -4,7 +4,7 @@
 
 use lab_core::measure::analysis::{Analysis, AnalysisOptions};
 use lab_core::measure::run::MeasuredRun;
-use lab_core::share::library::{Bundle, Entry, EntryKind, EntryStatus};
+use lab_core::share::library::{Bundle, Entry, EntryKind, EntryStatus, Row, rows};
 use lab_core::share::report;
 use lab_core::share::route::{Route, View};
 use lab_core::trace::Trace;
@@ -35,6 +35,10 @@ pub struct UseLibraryView {
     pub message: RwSignal<Option<String>>,
     /// The entries that pass the filters.
     pub visible: Memo<Vec<Entry>>,
+    /// Them as the list shows them (a playback's panes as one row).
+    pub rows: Memo<Vec<Row>>,
+    /// Playbacks whose panes are shown.
+    pub expanded: RwSignal<Vec<String>>,
     page_start: f64,
     lib: Library,
     importer: Importer,
@@ -79,12 +83,15 @@ pub fn use_library_view(lib: Library, importer: Importer, route: UseRoute) -> Us
                         || e.tags.iter().any(|t| t.contains(&f))
                 })
                 .cloned()
-                .collect()
+                .collect::<Vec<_>>()
         })
     });
+    let rows = Memo::new(move |_| visible.with(|v: &Vec<Entry>| rows(v)));
     UseLibraryView {
         filter,
         kind,
+        rows,
+        expanded: RwSignal::new(Vec::new()),
         selected: RwSignal::new(Vec::new()),
         shown: RwSignal::new(None),
         message: RwSignal::new(None),
@@ -101,6 +108,16 @@ impl UseLibraryView {
     /// Complete, recording (in this page) or interrupted.
     pub fn status(&self, e: &Entry) -> EntryStatus {
         e.status(self.page_start)
+    }
+
+    /// Shows or hides the panes of playback `group`.
+    pub fn toggle_group(&self, group: &str) {
+        self.expanded.update(|x| match x.iter().position(|g| g == group) {
+            Some(i) => {
+                x.remove(i);
+            }
+            None => x.push(group.to_string()),
+        });
     }
 
     /// Opens an entry where it belongs.

@@ -8,6 +8,11 @@ use super::{FrameCounter, MAX_PANES, PaneConfig, PaneRt, RenderMode, ReplayEngin
 use crate::browser::clock::now_ms;
 use lab_core::stream::live::LiveStats;
 
+/// A fresh playback id: when it started, and a random suffix.
+fn new_playback() -> String {
+    format!("{}-{:06}", crate::browser::page::iso_now(), (crate::browser::page::random() * 1e6) as u32)
+}
+
 impl ReplayEngine {
     /// Loads panes (stopping whatever plays) into their output elements,
     /// emptied.
@@ -25,6 +30,7 @@ impl ReplayEngine {
                 .map(|(c, out)| PaneRt::new(c, out, speed, render))
                 .collect();
             inner.frames = FrameCounter::default();
+            inner.playback = new_playback();
         }
         self.clear_signals();
         self.notice.set(None);
@@ -98,6 +104,7 @@ impl ReplayEngine {
             inner.panes =
                 inner.panes.drain(..).map(|p| PaneRt::new(p.config, p.output, speed, render)).collect();
             inner.frames = FrameCounter::default();
+            inner.playback = new_playback();
         }
         self.clear_signals();
         self.play();

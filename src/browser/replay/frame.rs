@@ -41,6 +41,7 @@ impl ReplayEngine {
                 frames: inner.frames.frames,
                 render_us_per_token: None,
                 render: inner.render.name().into(),
+                playback: Some(inner.playback.clone()),
             };
             for (i, p) in inner.panes.iter_mut().enumerate() {
                 if let Some(text) = p.rec.take_pending() {

@@ -131,6 +131,8 @@ struct Inner {
     refresh_ms: f64,
     last_stats: f64,
     clocks: Option<Rc<RefCell<ReleaseClocks>>>,
+    /// Id of the playback from its start (its panes' traces share it).
+    playback: String,
 }
 
 /// JS callbacks, kept alive as long as the engine.
@@ -175,6 +177,7 @@ pub fn use_replay_engine() -> ReplayEngine {
         refresh_ms: 1000.0 / 60.0,
         last_stats: f64::NEG_INFINITY,
         clocks: None,
+        playback: String::new(),
     };
     let holder = StoredValue::new_local(None::<ReplayEngine>);
     let frame_loop = use_frame_loop(move |_| {

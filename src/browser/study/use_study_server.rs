@@ -17,9 +17,11 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::server::{self, Listed};
+use crate::browser::library::Library;
 use crate::browser::page;
 use crate::browser::storage::{Store, UseStorage, use_storage};
 use crate::browser::use_visibility::use_visibility;
+use lab_core::share::library::EntryKind;
 
 /// How often the answers are read again while shown (ms).
 pub const POLL_MS: u64 = 2_000;
@@ -45,10 +47,11 @@ pub struct UseStudyServer {
     draft: Signal<Study>,
     /// Designs as published, by server id (they never change there).
     designs: StoredValue<HashMap<String, Study>>,
+    lib: Library,
 }
 
 /// The server for `draft`; answers are polled while `shown`.
-pub fn use_study_server(draft: Signal<Study>, shown: Signal<bool>) -> UseStudyServer {
+pub fn use_study_server(lib: Library, draft: Signal<Study>, shown: Signal<bool>) -> UseStudyServer {
     let s = UseStudyServer {
         token: use_storage(Store::Session, TOKEN_KEY),
         published: RwSignal::new(Vec::new()),
@@ -58,6 +61,7 @@ pub fn use_study_server(draft: Signal<Study>, shown: Signal<bool>) -> UseStudySe
         busy: RwSignal::new(false),
         draft,
         designs: StoredValue::new(HashMap::new()),
+        lib,
     };
     let hidden = use_visibility();
     let polling = Memo::new(move |_| shown.get() && !hidden.get() && !s.token.value.with(String::is_empty));
@@ -130,6 +134,7 @@ impl UseStudyServer {
                 }
                 match server::results(&l.id, &token).await {
                     Ok(r) => {
+                        s.keep_in_library(l, &r);
                         let _ = all.merge(&r);
                     }
                     Err(e) => return s.message.set(Some(e)),
@@ -150,6 +155,17 @@ impl UseStudyServer {
                 s.results.set(Some(all));
             }
         });
+    }
+
+    /// Keeps published version `l`'s answers in the library (one entry per
+    /// version, written again when its answers change).
+    fn keep_in_library(&self, l: &Listed, r: &StudyResults) {
+        let id = format!("study-server-{}", l.id);
+        let known = self.lib.entries.with_untracked(|e| e.iter().find(|e| e.id == id).map(|e| e.requests));
+        if known != Some(r.responses.len()) {
+            let name = format!("{} · study server {}", l.title, l.id);
+            self.lib.save_text_as(id, EntryKind::Study, &name, &r.to_json(), r.responses.len());
+        }
     }
 
     /// Publishes the draft; the participant link is shown and copied.

@@ -7,7 +7,7 @@ mod row;
 
 use leptos::prelude::*;
 
-use row::LibraryRow;
+use row::{GroupRows, LibraryRow};
 
 use crate::browser::files;
 use crate::browser::importer::Importer;
@@ -61,16 +61,18 @@ pub fn LibraryView() -> impl IntoView {
                     <table class="metrics library" data-testid="library-table">
                         <thead><tr>
                             <th scope="col"><span class="sr-only">"select"</span></th>
-                            <th scope="col">"name"</th><th scope="col">"kind"</th><th scope="col">"tags"</th>
-                            <th scope="col">"saved"</th><th scope="col">"status"</th><th scope="col">"requests"</th>
+                            <th scope="col">"name"</th><th scope="col">"tags"</th>
                             <th scope="col">"TTFT P50"</th><th scope="col">"E2EL P50"</th>
-                            <th scope="col"><abbr title="median QoE: 1 = every token by the time a reader needs it (500 ms, 20 tokens/s)">"QoE P50"</abbr></th>
+                            <th scope="col"><abbr title="median QoE: 1 = every token by the time a reader needs it (500 ms, 20 tokens/s)">"QoE"</abbr></th>
                             <th scope="col"><abbr title="Apdex of TTFT at 500 ms: satisfied + tolerating / 2">"Apdex"</abbr></th>
-                            <th scope="col">""</th>
+                            <th scope="col"><span class="sr-only">"actions"</span></th>
                         </tr></thead>
                         <tbody>
-                            <For each=move || v.visible.get() key=|e| (e.id.clone(), e.complete, e.name.clone(), e.tags.clone())
-                                children=move |e| view! { <LibraryRow view=v entry=e/> }/>
+                            <For each=move || v.rows.get() key=|r| r.key()
+                                children=move |r| match r.group.clone() {
+                                    None => r.entries.into_iter().map(|e| view! { <LibraryRow view=v entry=e/> }).collect_view().into_any(),
+                                    Some(g) => view! { <GroupRows view=v group=g row=r/> }.into_any(),
+                                }/>
                         </tbody>
                     </table>
                 </div>

@@ -1,7 +1,7 @@
 //! One library entry: select, rename, tag, what it holds, open, download,
-//! report.
+//! report; and the row of a replay playback, which opens onto its panes.
 
-use lab_core::share::library::{Entry, EntryKind, parse_tags};
+use lab_core::share::library::{Entry, EntryKind, Row, parse_tags};
 use leptos::prelude::*;
 
 use crate::browser::library::UseLibraryView;
@@ -27,20 +27,21 @@ pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
     } else {
         e.file_bytes.map(|b| format!("{:.1} MB file", b as f64 / 1e6)).unwrap_or_default()
     };
+    let meta = format!("{} · {} · {status} · {held}", e.kind.word(), page::local_time(e.saved_ms));
+    let in_group = e.group.is_some();
     view! {
-        <tr data-testid="library-row" data-kind=format!("{:?}", e.kind).to_lowercase() data-status=status>
+        <tr data-testid="library-row" data-kind=format!("{:?}", e.kind).to_lowercase() data-status=status class:in-group=in_group>
             <td><input type="checkbox" aria-label=format!("select {}", e.name)
                 prop:checked=move || v.selected.with(|s| s.contains(&id_sel))
                 on:change=move |ev| v.toggle(id_toggle.clone(), event_target_checked(&ev))/></td>
-            <td><input type="text" class="inline-edit" data-testid="library-name" aria-label="name" prop:value=e.name.clone()
-                on:change=move |ev| v.rename(&id_name, event_target_value(&ev).trim().to_string())/></td>
-            <td>{e.kind.word()}</td>
-            <td><input type="text" class="inline-edit" data-testid="library-tags" aria-label="tags, comma separated"
-                placeholder="tags, comma separated" prop:value=e.tags.join(", ")
+            <td class="entry">
+                <input type="text" class="inline-edit" data-testid="library-name" aria-label="name" title=e.name.clone() prop:value=e.name.clone()
+                    on:change=move |ev| v.rename(&id_name, event_target_value(&ev).trim().to_string())/>
+                <span class="meta" data-testid="library-meta">{meta}</span>
+            </td>
+            <td><input type="text" class="inline-edit tags" data-testid="library-tags" aria-label="tags, comma separated"
+                placeholder="tags" prop:value=e.tags.join(", ")
                 on:change=move |ev| v.retag(&id_tags, parse_tags(&event_target_value(&ev)))/></td>
-            <td>{page::local_time(e.saved_ms)}</td>
-            <td class=format!("status-{status}")>{status}</td>
-            <td>{held}</td>
             <td>{opt(e.ttft_p50_ms, ms)}</td>
             <td>{opt(e.e2el_p50_ms, ms)}</td>
             <td data-testid="library-qoe">{opt(e.qoe_p50, |v| format!("{v:.2}"))}</td>
@@ -53,5 +54,32 @@ pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
                 })}
             </td>
         </tr>
+    }
+}
+
+/// The panes of one replay playback: one row that opens onto them.
+#[component]
+pub fn GroupRows(view: UseLibraryView, group: String, row: Row) -> impl IntoView {
+    let v = view;
+    let g = group.clone();
+    let open = Signal::derive(move || v.expanded.with(|x| x.contains(&g)));
+    let first = row.entries.first().cloned();
+    let when = first.as_ref().map(|e| page::local_time(e.saved_ms)).unwrap_or_default();
+    let meta = format!("replay · {when} · {} panes", row.entries.len());
+    let title = row.title();
+    let entries = row.entries.clone();
+    view! {
+        <tr data-testid="library-group" data-kind="replay" class="group">
+            <td></td>
+            <td class="entry" colspan="6">
+                <button type="button" class="link" data-testid="library-group-toggle" aria-expanded=move || open.get().to_string()
+                    on:click=move |_| v.toggle_group(&group)>
+                    {move || if open.get() { "▾ " } else { "▸ " }}<span class="group-title">{title}</span>
+                </button>
+                <span class="meta">{meta}</span>
+            </td>
+            <td></td>
+        </tr>
+        {move || open.get().then(|| entries.iter().cloned().map(|e| view! { <LibraryRow view=v entry=e/> }).collect_view())}
     }
 }

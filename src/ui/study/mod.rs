@@ -35,7 +35,7 @@ pub fn StudyView() -> impl IntoView {
     let route = expect_context::<UseRoute>();
     let closed = Signal::derive(move || !flow.is_open());
     let shown = Signal::derive(move || route.route.with(|r| r.view() == View::Study) && !flow.is_open());
-    let server = use_study_server(d.draft.into(), shown);
+    let server = use_study_server(lib, d.draft.into(), shown);
     let results = use_study_results(lib, d.draft.into(), server.design.into(), closed, server.results.into());
     // A draft with answers, or published, changes only as a new version.
     Effect::new(move |_| {

@@ -14,6 +14,9 @@
 //!   [`fresh_id`]).
 //! - A [`Bundle`] (`format: "latency-lab/bundle"`) carries entries with their
 //!   traces or file texts, to move a library between browsers.
+//! - The panes of one replay playback are one [`Entry::group`] (the
+//!   playback's id from its traces): the list shows them as one row
+//!   ([`rows`]) that opens onto its panes.
 
 use serde::{Deserialize, Serialize};
 
@@ -156,6 +159,9 @@ pub struct Entry {
     /// File size (imports).
     #[serde(default)]
     pub file_bytes: Option<u64>,
+    /// The playback a replay pane belongs to (its panes share it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 fn yes() -> bool {
@@ -181,6 +187,7 @@ impl Entry {
             apdex_ttft: m.apdex_ttft,
             file_name: None,
             file_bytes: None,
+            group: trace.meta.replay.as_ref().and_then(|r| r.playback.clone()),
         }
     }
 
@@ -201,8 +208,60 @@ impl Entry {
             apdex_ttft: None,
             file_name: Some(name.to_string()),
             file_bytes: Some(bytes),
+            group: None,
         }
     }
+}
+
+/// One row of the library's list: an entry, or the panes of one replay
+/// playback.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The playback, for a group of panes.
+    pub group: Option<String>,
+    /// Its entries (one, or the playback's panes in the order saved).
+    pub entries: Vec<Entry>,
+}
+
+impl Row {
+    /// A key that changes when anything the row shows changes.
+    pub fn key(&self) -> String {
+        self.entries
+            .iter()
+            .map(|e| format!("{}|{}|{}|{}|{}", e.id, e.complete, e.name, e.tags.join(","), e.requests))
+            .collect::<Vec<_>>()
+            .join("/")
+    }
+
+    /// The group's name for people: "replay: A vs B".
+    pub fn title(&self) -> String {
+        let names: Vec<&str> = self.entries.iter().map(|e| e.name.as_str()).collect();
+        format!("replay: {}", names.join(" vs "))
+    }
+}
+
+/// `entries` (newest first) as the list shows them: each replay
+/// playback's panes together, at the place of its newest pane; everything
+/// else one row each. A playback with one pane left is a plain row.
+pub fn rows(entries: &[Entry]) -> Vec<Row> {
+    let mut out: Vec<Row> = Vec::new();
+    for e in entries {
+        match &e.group {
+            Some(g) => match out.iter_mut().find(|r| r.group.as_ref() == Some(g)) {
+                Some(r) => r.entries.push(e.clone()),
+                None => out.push(Row { group: Some(g.clone()), entries: vec![e.clone()] }),
+            },
+            None => out.push(Row { group: None, entries: vec![e.clone()] }),
+        }
+    }
+    for r in &mut out {
+        // Saved newest first: the panes read in their own order.
+        r.entries.reverse();
+        if r.entries.len() < 2 {
+            r.group = None;
+        }
+    }
+    out
 }
 
 impl Entry {
@@ -335,6 +394,35 @@ mod tests {
         assert_eq!(e.status(1500.0), EntryStatus::Complete);
         assert!(EntryStatus::Complete.caveat().is_none());
         assert!(EntryStatus::Recording.caveat().unwrap().starts_with("Partial"));
+    }
+
+    #[test]
+    fn a_playback_s_panes_are_one_row() {
+        // The walk of 2026-12-04: 16 entries after a few stories, one per pane.
+        let pane = |title: &str, playback: Option<&str>, n: usize| {
+            let mut t = Profile::simple(title, 100.0, 10.0, 5).to_trace(1, 10);
+            t.meta.source = SourceKind::Replay;
+            t.meta.label = Some(title.into());
+            t.meta.replay =
+                playback.map(|p| crate::trace::ReplayInfo { playback: Some(p.into()), ..Default::default() });
+            Entry::for_trace(format!("e{n}"), EntryKind::Replay, &t, true, n as f64)
+        };
+        // Newest first, as the library lists them.
+        let list = vec![
+            pane("slow", Some("b"), 4),
+            pane("fast", Some("b"), 3),
+            pane("live run", None, 2),
+            pane("jittery", Some("a"), 1),
+            pane("smooth", Some("a"), 0),
+            pane("alone", Some("c"), 5),
+        ];
+        let r = rows(&list);
+        assert_eq!(r.len(), 4);
+        assert_eq!((r[0].group.as_deref(), r[0].title().as_str()), (Some("b"), "replay: fast vs slow"));
+        assert_eq!(r[1].entries[0].name, "live run");
+        assert_eq!(r[2].entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["smooth", "jittery"]);
+        assert_eq!(r[3].group, None, "one pane left is a plain row");
+        assert_ne!(r[0].key(), rows(&list[1..])[0].key());
     }
 
     #[test]

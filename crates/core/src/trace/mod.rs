@@ -166,6 +166,10 @@ pub struct ReplayInfo {
     /// Rendering mode: `text` or `markdown`.
     #[serde(default)]
     pub render: String,
+    /// The playback the pane was part of (every pane of one playback has
+    /// the same id), so the library keeps them together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playback: Option<String>,
 }
 
 /// Kind of a generated chunk.
