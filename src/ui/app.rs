@@ -6,7 +6,7 @@
 use lab_core::share::route::{Route, View};
 use leptos::prelude::*;
 
-use super::shell::{AppHeader, Landing, Notice, TabBar};
+use super::shell::{AppHeader, Landing, LandingPaths, Notice, TabBar};
 use super::{AnalyzeView, ImportView, LibraryView, LiveView, ParticipantMode, ReplayView, StudyView};
 use crate::browser::importer::use_importer;
 use crate::browser::library::use_library;
@@ -49,6 +49,7 @@ pub fn App() -> impl IntoView {
             <Landing shown=Signal::derive(move || route.route.get() == Route::Landing)/>
             <main class="app-main">
                 <div hidden=shown(View::Replay)><ReplayView/></div>
+                <LandingPaths shown=Signal::derive(move || route.route.get() == Route::Landing)/>
                 <div hidden=shown(View::Live)><LiveView/></div>
                 <div hidden=shown(View::Import)><ImportView/></div>
                 <div hidden=shown(View::Analyze)><AnalyzeView/></div>

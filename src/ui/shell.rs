@@ -78,18 +78,27 @@ pub fn Notice(notice: RwSignal<Option<String>>) -> impl IntoView {
     }
 }
 
-/// First visit: what the lab shows, in two sentences, and where to go.
+/// First visit: what the lab shows, in two sentences, above the replay
+/// that plays it (kept short, so the playing panes are in the first screen).
 #[component]
 pub fn Landing(shown: Signal<bool>) -> impl IntoView {
-    let route = expect_context::<UseRoute>();
-    let go = move |v: View| route.go(Route::View(v));
     view! {
         <section class="landing" data-testid="landing" hidden=move || !shown.get()>
             <p class="landing-lead">
                 <strong>"These answers stream at the same tokens per second, yet they do not feel the same."</strong>
-                " One makes you wait before the first word, another stutters; users feel the wait and the rhythm, not the average rate, "
-                "and Latency Lab measures and scores exactly that."
+                " Users feel the wait and the rhythm, not the average rate: Latency Lab measures and scores exactly that."
             </p>
+        </section>
+    }
+}
+
+/// First visit: where to go next, under the replay.
+#[component]
+pub fn LandingPaths(shown: Signal<bool>) -> impl IntoView {
+    let route = expect_context::<UseRoute>();
+    let go = move |v: View| route.go(Route::View(v));
+    view! {
+        <section class="landing landing-next" hidden=move || !shown.get()>
             <div class="landing-paths" role="group" aria-label="Start here">
                 <button type="button" data-testid="go-live" on:click=move |_| go(View::Live)>"Measure your endpoint"</button>
                 <button type="button" class="secondary" data-testid="go-replay" on:click=move |_| go(View::Replay)>"Compare profiles side by side"</button>

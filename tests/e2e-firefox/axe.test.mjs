@@ -1,5 +1,6 @@
 // Firefox: every main view and the participant flow pass axe-core with no
-// serious or critical violation.
+// serious or critical violation; the keyboard focus on a tab is a ring
+// people can see (Firefox's own is a faint dotted line).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -48,6 +49,25 @@ describe('accessibility (Firefox)', () => {
     await click(page, 'study-run');
     await waitFor(page, 'participant-consent');
     assert.deepEqual(await axe(page), [], 'participant consent');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the focused tab shows a 3 px ring', async () => {
+    const { page, context, problems } = await openFirefoxPage(lab.browser, `${lab.server.url}#live`);
+    await waitFor(page, 'tab-replay');
+    await page.keyboard.press('Tab');
+    let focused = '';
+    for (let i = 0; i < 15 && !focused.startsWith('tab-'); i++) {
+      focused = await page.evaluate(() => document.activeElement?.dataset?.testid ?? '');
+      if (!focused.startsWith('tab-')) await page.keyboard.press('Tab');
+    }
+    assert.match(focused, /^tab-/, 'the keyboard reaches the tabs');
+    const ring = await page.evaluate(() => {
+      const s = getComputedStyle(document.activeElement);
+      return { width: s.outlineWidth, style: s.outlineStyle };
+    });
+    assert.deepEqual(ring, { width: '3px', style: 'solid' });
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -1,7 +1,8 @@
 // The run library (IndexedDB): a live run saved while it streams survives a
 // tab that goes away mid-run (as "interrupted", with what arrived); a bundle
 // exports everything and brings it back after deleting; imported files are
-// kept and open again in the Import view.
+// kept and open again in the Import view; a replay playback is one row; the
+// list fits a laptop screen; a run's report scores as Live does.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -21,7 +22,7 @@ describe('run library', () => {
     await waitForText(page.getByTestId('live-tokens').or(page.getByTestId('run-status')), /\S/);
     await page.waitForTimeout(2500);
     await page.getByTestId('tab-library').click();
-    await waitForText(page.locator('[data-testid=library-row][data-kind=live] td.status-recording'), /recording/);
+    await page.locator('[data-testid=library-row][data-kind=live][data-status=recording]').waitFor();
     // The tab "closes": navigate away and come back.
     await page.goto('about:blank');
     await page.goto(`${lab.server.url}#library`);
@@ -93,6 +94,62 @@ describe('run library', () => {
     await page.getByTestId('tab-library').click();
     await page.getByTestId('library-import').setInputFiles({ name: 'x.json', mimeType: 'application/json', buffer: Buffer.from('{"items": 3}') });
     await waitForText(page.getByTestId('library-message'), /x\.json: not a Latency Lab bundle/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a playback is one row; the list fits 1280 px; a report scores and counts goodput as Live does', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
+    // A saved scenario (as a threshold study's "Place its tiers" makes) that Live scores with.
+    const mine = {
+      id: 'chat-perceived',
+      name: 'Interactive chat (perceived, e2e)',
+      summary: 'Tiers where people noticed.',
+      targets: [{ metric: 'ttft', stat: 'p95', tiers: [{ at: 100, score: 100 }, { at: 300, score: 60 }, { at: 900, score: 0 }], weight: 100, why: 'measured' }],
+    };
+    await page.evaluate((list) => localStorage.setItem('latency-lab.scenarios', list), JSON.stringify([mine]));
+    await page.reload();
+    await setField(page, 'model', 'profile:ttft=120,tpot=5,tokens=20,jitter=constant');
+    await page.getByTestId('start').click();
+    await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('score-chat-perceived').waitFor();
+    const liveScore = await page.getByTestId('score-chat-perceived-value').innerText();
+    // A story plays to its end: its two panes are one library row.
+    await page.goto(`${lab.server.url}#replay`);
+    await page.getByTestId('story-code').click();
+    await page.getByTestId('pane-1-result').waitFor({ timeout: 20_000 });
+    await page.getByTestId('tab-library').click();
+    const group = page.getByTestId('library-group');
+    await group.waitFor();
+    assert.equal(await group.count(), 1, 'one row for the playback');
+    assert.equal(await page.locator('[data-testid=library-row][data-kind=replay]').count(), 0, 'its panes fold into it');
+    assert.match(await group.innerText(), /replay: TTFT 80 ms vs TTFT 600 ms/);
+    await group.getByTestId('library-group-toggle').click();
+    await page.locator('[data-testid=library-row][data-kind=replay]').nth(1).waitFor();
+    // At 1280 × 800 nothing scrolls sideways and every action is in view, a long name whole.
+    const live = page.locator('[data-testid=library-row][data-kind=live]');
+    await live.getByTestId('library-name').fill('a live run against the replay endpoint, first try');
+    await live.getByTestId('library-name').blur();
+    const fits = await page.evaluate(() => {
+      const scroller = document.querySelector('[data-testid=library-view] .table-scroll');
+      const buttons = [...document.querySelectorAll('[data-testid=library-view] td.row-actions button')];
+      return {
+        sideways: scroller.scrollWidth - scroller.clientWidth,
+        outside: buttons.filter((b) => b.getBoundingClientRect().right > window.innerWidth).length,
+        buttons: buttons.length,
+        nameCut: [...document.querySelectorAll('[data-testid=library-name]')].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.value),
+      };
+    });
+    assert.ok(fits.buttons >= 9, `${fits.buttons} buttons`);
+    assert.equal(fits.sideways, 0, 'no sideways scrolling');
+    assert.equal(fits.outside, 0, 'every Open/Download/Report in view');
+    assert.deepEqual(fits.nameCut, [], 'names whole');
+    // The report scores with the saved scenario too, and has its goodput section.
+    const [d] = await Promise.all([page.waitForEvent('download'), live.getByTestId('library-report').click()]);
+    const html = readFileSync(await d.path(), 'utf8');
+    assert.match(html, /<td>Interactive chat \(perceived, e2e\)<\/td><td>(\d+)<\/td>/);
+    assert.equal(html.match(/<td>Interactive chat \(perceived, e2e\)<\/td><td>(\d+)<\/td>/)[1], liveScore, 'the report and Live give the same score');
+    assert.match(html, /<h2>Goodput<\/h2><p>1 of 1 requests \(100\.0%\) met every SLO/);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -87,4 +87,24 @@ describe('markdown', () => {
     assert.deepEqual(problems, []);
     await context.close();
   });
+
+  test('a share link reproduces the panes exactly: Markdown, speed, smoothing, profiles', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#replay`);
+    await page.getByTestId('story-jitter').click();
+    await page.getByTestId('render-mode').selectOption('markdown');
+    await page.getByTestId('speed').selectOption('2');
+    await page.getByTestId('replay-share').click();
+    const link = await page.getByTestId('replay-link').inputValue();
+    assert.match(link, /#share=v1\./);
+    const other = await openPage(lab.browser, link);
+    await other.page.getByTestId('pane-1-output').waitFor();
+    await waitForText(other.page.getByTestId('pane-1-title'), /Jittery/);
+    assert.equal(await other.page.getByTestId('render-mode').inputValue(), 'markdown', 'Markdown comes back as Markdown');
+    assert.equal(await other.page.getByTestId('speed').inputValue(), '2');
+    assert.ok(await other.page.getByTestId('pane-0-output').evaluate((e) => e.classList.contains('markdown')), 'the panes render Markdown');
+    assert.match(await other.page.getByTestId('story-explanation').innerText(), /30 ms on average/, 'a shared story keeps its words');
+    assert.deepEqual([...problems, ...other.problems], []);
+    await other.context.close();
+    await context.close();
+  });
 });

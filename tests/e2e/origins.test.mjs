@@ -86,7 +86,8 @@ describe('where latency comes from', () => {
     await waitForText(page.getByTestId('run-status'), /^Finished/, 90_000);
     const summary = await page.getByTestId('rate-summary').textContent();
     assert.match(summary, /Requests started to queue at about [\d.]+ requests\/s/);
-    assert.match(summary, /The browser sent [\d.]+ ms late at P99/);
+    assert.match(summary, /The browser (sent [\d.]+ ms late at P99|could not keep the schedule: it sent \d+ ms late at P99)/);
+    assert.match(summary, /so the queue is at the server/, 'slots=4: the server queues, not the browser');
     const { trace, path: file } = await downloadTrace(page);
     // Past the knee the server delivers what 4 slots can: each 30-token
     // answer takes 50 + 29 × 10 × 1.3 = 427 ms with 4 decoding, so about
@@ -99,6 +100,37 @@ describe('where latency comes from', () => {
     assert.ok(slots >= 3 && slots <= 5, `plateau ${plateau} tokens/s = ${slots.toFixed(1)} slots: ${JSON.stringify(windows)}`);
     assert.ok(trace.requests.length > 100, `${trace.requests.length} requests`);
     assert.ok(trace.requests.every((r) => typeof r.scheduled_ms === 'number'));
+    await context.close();
+  });
+
+  test("a rate run beyond the browser's 6 connections puts the queue in the browser; Live shows this run", async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
+    // A first run whose figures must not stay on screen.
+    await runLive(page, { model: 'profile:ttft=600,tpot=5,tokens=10,jitter=constant' });
+    assert.match(await page.getByTestId('live-ttft').innerText(), /^6\d\d\.\d ms$/);
+    // No slot limit: the server answers every request in 150 ms and keeps
+    // pace, but 10 requests/s of 0.93 s streams need more than 6 connections.
+    await setField(page, 'model', 'profile:ttft=150,tpot=20,tokens=40,jitter=constant');
+    await page.getByTestId('run-mode').selectOption('rate');
+    assert.equal(await page.getByTestId('run-rate-n').inputValue(), '60', 'enough requests by default to show a rate');
+    await setField(page, 'run-rate', 10);
+    await setField(page, 'run-rate-n', 40);
+    await page.getByTestId('start').click();
+    // In flight from the first send; the figures and the answer are this run's.
+    await waitForText(page.getByTestId('run-status'), /^Streaming… \d+ of 40 request\(s\) done, [1-9]\d* at once/, 5_000);
+    const ttft = await waitForText(page.getByTestId('live-ttft'), /ms$/, 5_000);
+    assert.ok(Number.parseFloat(ttft) < 450, `the tile shows this run's first request (${ttft}), not the last run's 600 ms`);
+    await waitForText(page.getByTestId('run-status'), /^Finished/, 60_000);
+    const summary = await page.getByTestId('rate-summary').textContent();
+    assert.match(summary, /^Requests queued in the browser, not at the server/, summary);
+    assert.doesNotMatch(summary, /Requests started to queue/);
+    assert.match(summary, /The server's own clock: its TTFT went from 1\d\d ms to 1\d\d ms/, summary);
+    const { trace, path: file } = await downloadTrace(page);
+    assert.equal(trace.requests.length, 40);
+    assert.equal(analyzeJson(file).rate_run.cause.at, 'browser', '`analyze` says the same');
+    // The answer on the page is this run's (40 tokens), not the first run's 10.
+    assert.equal(await page.getByTestId('live-tokens').innerText(), '40');
+    assert.deepEqual(problems, []);
     await context.close();
   });
 });

@@ -150,4 +150,18 @@ describe('replay lab', () => {
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     await context.close();
   });
+
+  test('the profile editor takes what is typed: an edit then a Jitter change, then Apply', async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}#replay`);
+    await page.locator('[data-testid=pane-0] details.edit summary').click();
+    // Typed, never blurred: the next control used is the Jitter select.
+    await page.getByTestId('pane-0-edit-ttft').fill('777');
+    await page.getByTestId('pane-0-edit-jitter').selectOption('constant');
+    assert.equal(await page.getByTestId('pane-0-edit-ttft').inputValue(), '777', 'the typed TTFT stays in its field');
+    await page.getByTestId('pane-0-apply').click();
+    await waitForText(page.locator('[data-testid=pane-0] .source'), /ttft=777/);
+    assert.match(await page.locator('[data-testid=pane-0] .source').innerText(), /jitter=constant/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
 });

@@ -197,7 +197,12 @@ describe('threshold study', () => {
     const { page, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
     await page.getByTestId('study-view').waitFor();
     await page.getByTestId('study-saved').selectOption('~new');
+    const example = await page.getByTestId('study-id').inputValue();
     await page.getByTestId('study-kind').selectOption('threshold');
+    // Another kind is another study: its own id and title, not the example's.
+    assert.match(await page.getByTestId('study-id').inputValue(), /^ttft-threshold-[0-9a-z]+$/);
+    assert.notEqual(await page.getByTestId('study-id').inputValue(), example);
+    assert.equal(await page.getByTestId('study-title').inputValue(), 'Which one felt faster?');
     await setField(page, 'study-id', 'stall-jnd');
     await page.getByTestId('study-consent-on').uncheck();
     await page.getByTestId('threshold-dimension').selectOption('stall');
@@ -210,14 +215,22 @@ describe('threshold study', () => {
     await setField(page, 'threshold-max', 30);
     await waitForText(page.getByTestId('study-plan'), /up to 30 pairs.*2-down-1-up staircase.*until 6 reversals/);
     const token = readFileSync(path.join(lab.server.dir, 'data', 'researcher-token'), 'utf8').trim();
-    await setField(page, 'study-token', token);
+    // A pasted token enables Publish at once, before the field loses focus.
+    await page.getByTestId('study-token').focus();
+    await page.keyboard.insertText(token);
+    assert.ok(await page.getByTestId('study-publish').isEnabled(), 'Publish follows what is typed');
     await page.getByTestId('study-publish').click();
     await waitForText(page.getByTestId('server-message'), /Published/);
     const link = await page.getByTestId('published-link').first().inputValue();
+    assert.match(link, /\/s\/[a-z0-9]{8}$/);
+    const cut = await page.getByTestId('published-link').first().evaluate((e) => e.scrollWidth > e.clientWidth + 1);
+    assert.ok(!cut, 'the participant link is shown whole');
 
     // Two participants at once, each an observer of stalls with threshold 150 ms.
     const observe = async (seed) => {
       const p = await openPage(lab.browser, link);
+      // Nothing is called saved before there is an answer.
+      await waitForText(p.page.getByTestId('participant-server'), /^answers go to the study server as you give them$/);
       await p.page.getByTestId('participant-begin').click();
       const draw = rng(seed);
       let answered = 0;
@@ -250,6 +263,53 @@ describe('threshold study', () => {
     const file = JSON.parse(json);
     assert.equal(file.responses.length, total, 'every trial in the JSON export');
     assert.ok(file.responses.every((r) => r.level >= 20 && r.level <= 800 && r.conditions.length === 2 && r.rt_ms >= 0), 'level, placement and RT on each');
+
+    // Levels are the design's grid: one level, one way of writing it.
+    const csv = await download(page, 'results-csv');
+    const levels = csv.trim().split('\n').slice(1).map((l) => l.split(',')[3]);
+    const byValue = new Map();
+    for (const l of levels) byValue.set(Number(l).toPrecision(10), (byValue.get(Number(l).toPrecision(10)) ?? new Set()).add(l));
+    assert.ok([...byValue.values()].every((set) => set.size === 1), `each level written one way: ${[...byValue.values()].map((x) => [...x])}`);
+    assert.ok(levels.every((l) => !/\d{9,}/.test(l)), `no float noise: ${levels}`);
+    // The report: y-axis labels, the per-participant spread (not dashes).
+    const report = await download(page, 'results-report');
+    assert.match(report, />50%<\/text>/);
+    assert.match(report, /<th>range of the last 4 reversals<\/th>/);
+    const spreads = [...report.matchAll(/<tr><td>p00\d-[0-9a-f]+<\/td><td>\d+<\/td><td>\d+<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)];
+    assert.equal(spreads.length, 2, 'a row per participant');
+    assert.ok(spreads.some(([, t, r]) => t !== 'not reached' && r !== '–'), `a staircase that ended shows its spread: ${spreads.map((m) => m.slice(1))}`);
+    // Staircases fill the column instead of 260 × 90 px.
+    const box = await page.getByTestId('threshold-staircase').first().boundingBox();
+    assert.ok(box.width >= 400 && box.height >= 120, `staircase ${box.width}×${box.height}`);
+
+    // The results describe what was published: an edit after answers makes a new version.
+    const sentence = await page.getByTestId('threshold-sentence').innerText();
+    assert.match(await page.getByTestId('study-frozen').innerText(), /has \d+ answer\(s\): a change to it makes a new version/);
+    await page.getByTestId('threshold-reference').fill('ttft=50,tpot=15,jitter=constant,tokens=12');
+    await waitForText(page.getByTestId('study-message'), new RegExp(`"stall-jnd" already has ${total} answer\\(s\\).*new version, "stall-jnd-v2"`));
+    assert.equal(await page.getByTestId('study-id').inputValue(), 'stall-jnd-v2');
+    await waitForText(page.getByTestId('results-participants'), /^0 participant\(s\), 0 answer\(s\)\./);
+    // No fit without answers, said once; the note goes when answers are there.
+    await page.getByTestId('threshold-scenario').click();
+    await waitForText(page.getByTestId('threshold-scenario-note'), /no fit/i);
+    await page.getByTestId('study-saved').selectOption('stall-jnd');
+    await waitForText(page.getByTestId('results-participants'), new RegExp(`^2 participant\\(s\\), ${total} answer\\(s\\)\\.`), 30_000);
+    assert.equal(await page.getByTestId('threshold-scenario-note').count(), 0, 'the stale "no fit" note is gone');
+    assert.equal(await page.getByTestId('threshold-sentence').innerText(), sentence, 'the same sentence: the published design');
+    assert.equal(await page.getByTestId('threshold-reference').inputValue(), 'ttft=50,tpot=15,jitter=constant,tokens=8');
+    // Switching the procedure of the answered design is a new version too: staircases stay staircases.
+    await waitForText(page.getByTestId('study-frozen'), /answer\(s\)/);
+    await page.getByTestId('threshold-procedure').selectOption('psi');
+    await waitForText(page.getByTestId('study-message'), /new version, "stall-jnd-v3"/);
+    await page.getByTestId('study-saved').selectOption('stall-jnd');
+    await waitForText(page.getByTestId('results-participants'), new RegExp(`^2 participant\\(s\\), ${total} answer\\(s\\)\\.`), 30_000);
+    assert.match(await page.getByTestId('threshold-participant').first().innerText(), /range of the last 4 reversals|threshold not yet/);
+
+    // The server's answers are in the Library.
+    await page.getByTestId('tab-library').click();
+    const kept = page.locator('[data-testid=library-row][data-kind=study]', { hasText: /study server/ });
+    await kept.first().waitFor({ timeout: 10_000 });
+    assert.match(await kept.first().getByTestId('library-meta').innerText(), new RegExp(`${total} answer\\(s\\)`));
     assert.deepEqual(problems, []);
   });
 });

@@ -76,6 +76,11 @@ describe('charts, accessibility, first run', () => {
     // The "same tokens/s" story plays on its own.
     assert.equal(await page.getByTestId('story-same-tps').getAttribute('aria-pressed'), 'true');
     await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]/, 10_000);
+    // The playing panes are in the first screen (1280 × 800): their text, not only their titles.
+    for (const i of [0, 1]) {
+      const box = await page.getByTestId(`pane-${i}-output`).boundingBox();
+      assert.ok(box.y + 80 <= 800, `pane ${i}'s text starts at ${Math.round(box.y)} px, below the fold`);
+    }
     for (const [id, view] of [['go-live', 'live-view'], ['go-import', 'import-view'], ['go-study', 'study-view']]) {
       await page.goto(server.url);
       await page.getByTestId(id).click();

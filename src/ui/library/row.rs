@@ -24,6 +24,8 @@ pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
             e.requests,
             if e.failed > 0 { format!(" ({} failed)", e.failed) } else { String::new() }
         )
+    } else if e.kind == EntryKind::Study {
+        format!("{} answer(s)", e.requests)
     } else {
         e.file_bytes.map(|b| format!("{:.1} MB file", b as f64 / 1e6)).unwrap_or_default()
     };

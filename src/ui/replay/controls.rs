@@ -30,9 +30,9 @@ pub fn StoryPicker() -> impl IntoView {
     }
 }
 
-/// Play, restart, loop, speed, rendering, scheduler, panes, share.
+/// Play, restart, loop, speed, rendering, scheduler.
 #[component]
-pub fn ReplayControls(panes: Signal<usize>) -> impl IntoView {
+pub fn ReplayControls() -> impl IntoView {
     let lab = expect_context::<UseReplayLab>();
     let e = lab.engine;
     view! {
@@ -53,19 +53,30 @@ pub fn ReplayControls(panes: Signal<usize>) -> impl IntoView {
                 </select>
             </label>
             <label>"Render "
-                <select data-testid="render-mode" on:change=move |ev| lab.set_render(
+                <select data-testid="render-mode" prop:value=move || lab.render.get().name() on:change=move |ev| lab.set_render(
                     if event_target_value(&ev) == "markdown" { RenderMode::Markdown } else { RenderMode::Text })>
                     <option value="text">"plain text"</option>
                     <option value="markdown">"Markdown"</option>
                 </select>
             </label>
             <label>"Scheduler "
-                <select data-testid="scheduler" on:change=move |ev| lab.set_scheduler(
+                <select data-testid="scheduler" prop:value=move || lab.scheduler.get().name() on:change=move |ev| lab.set_scheduler(
                     if event_target_value(&ev) == "naive" { SchedulerKind::Naive } else { SchedulerKind::Precise })>
                     <option value="precise">"precise"</option>
-                    <option value="naive">"naive setTimeout (for comparison)"</option>
+                    <option value="naive">"naive (setTimeout)"</option>
                 </select>
             </label>
+        </div>
+    }
+}
+
+/// Panes in and out, and a link to them all (under the panes, so the
+/// playing panes come first on the screen).
+#[component]
+pub fn PaneActions(panes: Signal<usize>) -> impl IntoView {
+    let lab = expect_context::<UseReplayLab>();
+    view! {
+        <div class="replay-controls">
             <button type="button" class="secondary" data-testid="add-pane" prop:disabled=move || { panes.get() >= MAX_PANES }
                 on:click=move |_| lab.add_pane()>"Add pane"</button>
             <button type="button" class="secondary" data-testid="remove-pane" prop:disabled=move || { panes.get() <= MIN_PANES }

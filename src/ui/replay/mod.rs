@@ -12,7 +12,7 @@ use lab_core::chart::plot::token_timeline;
 use lab_core::replay::story;
 use leptos::prelude::*;
 
-use controls::{ReplayControls, ShareLine, StoryPicker};
+use controls::{PaneActions, ReplayControls, ShareLine, StoryPicker};
 pub use editor::ProfileEditor;
 pub use pane::PaneCard;
 use slot::PaneSlot;
@@ -36,13 +36,14 @@ pub fn ReplayView() -> impl IntoView {
             <p class="hint story-scores" data-testid="story-scores">
                 {move || story::story(&lab.story_id.get()).map(|s| s.scores_sentence())}
             </p>
-            <ReplayControls panes=n/>
-            <ShareLine/>
+            <ReplayControls/>
             {move || lab.engine.notice.get().map(|m| view! { <p class="warn" role="status" data-testid="replay-notice">{m}</p> })}
             {move || lab.file_error.get().map(|m| view! { <p class="error" role="alert" data-testid="replay-file-error">{m}</p> })}
             <div class="panes" style=move || format!("--panes: {}", n.get())>
                 {(0..MAX_PANES).map(|i| view! { <PaneSlot index=i shown=Signal::derive(move || i < n.get())/> }).collect_view()}
             </div>
+            <PaneActions panes=n/>
+            <ShareLine/>
             <Overlaid/>
         </section>
     }

@@ -35,13 +35,15 @@ pub fn PaneCard(index: usize) -> impl IntoView {
                 <h3 data-testid=format!("pane-{i}-title")>{title}</h3>
                 <p class="source" title=source>{source}</p>
             </header>
-            {move || config().as_ref().and_then(PaneConfig::draft).cloned().map(|d| view! {
-                <details class="edit">
-                    <summary>"Edit profile"</summary>
-                    <ProfileEditor index=i draft=d on_apply=Callback::new(move |d| lab.edit_pane(i, d))/>
-                </details>
-            })}
-            <PaneSmoothing index=i/>
+            <div class="pane-settings">
+                {move || config().as_ref().and_then(PaneConfig::draft).cloned().map(|d| view! {
+                    <details class="edit">
+                        <summary>"Edit profile"</summary>
+                        <ProfileEditor index=i draft=d on_apply=Callback::new(move |d| lab.edit_pane(i, d))/>
+                    </details>
+                })}
+                <PaneSmoothing index=i/>
+            </div>
             <div class="tiles compact">
                 {tile("TTFT", "ttft", Signal::derive(move || opt(stats.get().ttft_ms, ms_or_s)))}
                 {tile("Tokens/s, whole answer", "live-tps-overall", Signal::derive(move || opt(stats.get().overall_tokens_per_s, |v| format!("{v:.1}"))))}

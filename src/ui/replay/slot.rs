@@ -21,6 +21,7 @@ pub fn PaneSlot(index: usize, shown: Signal<bool>) -> impl IntoView {
     let i = index;
     view! {
         <div class="pane-slot" hidden=move || !shown.get()>
+            <PaneCard index=i/>
             <div class="pane-source">
                 <label>"Source "
                     <select data-testid=format!("pane-{i}-source") on:change=move |ev| lab.set_source(i, &event_target_value(&ev))>
@@ -50,7 +51,6 @@ pub fn PaneSlot(index: usize, shown: Signal<bool>) -> impl IntoView {
                         }/>
                 </label>
             </div>
-            <PaneCard index=i/>
         </div>
     }
 }
