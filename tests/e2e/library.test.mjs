@@ -132,7 +132,7 @@ describe('run library', () => {
     await live.getByTestId('library-name').blur();
     const fits = await page.evaluate(() => {
       const scroller = document.querySelector('[data-testid=library-view] .table-scroll');
-      const buttons = [...document.querySelectorAll('[data-testid=library-view] td.row-actions button')];
+      const buttons = [...document.querySelectorAll('[data-testid=library-view] td.actions button')];
       return {
         sideways: scroller.scrollWidth - scroller.clientWidth,
         outside: buttons.filter((b) => b.getBoundingClientRect().right > window.innerWidth).length,

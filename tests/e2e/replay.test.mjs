@@ -77,10 +77,12 @@ describe('replay lab', () => {
     writeFileSync(path.join(ARTIFACTS, 'replay-fidelity.json'), JSON.stringify(rows, null, 2));
     assert.ok(Math.abs(rows[0].due_end - rows[1].due_end) < 1e-6, `both panes are due to end together: ${rows.map((r) => r.due_end)}`);
     assert.match(await page.getByTestId('pane-0-fidelity').innerText(), /^Scheduler \(precise\): released/);
-    // Both replays are in the library.
+    // Both panes are in the library, as one playback.
     await page.getByTestId('tab-library').click();
+    await page.getByTestId('library-group-toggle').click();
     await page.locator('[data-testid=library-row][data-kind=replay]').nth(1).waitFor();
     assert.equal(await page.locator('[data-testid=library-row][data-kind=replay]').count(), 2);
+    assert.equal(await page.getByTestId('library-group').count(), 1);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -264,6 +264,7 @@ describe('UX study', () => {
     // Finished replays are in the library and stay after a reload.
     await fresh.page.getByTestId('pane-1-result').waitFor({ timeout: 30_000 });
     await fresh.page.getByTestId('tab-library').click();
+    await fresh.page.getByTestId('library-group-toggle').click({ timeout: 20_000 });
     await fresh.page.locator('[data-testid=library-row][data-kind=replay]').first().waitFor({ timeout: 20_000 });
     const n = await fresh.page.locator('[data-testid=library-row]').count();
     const name = fresh.page.getByTestId('library-name').first();
@@ -274,6 +275,7 @@ describe('UX study', () => {
     await tagsBox.blur();
     await fresh.page.waitForTimeout(300);
     await fresh.page.goto(`${lab.server.url}#library`);
+    await fresh.page.getByTestId('library-group-toggle').click();
     await fresh.page.locator('[data-testid=library-row]').first().waitFor();
     assert.ok((await fresh.page.locator('[data-testid=library-row]').count()) >= n);
     const names = await fresh.page.getByTestId('library-name').evaluateAll((els) => els.map((e) => e.value));

@@ -61,7 +61,7 @@ pub fn LibraryView() -> impl IntoView {
                     <table class="metrics library" data-testid="library-table">
                         <thead><tr>
                             <th scope="col"><span class="sr-only">"select"</span></th>
-                            <th scope="col">"name"</th><th scope="col">"tags"</th>
+                            <th scope="col">"name and tags"</th>
                             <th scope="col">"TTFT P50"</th><th scope="col">"E2EL P50"</th>
                             <th scope="col"><abbr title="median QoE: 1 = every token by the time a reader needs it (500 ms, 20 tokens/s)">"QoE"</abbr></th>
                             <th scope="col"><abbr title="Apdex of TTFT at 500 ms: satisfied + tolerating / 2">"Apdex"</abbr></th>

@@ -20,7 +20,7 @@ pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
     let is_trace = matches!(e.kind, EntryKind::Live | EntryKind::Replay);
     let held = if is_trace {
         format!(
-            "{}{}",
+            "{} request(s){}",
             e.requests,
             if e.failed > 0 { format!(" ({} failed)", e.failed) } else { String::new() }
         )
@@ -39,22 +39,22 @@ pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
             <td class="entry">
                 <input type="text" class="inline-edit" data-testid="library-name" aria-label="name" title=e.name.clone() prop:value=e.name.clone()
                     on:change=move |ev| v.rename(&id_name, event_target_value(&ev).trim().to_string())/>
-                <span class="meta" data-testid="library-meta">{meta}</span>
+                <span class="meta"><span data-testid="library-meta">{meta}</span>
+                    <input type="text" class="inline-edit tags" data-testid="library-tags" aria-label="tags, comma separated"
+                        placeholder="+ tags" prop:value=e.tags.join(", ")
+                        on:change=move |ev| v.retag(&id_tags, parse_tags(&event_target_value(&ev)))/></span>
             </td>
-            <td><input type="text" class="inline-edit tags" data-testid="library-tags" aria-label="tags, comma separated"
-                placeholder="tags" prop:value=e.tags.join(", ")
-                on:change=move |ev| v.retag(&id_tags, parse_tags(&event_target_value(&ev)))/></td>
             <td>{opt(e.ttft_p50_ms, ms)}</td>
             <td>{opt(e.e2el_p50_ms, ms)}</td>
             <td data-testid="library-qoe">{opt(e.qoe_p50, |v| format!("{v:.2}"))}</td>
             <td data-testid="library-apdex">{opt(e.apdex_ttft, |v| format!("{v:.2}"))}</td>
-            <td class="row-actions">
+            <td class="actions"><div class="row-actions">
                 <button type="button" class="secondary" data-testid="library-open" on:click=move |_| v.open(e_open.clone())>"Open"</button>
                 <button type="button" class="secondary" data-testid="library-download" on:click=move |_| v.download(e_dl.clone(), false)>"Download"</button>
                 {is_trace.then(|| view! {
                     <button type="button" class="secondary" data-testid="library-report" on:click=move |_| v.download(e_rep.clone(), true)>"Report"</button>
                 })}
-            </td>
+            </div></td>
         </tr>
     }
 }
@@ -73,7 +73,7 @@ pub fn GroupRows(view: UseLibraryView, group: String, row: Row) -> impl IntoView
     view! {
         <tr data-testid="library-group" data-kind="replay" class="group">
             <td></td>
-            <td class="entry" colspan="6">
+            <td class="entry" colspan="5">
                 <button type="button" class="link" data-testid="library-group-toggle" aria-expanded=move || open.get().to_string()
                     on:click=move |_| v.toggle_group(&group)>
                     {move || if open.get() { "▾ " } else { "▸ " }}<span class="group-title">{title}</span>
