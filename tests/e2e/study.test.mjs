@@ -275,7 +275,8 @@ describe('UX study', () => {
     await tagsBox.blur();
     await fresh.page.waitForTimeout(300);
     await fresh.page.goto(`${lab.server.url}#library`);
-    await fresh.page.getByTestId('library-group-toggle').click();
+    const toggle = fresh.page.getByTestId('library-group-toggle');
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
     await fresh.page.locator('[data-testid=library-row]').first().waitFor();
     assert.ok((await fresh.page.locator('[data-testid=library-row]').count()) >= n);
     const names = await fresh.page.getByTestId('library-name').evaluateAll((els) => els.map((e) => e.value));

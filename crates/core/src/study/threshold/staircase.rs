@@ -11,6 +11,12 @@
 //! The staircase stops after [`Rule::reversals`] reversals or
 //! [`Rule::max_trials`] trials; its **threshold** is the geometric mean of
 //! the levels of the last [`Rule::average`] reversals.
+//!
+//! Levels lie on the design's **grid**, `start × step^k` for whole k: when
+//! the first step is a whole number of steps (×2 = (2^⅓)³), the staircase
+//! counts k instead of multiplying, so a level reached by different paths
+//! is the same number (exports write it one way); k stays where its level
+//! is inside the range. Other rules multiply, rounded to 12 digits.
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +71,12 @@ pub struct Staircase {
     /// Levels at the reversals.
     pub reversal_levels: Vec<f64>,
     level: f64,
+    /// The first level (the grid's origin; 0 when unknown).
+    #[serde(default)]
+    start: f64,
+    /// The level's place on the grid, in steps from `start`.
+    #[serde(default)]
+    pos: i64,
     /// Answers of one kind in a row since the last step.
     run: u32,
     run_correct: bool,
@@ -80,6 +92,8 @@ impl Staircase {
             trials: Vec::new(),
             reversal_levels: Vec::new(),
             level: start.clamp(range.0, range.1),
+            start: start.clamp(range.0, range.1),
+            pos: 0,
             run: 0,
             run_correct: true,
             last_direction: 0,
@@ -116,11 +130,40 @@ impl Staircase {
             self.reversal_levels.push(self.level);
         }
         self.last_direction = direction;
-        let factor = if self.reversal_levels.len() < 2 { self.rule.first_step } else { self.rule.step };
-        let next = if direction < 0 { self.level / factor } else { self.level * factor };
-        // On the design's grid: ×2^⅓ three times is the same level as ×2.
-        self.level = super::psychometric::snap(next).clamp(self.range.0, self.range.1);
+        let first = self.reversal_levels.len() < 2;
+        self.level = match self.steps_per_first() {
+            Some(k) => {
+                let by = if first { k } else { 1 };
+                self.pos = self.clamp_pos(self.pos + if direction < 0 { -by } else { by });
+                self.grid(self.pos).clamp(self.range.0, self.range.1)
+            }
+            None => {
+                let factor = if first { self.rule.first_step } else { self.rule.step };
+                let next = if direction < 0 { self.level / factor } else { self.level * factor };
+                super::psychometric::snap(next).clamp(self.range.0, self.range.1)
+            }
+        };
         self.run = 0;
+    }
+
+    /// How many steps the first step is, when a whole number (and the grid's
+    /// origin is known).
+    fn steps_per_first(&self) -> Option<i64> {
+        let r = self.rule.first_step.ln() / self.rule.step.ln();
+        let k = r.round();
+        (self.start > 0.0 && self.rule.step > 1.0 && k >= 1.0 && (r - k).abs() < 1e-9).then_some(k as i64)
+    }
+
+    /// The level `pos` steps from the start.
+    fn grid(&self, pos: i64) -> f64 {
+        super::psychometric::snap(self.start * (pos as f64 * self.rule.step.ln()).exp())
+    }
+
+    /// `pos`, kept where its level is inside the range.
+    fn clamp_pos(&self, pos: i64) -> i64 {
+        let at = |bound: f64| (bound / self.start).ln() / self.rule.step.ln();
+        let (lo, hi) = ((at(self.range.0) - 1e-9).ceil() as i64, (at(self.range.1) + 1e-9).floor() as i64);
+        pos.clamp(lo.min(0), hi.max(0))
     }
 
     /// Geometric mean of the last [`Rule::average`] reversal levels
@@ -195,5 +238,21 @@ mod tests {
         // Without the grid, 2^⅓ three times over lands next to the level.
         let drifted = 500.0 / 2f64.powf(1.0 / 3.0) / 2f64.powf(1.0 / 3.0) / 2f64.powf(1.0 / 3.0);
         assert_ne!(drifted, 250.0, "the drift this guards against");
+        // Any path: levels that are equal to 1e-9 are the same number. The
+        // e2e of 2026-12-04 exported both 158.740105197 and 158.740105196.
+        let mut rng = crate::replay::rng::Rng::new(3);
+        let mut seen: Vec<f64> = Vec::new();
+        for _ in 0..200 {
+            let mut s = Staircase::new(Rule::default(), (20.0, 800.0), 800.0);
+            while !s.done() {
+                s.record(rng.uniform() < 0.7);
+            }
+            seen.extend(s.trials.iter().map(|t| t.0));
+        }
+        for a in &seen {
+            for b in &seen {
+                assert!(a == b || (a - b).abs() > 1e-9 * a, "{a} and {b} are one level written two ways");
+            }
+        }
     }
 }
