@@ -36,12 +36,15 @@ fn text(root: &HtmlElement, id: &str) -> String {
     by_id(root, id).map(|e| e.inner_text()).unwrap_or_default()
 }
 
-/// Types `value` into an input and sends the `change` a person's edit ends with.
+/// Types `value` into a field as a person does: `input` as it is typed,
+/// then the `change` the edit ends with.
 fn change(input: &HtmlElement, value: &str) {
     input.unchecked_ref::<HtmlInputElement>().set_value(value);
     let init = web_sys::EventInit::new();
     init.set_bubbles(true);
-    input.dispatch_event(&web_sys::Event::new_with_event_init_dict("change", &init).unwrap()).unwrap();
+    for kind in ["input", "change"] {
+        input.dispatch_event(&web_sys::Event::new_with_event_init_dict(kind, &init).unwrap()).unwrap();
+    }
 }
 
 async fn sleep(d: Duration) {
