@@ -154,4 +154,36 @@ mod tests {
         let html = threshold_report(&s, &with, "today");
         assert!(html.contains("<td>p&lt;1&gt;</td><td>1</td><td>0</td><td>150 ms</td>"), "{html}");
     }
+
+    #[test]
+    fn the_chart_has_its_axes_inside_the_page() {
+        // The walk of 2026-12-04: no y labels, and "1000" cut at the right edge.
+        let mut s =
+            Study::new_threshold(ThresholdDesign::new(Dimension::Ttft, "ttft=200,tokens=20".into(), 1));
+        s.edit_threshold(|d| d.range = (10.0, 1000.0));
+        let trials: Vec<_> = (0..40)
+            .map(|i| {
+                let level = [20.0, 50.0, 100.0, 200.0, 500.0][i % 5];
+                crate::study::threshold::analysis::ThresholdTrial {
+                    participant: "p1".into(),
+                    trial: i,
+                    level,
+                    reference_first: true,
+                    chosen: u8::from(i % 7 == 0 && level < 60.0),
+                    rt_ms: 500.0,
+                }
+            })
+            .collect();
+        let summary = summarize(s.threshold.as_ref().unwrap(), &trials, 1);
+        assert!(summary.pooled.is_some());
+        let html = threshold_report(&s, &summary, "today");
+        assert!(html.contains(">50%</text>") && html.contains(">100%</text>"), "y labels");
+        assert!(
+            html.contains("text-anchor=\"end\" fill=\"currentColor\">1000</text>"),
+            "the last tick inside"
+        );
+        assert!(html.contains("difference from the reference (ms)"));
+        assert_eq!(tick_anchor(515.0, 520.0), "end");
+        assert_eq!(tick_anchor(260.0, 520.0), "middle");
+    }
 }
