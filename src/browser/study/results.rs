@@ -105,8 +105,9 @@ pub fn use_study_results(
             }
             match sessions {
                 Ok(list) => {
+                    let fingerprint = study.fingerprint();
                     let (same, earlier): (Vec<_>, Vec<_>) =
-                        list.into_iter().partition(|s| s.ran_with(&study));
+                        list.into_iter().partition(|s| s.ran_with(&fingerprint));
                     earlier_sessions.set(earlier.len());
                     let mut all = StudyResults::new(&id, Vec::new());
                     for s in same {

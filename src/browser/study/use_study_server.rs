@@ -45,8 +45,9 @@ pub struct UseStudyServer {
     /// Reading or publishing.
     pub busy: RwSignal<bool>,
     draft: Signal<Study>,
-    /// Designs as published, by server id (they never change there).
-    designs: StoredValue<HashMap<String, Study>>,
+    /// Designs as published, with their fingerprints, by server id (they
+    /// never change there, so each is read and fingerprinted once).
+    designs: StoredValue<HashMap<String, (Study, String)>>,
     lib: Library,
 }
 
@@ -117,18 +118,19 @@ impl UseStudyServer {
                 }
                 match server::design(&l.id, &token).await {
                     Ok(d) => s.designs.update_value(|all| {
-                        all.insert(l.id.clone(), d);
+                        let fingerprint = d.fingerprint();
+                        all.insert(l.id.clone(), (d, fingerprint));
                     }),
                     Err(e) => return s.message.set(Some(e)),
                 }
             }
             // Newest first: the newest version's design is the one analysed.
-            let design = listed.first().and_then(|l| s.designs.with_value(|d| d.get(&l.id).cloned()));
-            let fingerprint = design.as_ref().map(Study::fingerprint);
+            let newest = listed.first().and_then(|l| s.designs.with_value(|d| d.get(&l.id).cloned()));
+            let (design, fingerprint) = newest.map_or((None, None), |(d, f)| (Some(d), Some(f)));
             let mut all = StudyResults::new(&study_id, Vec::new());
             let mut other = 0u64;
             for l in &listed {
-                if s.designs.with_value(|d| d.get(&l.id).map(Study::fingerprint)) != fingerprint {
+                if s.designs.with_value(|d| d.get(&l.id).map(|(_, f)| f.as_str()) != fingerprint.as_deref()) {
                     other += l.answers;
                     continue;
                 }

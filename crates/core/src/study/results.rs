@@ -104,10 +104,11 @@ impl Session {
         }
     }
 
-    /// Whether it was run with `study` as it is now (sessions of before
-    /// design versions are taken as such).
-    pub fn ran_with(&self, study: &Study) -> bool {
-        self.design.as_ref().is_none_or(|d| *d == study.fingerprint())
+    /// Whether it was run with the design of `fingerprint`
+    /// ([`Study::fingerprint`], computed once by the caller for many
+    /// sessions); sessions of before design versions are taken as such.
+    pub fn ran_with(&self, fingerprint: &str) -> bool {
+        self.design.as_deref().is_none_or(|d| d == fingerprint)
     }
 
     /// Questions asked in a trial.
