@@ -9,8 +9,8 @@ use crate::browser::clock::now_ms;
 use lab_core::stream::live::LiveStats;
 
 /// A fresh playback id: when it started, and a random suffix.
-fn new_playback() -> String {
-    format!("{}-{:06}", crate::browser::page::iso_now(), (crate::browser::page::random() * 1e6) as u32)
+fn new_playback() -> std::rc::Rc<str> {
+    format!("{}-{:06}", crate::browser::page::iso_now(), (crate::browser::page::random() * 1e6) as u32).into()
 }
 
 impl ReplayEngine {

@@ -34,14 +34,18 @@ impl ReplayEngine {
             if refresh_stats {
                 inner.last_stats = now;
             }
-            let info = ReplayInfo {
-                scheduler: inner.kind.name().into(),
-                speed: inner.speed,
-                late_frames: inner.frames.late,
-                frames: inner.frames.frames,
+            // Made only for a pane that ends: nothing allocated per frame.
+            let (kind, speed, render) = (inner.kind.name(), inner.speed, inner.render.name());
+            let (late_frames, frames, playback) =
+                (inner.frames.late, inner.frames.frames, inner.playback.clone());
+            let info = move || ReplayInfo {
+                scheduler: kind.into(),
+                speed,
+                late_frames,
+                frames,
                 render_us_per_token: None,
-                render: inner.render.name().into(),
-                playback: Some(inner.playback.clone()),
+                render: render.into(),
+                playback: Some(playback.to_string()),
             };
             for (i, p) in inner.panes.iter_mut().enumerate() {
                 if let Some(text) = p.rec.take_pending() {
@@ -67,7 +71,7 @@ impl ReplayEngine {
                         tool: format!("latency-lab {}", env!("CARGO_PKG_VERSION")),
                         client: client_info(),
                     };
-                    results.push((i, p.rec.finish(meta, &info, now)));
+                    results.push((i, p.rec.finish(meta, &info(), now)));
                 }
             }
             let all_done = !inner.panes.is_empty() && inner.panes.iter().all(|p| p.rec.is_done());

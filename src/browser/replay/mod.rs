@@ -131,8 +131,9 @@ struct Inner {
     refresh_ms: f64,
     last_stats: f64,
     clocks: Option<Rc<RefCell<ReleaseClocks>>>,
-    /// Id of the playback from its start (its panes' traces share it).
-    playback: String,
+    /// Id of the playback from its start (its panes' traces share it;
+    /// shared, so a frame copies no text).
+    playback: Rc<str>,
 }
 
 /// JS callbacks, kept alive as long as the engine.
@@ -177,7 +178,7 @@ pub fn use_replay_engine() -> ReplayEngine {
         refresh_ms: 1000.0 / 60.0,
         last_stats: f64::NEG_INFINITY,
         clocks: None,
-        playback: String::new(),
+        playback: Rc::from(""),
     };
     let holder = StoredValue::new_local(None::<ReplayEngine>);
     let frame_loop = use_frame_loop(move |_| {
