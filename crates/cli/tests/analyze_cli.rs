@@ -94,6 +94,32 @@ fn table_is_readable() {
 }
 
 #[test]
+fn an_early_paint_stamp_is_kept_and_flagged() {
+    let text = std::fs::read_to_string(fixture()).unwrap();
+    let clean = json(&[fixture().to_str().unwrap(), "--json"]);
+    assert_eq!(clean["early_stamps"]["paints"], 0);
+    // Request A's second chunk painted 3 ms before it arrived.
+    let early = text.replacen(r#""painted_ms": 124"#, r#""painted_ms": 117"#, 1);
+    assert_ne!(early, text);
+    let f = scratch("early").join("early.trace.json");
+    std::fs::write(&f, early).unwrap();
+    let v = json(&[f.to_str().unwrap(), "--json"]);
+    assert_eq!(v["early_stamps"]["paints"], 1);
+    assert!((v["early_stamps"]["paint_worst_ms"].as_f64().unwrap() - 3.0).abs() < 1e-9);
+    // Kept as measured: the lag is negative, not 0.
+    assert!(v["paint_lag_ms"]["min"].as_f64().unwrap() < -2.9, "{}", v["paint_lag_ms"]);
+    let out = analyze(&[f.to_str().unwrap()]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table
+            .contains("Early stamps: 1 paint stamp(s) earlier than their chunk's arrival (by up to 3.00 ms)"),
+        "{table}"
+    );
+    let plain = String::from_utf8(analyze(&[fixture().to_str().unwrap()]).stdout).unwrap();
+    assert!(!plain.contains("Early stamps"));
+}
+
+#[test]
 fn bad_input_exits_2_with_a_clear_message() {
     let dir = scratch("bad");
     let cases: [(&str, &[u8], &str); 6] = [

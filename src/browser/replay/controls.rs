@@ -31,6 +31,7 @@ impl ReplayEngine {
                 .collect();
             inner.frames = FrameCounter::default();
             inner.playback = new_playback();
+            inner.fallback = None;
         }
         self.clear_signals();
         self.notice.set(None);
@@ -105,6 +106,7 @@ impl ReplayEngine {
                 inner.panes.drain(..).map(|p| PaneRt::new(p.config, p.output, speed, render)).collect();
             inner.frames = FrameCounter::default();
             inner.playback = new_playback();
+            inner.fallback = None;
         }
         self.clear_signals();
         self.play();

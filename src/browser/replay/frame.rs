@@ -38,8 +38,11 @@ impl ReplayEngine {
             let (kind, speed, render) = (inner.kind.name(), inner.speed, inner.render.name());
             let (late_frames, frames, playback) =
                 (inner.frames.late, inner.frames.frames, inner.playback.clone());
-            let info = move || ReplayInfo {
+            let fallback = inner.fallback.clone();
+            let info = move |released_by| ReplayInfo {
                 scheduler: kind.into(),
+                released_by,
+                fallback: fallback.as_deref().map(str::to_string),
                 speed,
                 late_frames,
                 frames,
@@ -71,7 +74,7 @@ impl ReplayEngine {
                         tool: format!("latency-lab {}", env!("CARGO_PKG_VERSION")),
                         client: client_info(),
                     };
-                    results.push((i, p.rec.finish(meta, &info(), now)));
+                    results.push((i, p.rec.finish(meta, &info(p.released_by), now)));
                 }
             }
             let all_done = !inner.panes.is_empty() && inner.panes.iter().all(|p| p.rec.is_done());

@@ -15,6 +15,10 @@
 //! precise: a frame being drawn delays them). Schedules are absolute, so
 //! nothing drifts.
 //!
+//! Each pane counts which path released its chunks (workers, main thread,
+//! naive) and the playback notes why it fell back to the main thread; both
+//! go into the trace (`lab_core::trace::stamps`).
+//!
 //! Naive scheduler (for comparison): each chunk arms a `setTimeout` for the
 //! gap to the next one, as a quick implementation would; its lateness adds
 //! up and nested timers are clamped to 4 ms.
@@ -41,6 +45,7 @@ use lab_core::measure::run::MeasuredRun;
 use lab_core::replay::pane::{FrameCounter, PaneConfig, PaneRecording};
 use lab_core::replay::player::Replay;
 use lab_core::stream::live::LiveStats;
+use lab_core::trace::Released;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
@@ -97,6 +102,8 @@ struct PaneRt {
     naive_next: usize,
     naive_timer: Option<i32>,
     finalized: bool,
+    /// Which path released its chunks.
+    released_by: Released,
 }
 
 impl PaneRt {
@@ -114,6 +121,7 @@ impl PaneRt {
             naive_next: 0,
             naive_timer: None,
             finalized: false,
+            released_by: Released::default(),
         }
     }
 }
@@ -131,6 +139,10 @@ struct Inner {
     refresh_ms: f64,
     last_stats: f64,
     clocks: Option<Rc<RefCell<ReleaseClocks>>>,
+    /// Why the release clocks could not start, when they could not.
+    clocks_error: Option<String>,
+    /// Why this playback released on the main thread, when it did.
+    fallback: Option<Rc<str>>,
     /// Id of the playback from its start (its panes' traces share it;
     /// shared, so a frame copies no text).
     playback: Rc<str>,
@@ -178,6 +190,8 @@ pub fn use_replay_engine() -> ReplayEngine {
         refresh_ms: 1000.0 / 60.0,
         last_stats: f64::NEG_INFINITY,
         clocks: None,
+        clocks_error: None,
+        fallback: None,
         playback: Rc::from(""),
     };
     let holder = StoredValue::new_local(None::<ReplayEngine>);
@@ -232,8 +246,10 @@ impl ReplayEngine {
             e.arm();
         });
         let message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| e.on_spin());
-        let clocks = ReleaseClocks::start(Rc::new(move |batch: &[f64]| e.on_released(batch)));
-        self.rc().borrow_mut().clocks = clocks;
+        match ReleaseClocks::start(Rc::new(move |batch: &[f64]| e.on_released(batch))) {
+            Ok(clocks) => self.rc().borrow_mut().clocks = Some(clocks),
+            Err(why) => self.rc().borrow_mut().clocks_error = Some(why),
+        }
         let Ok(channel) = web_sys::MessageChannel::new() else { return };
         channel.port1().set_onmessage(Some(message.as_ref().unchecked_ref()));
         let naive = (0..MAX_PANES).map(|i| Closure::<dyn FnMut()>::new(move || e.naive_fire(i))).collect();

@@ -10,6 +10,9 @@
 //!   machine the OS now and then runs a thread a few ms late; two threads are
 //!   rarely late together, and the page takes whichever release report comes
 //!   first (the state machine ignores the second).
+//! - **Failure is said**: a worker that cannot start or that fails (its
+//!   script missing, a CSP refusing it) leaves the page's own loop to
+//!   release, and [`ReleaseClocks::why_not`] says why, for the trace.
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -32,6 +35,8 @@ struct Clock {
     offset: Option<(f64, f64)>,
     pings: u32,
     ping_sent: f64,
+    /// Why it stopped, when it failed.
+    failed: Option<String>,
 }
 
 /// Receives each release batch `[pane, index, released_at, …]`.
@@ -41,6 +46,7 @@ pub type OnRelease = Rc<dyn Fn(&[f64])>;
 pub struct ReleaseClocks {
     clocks: Vec<Clock>,
     _handlers: Vec<Closure<dyn FnMut(web_sys::MessageEvent)>>,
+    _errors: Vec<Closure<dyn FnMut(web_sys::ErrorEvent)>>,
 }
 
 fn message(kind: &str) -> js_sys::Object {
@@ -51,12 +57,18 @@ fn message(kind: &str) -> js_sys::Object {
 
 impl ReleaseClocks {
     /// Starts the workers and their calibration; `on_release` receives each
-    /// batch `[pane, index, released_at, …]` on the page clock. `None` when
-    /// the browser cannot run workers.
-    pub fn start(on_release: OnRelease) -> Option<Rc<RefCell<Self>>> {
-        let this = Rc::new(RefCell::new(Self { clocks: Vec::new(), _handlers: Vec::new() }));
+    /// batch `[pane, index, released_at, …]` on the page clock. An error
+    /// says why the browser could not start them.
+    pub fn start(on_release: OnRelease) -> Result<Rc<RefCell<Self>>, String> {
+        let this =
+            Rc::new(RefCell::new(Self { clocks: Vec::new(), _handlers: Vec::new(), _errors: Vec::new() }));
         for i in 0..CLOCKS {
-            let worker = web_sys::Worker::new(WORKER_URL).ok()?;
+            let worker = web_sys::Worker::new(WORKER_URL).map_err(|e| {
+                let why = e
+                    .as_string()
+                    .or_else(|| js_sys::Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()));
+                format!("the browser could not start the release-clock workers ({})", why.unwrap_or_default())
+            })?;
             let weak: Weak<RefCell<Self>> = Rc::downgrade(&this);
             let release = on_release.clone();
             let handler =
@@ -73,14 +85,26 @@ impl ReleaseClocks {
                     }
                 });
             worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+            let weak: Weak<RefCell<Self>> = Rc::downgrade(&this);
+            let error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
+                if let Some(clocks) = weak.upgrade()
+                    && let Some(c) = clocks.borrow_mut().clocks.get_mut(i)
+                {
+                    let what = ev.message();
+                    c.failed =
+                        Some(if what.is_empty() { format!("{WORKER_URL} did not load") } else { what });
+                }
+            });
+            worker.set_onerror(Some(error.as_ref().unchecked_ref()));
             let mut me = this.borrow_mut();
-            me.clocks.push(Clock { worker, offset: None, pings: 0, ping_sent: 0.0 });
+            me.clocks.push(Clock { worker, offset: None, pings: 0, ping_sent: 0.0, failed: None });
             me._handlers.push(handler);
+            me._errors.push(error);
         }
         for i in 0..CLOCKS {
             this.borrow_mut().ping(i);
         }
-        Some(this)
+        Ok(this)
     }
 
     fn ping(&mut self, i: usize) {
@@ -106,12 +130,22 @@ impl ReleaseClocks {
 
     /// True once every clock is calibrated.
     pub fn ready(&self) -> bool {
-        self.clocks.iter().all(|c| c.offset.is_some() && c.pings >= PINGS)
+        self.clocks.iter().all(|c| c.failed.is_some() || (c.offset.is_some() && c.pings >= PINGS))
     }
 
     /// True when at least one clock can release precisely.
     pub fn usable(&self) -> bool {
-        self.clocks.iter().any(|c| c.offset.is_some())
+        self.clocks.iter().any(|c| c.offset.is_some() && c.failed.is_none())
+    }
+
+    /// Why no clock can release now (for the trace's fallback note).
+    pub fn why_not(&self) -> String {
+        match self.clocks.iter().find_map(|c| c.failed.as_deref()) {
+            Some(f) if self.clocks.iter().all(|c| c.failed.is_some()) => {
+                format!("the release-clock workers failed ({f})")
+            }
+            _ => "the release-clock workers were still measuring their clock offset".into(),
+        }
     }
 
     /// Replaces the schedule of every calibrated clock: `(due_at, pane, index)`

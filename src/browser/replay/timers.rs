@@ -7,6 +7,8 @@ use wasm_bindgen::JsCast;
 
 use super::{PaneRt, ReplayEngine, SPIN_MS, SchedulerKind};
 use crate::browser::clock::now_ms;
+use lab_core::trace::stamps::ReleasePath;
+use std::rc::Rc;
 
 /// The due times still ahead, `(due_at, pane, index)` sorted, on the page clock.
 fn remaining_due(panes: &[PaneRt]) -> Vec<(f64, usize, usize)> {
@@ -22,12 +24,16 @@ fn remaining_due(panes: &[PaneRt]) -> Vec<(f64, usize, usize)> {
     due
 }
 
-/// Releases every chunk of `p` due at `at`.
-fn release_due(p: &mut PaneRt, at: f64) {
-    for i in p.replay.poll(at) {
+/// Releases every chunk of `p` due at `at`, by `path`; how many.
+fn release_due(p: &mut PaneRt, at: f64, path: ReleasePath) -> usize {
+    let due = p.replay.poll(at);
+    let n = due.len();
+    for i in due {
         let due = p.replay.due_clock(i).unwrap_or(at);
         p.rec.release(i, due, at);
+        p.released_by.add(path);
     }
+    n
 }
 
 impl ReplayEngine {
@@ -74,8 +80,17 @@ impl ReplayEngine {
             if !inner.playing {
                 return;
             }
+            let mut n = 0;
             for p in &mut inner.panes {
-                release_due(p, now);
+                n += release_due(p, now, ReleasePath::MainThread);
+            }
+            if n > 0 && inner.fallback.is_none() {
+                let why = match (&inner.clocks, &inner.clocks_error) {
+                    (Some(c), _) => c.borrow().why_not(),
+                    (None, Some(e)) => e.clone(),
+                    (None, None) => "no release-clock workers".into(),
+                };
+                inner.fallback = Some(Rc::from(why));
             }
         }
         self.arm();
@@ -90,7 +105,7 @@ impl ReplayEngine {
         }
         for triple in data.chunks_exact(3) {
             if let Some(p) = inner.panes.get_mut(triple[0] as usize) {
-                release_due(p, triple[2]);
+                release_due(p, triple[2], ReleasePath::Workers);
             }
         }
     }
@@ -144,6 +159,7 @@ impl ReplayEngine {
                 let due = p.replay.due_clock(k).unwrap_or(now);
                 p.naive_next += 1;
                 p.rec.release(k, due, now);
+                p.released_by.add(ReleasePath::Naive);
             }
         }
         self.arm_naive(i);

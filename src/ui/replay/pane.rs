@@ -99,22 +99,11 @@ fn PaneOutcome(index: usize, run: MeasuredRun) -> impl IntoView {
     }
 }
 
-/// The scheduler's fidelity in one sentence.
+/// The scheduler's fidelity in one sentence (`Fidelity::sentence`).
 fn fidelity(run: &MeasuredRun) -> String {
     let info = run.trace.meta.replay.clone().unwrap_or_default();
     match run.trace.requests.first().and_then(Fidelity::of) {
-        Some(f) => format!(
-            "Scheduler ({}): released {:.2} ms from due at P50, {:.2} ms at P99; painted {} after release; {} late frame(s) of {}; {} per token to render.",
-            info.scheduler,
-            f.emit_error_ms.p50,
-            f.emit_error_ms.p99,
-            f.paint_lag_ms
-                .map(|p| format!("{:.1} ms (P50), {:.1} ms (P99)", p.p50, p.p99))
-                .unwrap_or_else(|| "—".into()),
-            info.late_frames,
-            info.frames,
-            info.render_us_per_token.map(|u| format!("{u:.1} µs")).unwrap_or_else(|| "—".into()),
-        ),
+        Some(f) => f.sentence(&info),
         None => "No timing recorded.".into(),
     }
 }

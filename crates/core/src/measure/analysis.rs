@@ -183,6 +183,9 @@ impl Analysis {
             m.stalls.threshold_ms, m.stalls.count, m.stalls.requests_with_stalls, m.stalls.longest_ms
         ));
         out.push_str(&crate::measure::feel::describe(m));
+        if let Some(early) = m.early_stamps.sentence() {
+            out.push_str(&format!("{early}\n"));
+        }
         if let Some(g) = &self.goodput {
             out.push_str(&format!(
                 "Goodput ({}): {:.1}% ({} of {} requests meet every SLO)\n",

@@ -61,7 +61,7 @@ use crate::measure::feel::{self, FeelConfig};
 use crate::measure::stats::{Samples, Summary};
 use crate::measure::weighted;
 use crate::trace::series::Prefix;
-use crate::trace::{ChunkKind, FailureKind, RequestTrace, Trace, tool_calls};
+use crate::trace::{ChunkKind, EarlyStamps, FailureKind, RequestTrace, Trace, tool_calls};
 
 /// Default stall threshold: an inter-token gap above 250 ms reads as a pause.
 pub const DEFAULT_STALL_MS: f64 = 250.0;
@@ -490,6 +490,11 @@ pub struct RunMetrics {
     pub stalls: StallSummary,
     /// Per-request longest stall (ms, 0 when none).
     pub longest_stall_ms: Option<Summary>,
+    /// Stamps out of the lab's order (a paint before arrival, a release
+    /// before due), kept as measured and counted here
+    /// ([`crate::trace::stamps`]).
+    #[serde(default)]
+    pub early_stamps: EarlyStamps,
     /// Per-request metrics (omitted from compact JSON by callers).
     #[serde(skip)]
     pub per_request: Vec<RequestMetrics>,
@@ -508,7 +513,9 @@ impl RunMetrics {
     pub fn of(trace: &Trace, cfg: &MetricsConfig) -> Self {
         let per_request: Vec<RequestMetrics> =
             trace.requests.iter().enumerate().map(|(i, r)| RequestMetrics::of(i, r, cfg)).collect();
-        Self::from_requests(per_request, trace.meta.duration_ms, cfg)
+        let mut m = Self::from_requests(per_request, trace.meta.duration_ms, cfg);
+        m.early_stamps = EarlyStamps::of(trace);
+        m
     }
 
     /// Aggregates request metrics. `duration_ms` overrides the derived wall time.
@@ -555,6 +562,7 @@ impl RunMetrics {
         let pooled_summary = pooled.summary();
         drop(pooled);
         Self {
+            early_stamps: EarlyStamps::default(),
             requests: per_request.len(),
             completed: done.len(),
             failed: per_request.len() - done.len(),

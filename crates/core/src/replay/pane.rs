@@ -319,7 +319,9 @@ impl PaneRecording {
     pub fn painted(&mut self, now: f64, render_ms: f64) {
         let start = self.start.unwrap_or(now);
         for k in self.painted_upto..self.released.len() {
-            self.painted[k] = Some(now.max(self.released[k]));
+            // As measured: a frame stamped before a release is flagged
+            // (`trace::stamps`), never moved.
+            self.painted[k] = Some(now);
             if self.chunks.get(k).is_some_and(|c| c.tokens > 0) {
                 self.stats.on_paint(now - start);
             }

@@ -17,7 +17,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::measure::stats::{Samples, Summary};
-use crate::trace::RequestTrace;
+use crate::trace::{EarlyStamps, ReplayInfo, RequestTrace};
 
 /// Slowest and fastest playback speeds.
 pub const SPEED_RANGE: (f64, f64) = (0.25, 8.0);
@@ -158,10 +158,13 @@ impl Replay {
 pub struct Fidelity {
     /// |emitted − due| per chunk (ms).
     pub emit_error_ms: Summary,
-    /// painted − emitted per painted chunk (ms).
+    /// painted − emitted per painted chunk (ms), as measured (an early
+    /// paint makes it negative).
     pub paint_lag_ms: Option<Summary>,
     /// Chunks emitted before their due time (must be 0).
     pub early: usize,
+    /// Stamps out of order, releases and paints ([`EarlyStamps`]).
+    pub early_stamps: EarlyStamps,
 }
 
 impl Fidelity {
@@ -170,14 +173,40 @@ impl Fidelity {
         let pairs: Vec<(f64, f64)> =
             r.chunks.iter().filter_map(|c| c.due_ms.map(|d| (d, c.arrived_ms))).collect();
         let emit = Samples::from_finite(pairs.iter().map(|(d, e)| (e - d).abs())).summary()?;
+        let early_stamps = EarlyStamps::of_request(r);
         Some(Self {
             emit_error_ms: emit,
             paint_lag_ms: Samples::from_finite(
                 r.chunks.iter().filter_map(|c| c.painted_ms.map(|p| p - c.arrived_ms)),
             )
             .summary(),
-            early: pairs.iter().filter(|(d, e)| e < &(d - 1e-6)).count(),
+            early: early_stamps.releases,
+            early_stamps,
         })
+    }
+
+    /// The fidelity in words, with the scheduler and the path that released
+    /// the chunks (`info`): what a finished pane says under its figures.
+    pub fn sentence(&self, info: &ReplayInfo) -> String {
+        let path = if info.released_by.total() > 0 {
+            format!(" via {}", info.released_by.describe())
+        } else {
+            String::new()
+        };
+        let fallback = info.fallback.as_deref().map(|f| format!(" Fallback: {f}")).unwrap_or_default();
+        let early = self.early_stamps.sentence().map(|s| format!(" {s}")).unwrap_or_default();
+        format!(
+            "Scheduler ({}{path}): released {:.2} ms from due at P50, {:.2} ms at P99; painted {} after release; {} late frame(s) of {}; {} per token to render.{fallback}{early}",
+            info.scheduler,
+            self.emit_error_ms.p50,
+            self.emit_error_ms.p99,
+            self.paint_lag_ms
+                .map(|p| format!("{:.1} ms (P50), {:.1} ms (P99)", p.p50, p.p99))
+                .unwrap_or_else(|| "—".into()),
+            info.late_frames,
+            info.frames,
+            info.render_us_per_token.map(|u| format!("{u:.1} µs")).unwrap_or_else(|| "—".into()),
+        )
     }
 }
 
@@ -198,6 +227,20 @@ mod tests {
         assert!((f.emit_error_ms.max - 0.5).abs() < 1e-9);
         assert_eq!(f.early, 1);
         assert_eq!(f.paint_lag_ms.unwrap().count, 2);
+        let mut info = ReplayInfo { scheduler: "precise".into(), ..ReplayInfo::default() };
+        info.released_by.workers = 2;
+        info.released_by.main_thread = 1;
+        info.fallback = Some("the workers were still calibrating".into());
+        let s = f.sentence(&info);
+        assert!(
+            s.starts_with("Scheduler (precise via release-clock workers (2), the page's main thread (1))"),
+            "{s}"
+        );
+        assert!(
+            s.contains("Fallback: the workers were still calibrating")
+                && s.contains("1 release(s) earlier than due"),
+            "{s}"
+        );
         assert!(Fidelity::of(&crate::trace::RequestTrace::default()).is_none());
     }
 

@@ -143,12 +143,14 @@ impl Trace {
                         c.arrived_ms
                     )));
                 }
+                // A paint stamp before its chunk's arrival loads: it is kept
+                // as measured and flagged (`stamps::EarlyStamps`).
                 if let Some(p) = c.painted_ms
-                    && (!p.is_finite() || p < c.arrived_ms)
+                    && (!p.is_finite() || p < r.sent_ms)
                 {
                     return Err(bad(format!(
-                        "chunk {j}: painted_ms ({p}) must be finite and not before arrived_ms ({})",
-                        c.arrived_ms
+                        "chunk {j}: painted_ms ({p}) must be finite and not before sent_ms ({})",
+                        r.sent_ms
                     )));
                 }
                 prev = c.arrived_ms;

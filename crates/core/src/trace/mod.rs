@@ -29,12 +29,14 @@ pub mod json_error;
 mod load;
 mod redact;
 pub mod series;
+pub mod stamps;
 pub mod tool;
 
 pub use client::ClientInfo;
 
 pub use load::TraceError;
 pub use redact::redact_endpoint;
+pub use stamps::{EarlyStamps, Released};
 pub use tool::{ToolCall, ToolCallRef, tool_calls};
 
 use serde::{Deserialize, Serialize};
@@ -152,6 +154,13 @@ pub struct TraceMeta {
 pub struct ReplayInfo {
     /// `precise` (the lab's scheduler) or `naive` (chained `setTimeout`).
     pub scheduler: String,
+    /// Which path released the chunks, counted ([`stamps`]).
+    #[serde(default)]
+    pub released_by: Released,
+    /// Why the precise scheduler released on the page's main thread (the
+    /// workers did not start, failed, or were still calibrating).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
     /// Playback speed.
     pub speed: f64,
     /// Frames that came later than 1.5 refresh intervals during playback.
@@ -398,14 +407,16 @@ impl RequestTrace {
     }
 
     /// Chunks before `upto` that have no paint time yet were on screen by
-    /// the frame at `at_ms` (never before their own arrival).
+    /// the frame at `at_ms`. The stamp is kept as measured: one earlier than
+    /// a chunk's arrival is flagged by every reader ([`EarlyStamps`]), not
+    /// moved.
     pub fn mark_painted(&mut self, upto: usize, at_ms: f64) {
         let upto = upto.min(self.chunks.len());
         for c in self.chunks[..upto].iter_mut().rev() {
             if c.painted_ms.is_some() {
                 break;
             }
-            c.painted_ms = Some(at_ms.max(c.arrived_ms));
+            c.painted_ms = Some(at_ms);
         }
     }
 }
@@ -459,6 +470,16 @@ mod tests {
         let back = Trace::from_json(&t.to_json()).unwrap();
         assert_eq!(back, t);
         assert_eq!(back.requests[0].text(), "Hello world");
+    }
+
+    #[test]
+    fn a_paint_stamp_earlier_than_arrival_is_kept_and_flagged() {
+        let mut r = sample().requests.remove(0);
+        r.chunks[1].painted_ms = None;
+        r.mark_painted(2, 125.0);
+        assert_eq!(r.chunks[1].painted_ms, Some(125.0), "not moved to the arrival at 130");
+        assert_eq!(r.chunks[0].painted_ms, Some(116.0), "an earlier paint is kept");
+        assert_eq!(EarlyStamps::of_request(&r).paints, 1);
     }
 
     #[test]
