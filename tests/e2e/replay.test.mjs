@@ -7,13 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS, LATE_MS, MEDIAN_LATE_MS, launchBrowser, openPage, setField, startServer, waitForText } from './lib/lab.mjs';
-
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const h = (s.length - 1) * p;
-  const lo = Math.floor(h);
-  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (h - lo);
-};
+import { assertFails, checkScheduler, checkSpeed, pct } from './lib/precision.mjs';
 
 async function paneTrace(page, i) {
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`pane-${i}-download`).click()]);
@@ -76,7 +70,33 @@ describe('replay lab', () => {
     }
     writeFileSync(path.join(ARTIFACTS, 'replay-fidelity.json'), JSON.stringify(rows, null, 2));
     assert.ok(Math.abs(rows[0].due_end - rows[1].due_end) < 1e-6, `both panes are due to end together: ${rows.map((r) => r.due_end)}`);
-    assert.match(await page.getByTestId('pane-0-fidelity').innerText(), /^Scheduler \(precise\): released/);
+    assert.match(await page.getByTestId('pane-0-fidelity').innerText(), /^Scheduler \(precise via release-clock workers\): released/);
+    // The same story with the naive scheduler, in the same page: the precise
+    // one must be at least 10× closer to due at P99, through the workers.
+    const precise = [];
+    for (const i of [0, 1]) precise.push(await paneTrace(page, i));
+    await page.getByTestId('scheduler').selectOption('naive');
+    await page.getByTestId('restart').click();
+    await waitForText(page.getByTestId('play'), /^Play$/, 20_000);
+    const comparison = [];
+    for (const i of [0, 1]) {
+      const naive = await paneTrace(page, i);
+      assert.equal(naive.meta.replay.scheduler, 'naive');
+      assert.equal(naive.meta.replay.released_by.naive, 80);
+      const errors = (t) => t.requests[0].chunks.map((c) => c.arrived_ms - c.due_ms);
+      const check = {
+        precise: errors(precise[i]), naive: errors(naive), releasedBy: precise[i].meta.replay.released_by, chunks: 80,
+      };
+      assert.equal(precise[i].meta.replay.fallback, undefined, `pane ${i} fell back: ${precise[i].meta.replay.fallback}`);
+      comparison.push({ pane: i, ...checkScheduler(check) });
+      const frame = 1000 / (precise[i].meta.client.display_refresh_hz ?? 60);
+      assertFails('with the precise scheduler one frame late', () =>
+        checkScheduler({ ...check, precise: check.precise.map((e) => e + frame) }));
+      assertFails('with a main-thread fallback', () =>
+        checkScheduler({ ...check, releasedBy: { workers: 79, main_thread: 1, naive: 0 } }));
+    }
+    writeFileSync(path.join(ARTIFACTS, 'replay-precision.json'), JSON.stringify(comparison, null, 2));
+    await page.getByTestId('scheduler').selectOption('precise');
     // Both panes are in the library, as one playback.
     await page.getByTestId('tab-library').click();
     await page.getByTestId('library-group-toggle').click();
@@ -94,11 +114,18 @@ describe('replay lab', () => {
     assert.match(await page.getByTestId('story-explanation').innerText(), /about 100 ms/);
     await page.getByTestId('pane-1-result').waitFor({ timeout: 20_000 });
     const e2el1 = Number((await page.getByTestId('pane-1-result-e2el').innerText()).replace(' ms', ''));
+    const at1 = (await paneTrace(page, 1)).requests[0];
     await page.getByTestId('speed').selectOption('2');
     await page.getByTestId('restart').click();
     await waitForText(page.getByTestId('play'), /^Play$/, 20_000);
     const e2el2 = Number((await page.getByTestId('pane-1-result-e2el').innerText()).replace(' ms', ''));
     assert.ok(Math.abs(e2el2 - e2el1 / 2) < LATE_MS, `×2 speed: ${e2el1} → ${e2el2} ms`);
+    // ×2 by slope: release offsets at ×2 against due offsets at ×1.
+    const at2 = (await paneTrace(page, 1)).requests[0];
+    const due1 = at1.chunks.map((c) => c.due_ms - at1.sent_ms);
+    const released2 = at2.chunks.map((c) => c.arrived_ms - at2.sent_ms);
+    checkSpeed(due1, released2, 2);
+    assertFails('at ×1.5', () => checkSpeed(due1, released2.map((r) => (r * 2) / 1.5), 2));
     await page.getByTestId('speed').selectOption('1');
     await page.getByTestId('story-stalls').click();
     await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]\d+$/);

@@ -224,10 +224,22 @@ mod tests {
             let due = start + Duration::from_millis(5 + i * 3);
             handles.push(tokio::spawn(async move { (due, p.until(due).await) }));
         }
+        let mut fired = Vec::new();
         for h in handles {
-            let (due, fired) = h.await.unwrap();
-            assert!(fired >= due, "fired {:?} early", due - fired);
-            assert!(fired - due < LATE, "fired {:?} late", fired - due);
+            let (due, at) = h.await.unwrap();
+            assert!(at >= due, "fired {:?} early", due - at);
+            assert!(at - due < LATE, "fired {:?} late", at - due);
+            fired.push((due, at));
+        }
+        // Ordered: waits armed in reverse fire in due order.
+        fired.sort_by_key(|&(due, _)| due);
+        for w in fired.windows(2) {
+            assert!(
+                w[1].1 >= w[0].1,
+                "a wait due {:?} later fired {:?} earlier",
+                w[1].0 - w[0].0,
+                w[0].1 - w[1].1
+            );
         }
     }
 

@@ -4,12 +4,57 @@
 use std::io::Read;
 use std::time::{Duration, Instant};
 
+use lab_core::measure::prefill::least_squares;
 use lab_core::trace::FailureKind;
 use serde_json::Value;
 
 mod common;
 
 use common::*;
+
+/// The server's pace is right: chunks are sent in order, and the line of
+/// sent time on due time has slope 1 within 1% and an intercept (the
+/// constant lateness) between 0 and `LATE_MS`, the bound a TTFT may be late
+/// by. A shape, not absolute milliseconds: it holds on a busy machine and
+/// fails on a pace 25% slow.
+fn check_pace(due_sent: &[(f64, f64)]) -> Result<(f64, f64), String> {
+    if let Some(k) = (1..due_sent.len()).find(|&k| due_sent[k].1 < due_sent[k - 1].1) {
+        return Err(format!(
+            "chunk {k} sent at {} before chunk {} at {}",
+            due_sent[k].1,
+            k - 1,
+            due_sent[k - 1].1
+        ));
+    }
+    let (a, b, _) = least_squares(due_sent).ok_or("fewer than three chunks")?;
+    if (b - 1.0).abs() > 0.01 {
+        return Err(format!("pace slope {b:.4} (sent on due), not 1 ± 1%"));
+    }
+    if !(-0.01..=LATE_MS).contains(&a) {
+        return Err(format!("pace intercept {a:.3} ms outside [0, {LATE_MS}]"));
+    }
+    Ok((a, b))
+}
+
+fn due_and_sent(truth: &Value) -> Vec<(f64, f64)> {
+    let chunks = truth["chunks"].as_array().unwrap();
+    chunks.iter().map(|c| (c["due_ms"].as_f64().unwrap(), c["sent_ms"].as_f64().unwrap())).collect()
+}
+
+#[test]
+fn the_pace_check_fails_on_a_slow_or_disordered_pace() {
+    let exact: Vec<(f64, f64)> =
+        (0..30).map(|k| (100.0 + 20.0 * f64::from(k), 100.3 + 20.0 * f64::from(k))).collect();
+    assert!(check_pace(&exact).is_ok());
+    let slow: Vec<(f64, f64)> = exact.iter().map(|&(d, s)| (d, s * 1.25)).collect();
+    assert!(check_pace(&slow).unwrap_err().contains("slope 1.25"));
+    let mut swapped = exact.clone();
+    swapped.swap(3, 4);
+    let swapped: Vec<(f64, f64)> = exact.iter().zip(&swapped).map(|(&(d, _), &(_, s))| (d, s)).collect();
+    assert!(check_pace(&swapped).unwrap_err().contains("chunk 4 sent"));
+    let late: Vec<(f64, f64)> = exact.iter().map(|&(d, s)| (d, s + 2.0 * LATE_MS)).collect();
+    assert!(check_pace(&late).unwrap_err().contains("intercept"));
+}
 
 #[test]
 fn models_list_profiles_and_traces() {
@@ -39,13 +84,16 @@ fn streams_a_profile_on_time_and_reports_ground_truth() {
     let (_, s, rest) = request(&srv.addr, "GET", &format!("/v1/lab/requests/{id}"), &[], "");
     let truth: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
     assert_eq!(truth["complete"], true);
-    let chunks = truth["chunks"].as_array().unwrap();
-    assert_eq!(chunks.len(), 30);
-    for c in chunks {
-        let (due, sent) = (c["due_ms"].as_f64().unwrap(), c["sent_ms"].as_f64().unwrap());
+    let pairs = due_and_sent(&truth);
+    assert_eq!(pairs.len(), 30);
+    for (k, &(due, sent)) in pairs.iter().enumerate() {
+        assert!((due - (100.0 + 20.0 * k as f64)).abs() < 1e-6, "token {k} due {due}");
         assert!(sent >= due, "sent {sent} before due {due}");
-        assert!(sent - due < LATE_MS, "sent {sent} for due {due}");
     }
+    check_pace(&pairs).unwrap();
+    // The client's arrivals keep the same pace.
+    let arrivals: Vec<(f64, f64)> = pairs.iter().zip(&arrived).map(|(&(d, _), &a)| (d, a)).collect();
+    check_pace(&arrivals).unwrap();
 }
 
 #[test]
@@ -170,14 +218,11 @@ fn concurrent_streams_each_keep_their_own_schedule() {
         let id = header(&head, "x-latency-lab-request-id").unwrap().to_string();
         let (_, s, rest) = request(&srv.addr, "GET", &format!("/v1/lab/requests/{id}"), &[], "");
         let truth: Value = serde_json::from_slice(&read_all(s, rest)).unwrap();
-        let chunks = truth["chunks"].as_array().unwrap();
-        for (k, c) in chunks.iter().enumerate() {
-            let (due, sent) = (c["due_ms"].as_f64().unwrap(), c["sent_ms"].as_f64().unwrap());
+        let pairs = due_and_sent(&truth);
+        for (k, &(due, sent)) in pairs.iter().enumerate() {
             assert!((due - (50.0 + k as f64 * tpot)).abs() < 1e-6, "due {due} for token {k} at {tpot} ms");
-            assert!(
-                sent >= due && sent - due < LATE_MS,
-                "token {k} at {tpot} ms/token: sent {sent}, due {due}"
-            );
+            assert!(sent >= due, "token {k} at {tpot} ms/token: sent {sent}, due {due}");
         }
+        check_pace(&pairs).unwrap_or_else(|e| panic!("{tpot} ms/token: {e}"));
     }
 }

@@ -243,3 +243,137 @@ fn kill_and_restart(extra: &[&str]) {
     assert_eq!((r.responses.len(), stored.len()), (all.len(), all.len()));
     assert!(acked_before.len() < all.len(), "the kill came mid-study");
 }
+
+/// The status, `Retry-After` and error of one request.
+fn limited(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, Option<u64>, String) {
+    let (head, s, rest) = common::request(addr, method, path, headers, "");
+    let code = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let retry = common::header(&head, "retry-after").and_then(|v| v.parse().ok());
+    (code, retry, error_of(&String::from_utf8_lossy(&common::read_all(s, rest))))
+}
+
+/// Sends until the server answers 429 (at most `most` requests): what the
+/// refusal said, and how many requests went through before it.
+fn until_429(
+    most: usize,
+    mut send: impl FnMut() -> (u16, Option<u64>, String),
+) -> (Option<u64>, String, usize) {
+    for n in 0..most {
+        let (code, retry, error) = send();
+        if code == 429 {
+            return (retry, error, n);
+        }
+        assert!(code < 300, "request {n}: {code} {error}");
+    }
+    panic!("no 429 after {most} requests");
+}
+
+#[test]
+fn each_cross_origin_signal_alone_refuses_a_write() {
+    let srv = start(&[]);
+    let (addr, token) = (srv.addr.as_str(), srv.token());
+    let study = Study::example();
+    let id = publish(addr, &token, &study);
+    let (p, n) = join(addr, &id);
+    let good = answers(&study, &p, n);
+    let path = format!("/api/studies/{id}/answers");
+    // `Origin` naming another host, no `Sec-Fetch-Site` (an older browser).
+    let (got, text) = call(addr, "POST", &path, &[("Origin", "http://evil.example")], &good[0]);
+    assert_eq!((got, error_of(&text).contains("own page")), (403, true), "{text}");
+    // The same port on another host name is another origin too.
+    let (got, _) = call(addr, "POST", &path, &[("Origin", "http://localhost.evil.example")], &good[0]);
+    assert_eq!(got, 403);
+    // `Sec-Fetch-Site` alone, without `Origin`.
+    for site in ["cross-site", "same-site"] {
+        let (got, text) = call(addr, "POST", &path, &[("Sec-Fetch-Site", site)], &good[0]);
+        assert_eq!(got, 403, "{site}: {text}");
+    }
+    // Joining is a write too.
+    let (got, _) = call(
+        addr,
+        "POST",
+        &format!("/api/studies/{id}/participants"),
+        &[("Origin", "http://evil.example")],
+        b"",
+    );
+    assert_eq!(got, 403);
+    assert_eq!(counts(&srv, &token, Some(&id)), (1, 0), "nothing refused was stored");
+    // The study's own page, and a script without browser headers, are taken.
+    let (got, text) = call(addr, "POST", &path, &[("Sec-Fetch-Site", "same-origin")], &good[0]);
+    assert_eq!(got, 201, "{text}");
+    assert_eq!(send(addr, &id, &good[1]).unwrap().0, 201);
+}
+
+#[test]
+fn rate_limits_answer_429_with_retry_after_over_http() {
+    use lab_core::serve::limit::{ANSWERS, JOINS, RESEARCHER};
+    let srv = start(&[]);
+    let (addr, token) = (srv.addr.clone(), srv.token());
+    let auth = bearer(&token);
+    let study = Study::example();
+    let id = publish(&addr, &token, &study);
+    // Answers: a burst per participant (a retried answer counts too).
+    let (p, n) = join(&addr, &id);
+    let body = answers(&study, &p, n).remove(0);
+    let path = format!("/api/studies/{id}/answers");
+    let (retry, error, n_ok) = until_429(10 * ANSWERS.burst as usize, || limited_body(&addr, &path, &body));
+    assert!(n_ok as f64 >= ANSWERS.burst - 1.0, "answers limited after {n_ok}");
+    assert!(retry.is_some_and(|s| s >= 1), "Retry-After {retry:?}");
+    assert!(error.contains("too many requests"), "{error}");
+    // Joins: a burst per study.
+    let join_path = format!("/api/studies/{id}/participants");
+    let (retry, error, n_ok) =
+        until_429(4 * JOINS.burst as usize, || limited(&addr, "POST", &join_path, &[]));
+    assert!(n_ok as f64 >= JOINS.burst - 1.0, "joins limited after {n_ok}");
+    assert!(retry.is_some_and(|s| s >= 1) && error.contains("too many requests"), "{retry:?} {error}");
+    // Researcher requests: a burst per server, before the token is checked.
+    let (retry, error, n_ok) = until_429(4 * RESEARCHER.burst as usize, || {
+        limited(&addr, "GET", "/api/studies", &[("Authorization", &auth)])
+    });
+    assert!(n_ok as f64 >= RESEARCHER.burst - 2.0, "researcher limited after {n_ok}");
+    assert!(retry.is_some_and(|s| s >= 1) && error.contains("too many requests"), "{retry:?} {error}");
+    let (code, _, _) = limited(&addr, "GET", "/api/studies", &[("Authorization", "Bearer llr_guess")]);
+    assert_eq!(code, 429, "a guessed token meets the limit before the check");
+}
+
+/// Posts `body` and reads the refusal's head.
+fn limited_body(addr: &str, path: &str, body: &[u8]) -> (u16, Option<u64>, String) {
+    let text = String::from_utf8_lossy(body).into_owned();
+    let (head, s, rest) = common::request(addr, "POST", path, &[], &text);
+    let code = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let retry = common::header(&head, "retry-after").and_then(|v| v.parse().ok());
+    (code, retry, error_of(&String::from_utf8_lossy(&common::read_all(s, rest))))
+}
+
+#[test]
+fn two_servers_on_one_postgres_give_concurrent_joins_distinct_numbers() {
+    const PER_SERVER: usize = 40;
+    let pg = PgCluster::start("joins");
+    let data = data_dir();
+    let token_file = data.join("researcher-token");
+    let args = ["--db", &pg.url(), "--token-file", token_file.to_str().unwrap()];
+    let a = start_in(&data, &args);
+    let b = start_in(&data, &args);
+    let study = Study::example();
+    let id = publish(&a.addr, &a.token(), &study);
+    let threads: Vec<_> = [a.addr.clone(), b.addr.clone()]
+        .into_iter()
+        .flat_map(|addr| std::iter::repeat_n(addr, 4))
+        .map(|addr| {
+            let id = id.clone();
+            std::thread::spawn(move || (0..PER_SERVER / 4).map(|_| join(&addr, &id)).collect::<Vec<_>>())
+        })
+        .collect();
+    let joined: Vec<(String, u32)> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    let numbers: HashSet<u32> = joined.iter().map(|j| j.1).collect();
+    let ids: HashSet<&str> = joined.iter().map(|j| j.0.as_str()).collect();
+    assert_eq!(joined.len(), 2 * PER_SERVER);
+    assert_eq!(numbers.len(), joined.len(), "two servers gave one number twice");
+    assert_eq!(ids.len(), joined.len());
+    assert_eq!(
+        numbers,
+        (0..2 * PER_SERVER as u32).collect(),
+        "numbers run 0…{} without gaps",
+        2 * PER_SERVER - 1
+    );
+}

@@ -89,9 +89,12 @@ export function launchBrowser() {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** Opens a page that records console errors and uncaught exceptions. */
+/** Opens a page that records console errors and uncaught exceptions
+ *  (`options.initScript`: a script run in the page before its own). */
 export async function openPage(browser, url, viewport = { width: 1280, height: 800 }, options = {}) {
-  const context = await browser.newContext({ viewport, ...options });
+  const { initScript, ...contextOptions } = options;
+  const context = await browser.newContext({ viewport, ...contextOptions });
+  if (initScript) await context.addInitScript(initScript);
   const page = await context.newPage();
   const problems = [];
   page.on('console', (m) => {
