@@ -7,14 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS, LATE_MS, MEDIAN_LATE_MS } from '../e2e/lib/lab.mjs';
 import { firefoxSuite, openFirefoxPage } from '../e2e/lib/firefox.mjs';
-import { attr, downloadTrace, text, waitFor, waitText } from '../e2e/lib/dom.mjs';
-
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const h = (s.length - 1) * p;
-  const lo = Math.floor(h);
-  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (h - lo);
-};
+import { attr, click, downloadTrace, setValue, text, waitFor, waitText } from '../e2e/lib/dom.mjs';
+import { assertFails, checkScheduler, pct } from '../e2e/lib/precision.mjs';
 
 describe('replay lab (Firefox)', () => {
   const lab = firefoxSuite();
@@ -32,8 +26,10 @@ describe('replay lab (Firefox)', () => {
     const [a, b] = await Promise.all([0, 1].map(async (i) => Number((await text(page, `pane-${i}-result-ttft`)).replace(' ms', ''))));
     assert.ok(a >= 149.5 && a < 150 + LATE_MS && b >= 2519.5 && b < 2520 + LATE_MS, `TTFT ${a}, ${b}`);
     const rows = [];
+    const precise = [];
     for (const i of [0, 1]) {
       const trace = await downloadTrace(page, `pane-${i}-download`);
+      precise.push(trace);
       assert.equal(trace.meta.replay.scheduler, 'precise');
       assert.equal(trace.meta.client.browser, 'Firefox');
       assert.equal(trace.meta.client.engine, 'Gecko');
@@ -57,6 +53,23 @@ describe('replay lab (Firefox)', () => {
     writeFileSync(path.join(ARTIFACTS, 'replay-fidelity-firefox.json'), JSON.stringify(rows, null, 2));
     assert.equal(rows[0].due_end, rows[1].due_end, 'both panes are due to end together');
     assert.match(await page.evaluate(() => document.querySelector('[data-testid=pane-0-output]').textContent), /Good question! Time to first token/);
+    // The naive scheduler on the same story in the same page: the precise
+    // one is at least 10× closer to due at P99, through the workers.
+    await setValue(page, 'scheduler', 'naive');
+    await click(page, 'restart');
+    await waitText(page, 'play', /^Pause$/);
+    await waitText(page, 'play', /^Play$/, 20_000);
+    const comparison = [];
+    for (const i of [0, 1]) {
+      const naive = await downloadTrace(page, `pane-${i}-download`);
+      assert.equal(naive.meta.replay.scheduler, 'naive');
+      const errors = (t) => t.requests[0].chunks.map((c) => c.arrived_ms - c.due_ms);
+      const check = { precise: errors(precise[i]), naive: errors(naive), releasedBy: precise[i].meta.replay.released_by, chunks: 80 };
+      comparison.push({ pane: i, ...checkScheduler(check) });
+      assertFails('with the precise scheduler one frame late', () =>
+        checkScheduler({ ...check, precise: check.precise.map((e) => e + rows[i].frame) }));
+    }
+    writeFileSync(path.join(ARTIFACTS, 'replay-precision-firefox.json'), JSON.stringify(comparison, null, 2));
     assert.deepEqual(problems, []);
     await context.close();
   });

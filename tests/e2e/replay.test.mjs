@@ -97,12 +97,12 @@ describe('replay lab', () => {
     }
     writeFileSync(path.join(ARTIFACTS, 'replay-precision.json'), JSON.stringify(comparison, null, 2));
     await page.getByTestId('scheduler').selectOption('precise');
-    // Both panes are in the library, as one playback.
+    // Both panes of each playback are in the library, as one group each.
     await page.getByTestId('tab-library').click();
-    await page.getByTestId('library-group-toggle').click();
-    await page.locator('[data-testid=library-row][data-kind=replay]').nth(1).waitFor();
-    assert.equal(await page.locator('[data-testid=library-row][data-kind=replay]').count(), 2);
-    assert.equal(await page.getByTestId('library-group').count(), 1);
+    assert.equal(await page.getByTestId('library-group').count(), 2);
+    for (const toggle of await page.getByTestId('library-group-toggle').all()) await toggle.click();
+    await page.locator('[data-testid=library-row][data-kind=replay]').nth(3).waitFor();
+    assert.equal(await page.locator('[data-testid=library-row][data-kind=replay]').count(), 4);
     assert.deepEqual(problems, []);
     await context.close();
   });

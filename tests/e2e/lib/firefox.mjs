@@ -43,12 +43,14 @@ export async function setViewport(page, viewport) {
 
 /**
  * Opens `url` in a fresh browser context (its own storage) and waits for the
- * app; records console errors and uncaught exceptions in `problems`.
+ * app; records console errors and uncaught exceptions in `problems`
+ * (`initScript`: a script run in the page before its own).
  */
-export async function openFirefoxPage(browser, url, viewport = { width: 1280, height: 800 }) {
+export async function openFirefoxPage(browser, url, viewport = { width: 1280, height: 800 }, { initScript } = {}) {
   const context = await browser.createBrowserContext();
   const page = await context.newPage();
   await setViewport(page, viewport);
+  if (initScript) await page.evaluateOnNewDocument(initScript);
   const problems = [];
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
