@@ -13,6 +13,7 @@ use latency_lab_app::browser::use_endpoint_settings::{API_KEY, CONFIG_KEY, use_e
 use latency_lab_app::browser::use_route::use_route;
 use latency_lab_app::ui::ParticipantMode;
 use latency_lab_app::ui::live::{EndpointForm, RunResults};
+use latency_lab_app::ui::replay::PaneOutcome;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -137,6 +138,41 @@ fn run_results_show_the_figures_measured_once() {
         root.query_selector("[data-testid^=score-]").unwrap().is_some(),
         "scenario scores are part of the results"
     );
+}
+
+#[wasm_bindgen_test]
+fn an_early_paint_stamp_is_shown_in_live_results_and_in_a_replay_pane() {
+    // A live run whose second chunk was stamped painted 2 ms before it arrived.
+    let mut trace = Profile::simple("steady", 150.0, 10.0, 20).to_trace(1, 10);
+    for c in &mut trace.requests[0].chunks {
+        c.painted_ms = Some(c.arrived_ms + 8.0);
+    }
+    let early = trace.requests[0].chunks[1].arrived_ms - 2.0;
+    trace.requests[0].chunks[1].painted_ms = Some(early);
+    let clean = MeasuredRun::of(Profile::simple("steady", 150.0, 10.0, 20).to_trace(1, 10), &[]);
+    let run = MeasuredRun::of(trace.clone(), &[]);
+    let root = container();
+    let (a, b) = (run.clone(), clean.clone());
+    let _live =
+        mount_to(root.clone(), move || view! { <RunResults run=a.clone()/> <RunResults run=b.clone()/> });
+    let flags = root.query_selector_all("[data-testid=early-stamps]").unwrap();
+    assert_eq!(flags.length(), 1, "only the run with an early stamp is flagged");
+    let said = flags.get(0).unwrap().text_content().unwrap_or_default();
+    assert!(
+        said.contains("1 paint stamp(s) earlier than their chunk's arrival (by up to 2.00 ms)"),
+        "{said}"
+    );
+    // A replay pane's trace: due times, one paint before its release.
+    for c in &mut trace.requests[0].chunks {
+        c.due_ms = Some(c.arrived_ms - 0.2);
+    }
+    trace.meta.replay =
+        Some(lab_core::trace::ReplayInfo { scheduler: "precise".into(), ..Default::default() });
+    let pane = MeasuredRun::of(trace, &[]);
+    let root = container();
+    let _pane = mount_to(root.clone(), move || view! { <PaneOutcome index=0 run=pane.clone()/> });
+    let fidelity = text(&root, "pane-0-fidelity");
+    assert!(fidelity.contains("Early stamps: 1 paint stamp(s)"), "{fidelity}");
 }
 
 /// A study whose samples are short (a trial plays in well under a second).

@@ -61,6 +61,9 @@ pub fn AnalysisPanel(name: String, run: MeasuredRun) -> impl IntoView {
         <div class="analysis" data-testid="analysis">
             <h3 data-testid="analysis-title">{name} {move || analysis.with(|a| a.label.clone().map(|l| format!(" — {l}")))}</h3>
             <Facts analysis=analysis.into()/>
+            {analysis.with_untracked(|a| a.metrics.early_stamps.sentence()).map(|s| view! {
+                <p class="warn" data-testid="early-stamps">{s}</p>
+            })}
             <MetricsTable analysis=analysis.into()/>
             <FeelFacts analysis=analysis.into()/>
             <Origins run=run/>

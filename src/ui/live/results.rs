@@ -47,7 +47,6 @@ pub fn RunResults(run: MeasuredRun) -> impl IntoView {
             </div>
             <Failures run=run.clone()/>
             <StreamNotes run=run.clone()/>
-            <EarlyStampsNote run=run.clone()/>
             {(!run.comparisons.is_empty()).then(|| view! { <Comparisons rows=run.comparisons.clone()/> })}
             <section>
                 <h4>{format!("Stalls (gaps over {:.0} ms): {stall_count}", run.config.stall_threshold_ms)}</h4>
@@ -116,14 +115,5 @@ fn StreamNotes(run: MeasuredRun) -> impl IntoView {
                 <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
             </section>
         }
-    })
-}
-
-/// Stamps out of the lab's order, kept as measured and said aloud
-/// (`lab_core::trace::stamps`).
-#[component]
-fn EarlyStampsNote(run: MeasuredRun) -> impl IntoView {
-    run.analysis.metrics.early_stamps.sentence().map(|s| {
-        view! { <p class="warn" data-testid="early-stamps">{s}</p> }
     })
 }

@@ -14,7 +14,7 @@ use leptos::prelude::*;
 
 use controls::{PaneActions, ReplayControls, ShareLine, StoryPicker};
 pub use editor::ProfileEditor;
-pub use pane::PaneCard;
+pub use pane::{PaneCard, PaneOutcome};
 use slot::PaneSlot;
 
 use crate::browser::replay::MAX_PANES;

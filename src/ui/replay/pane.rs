@@ -59,7 +59,7 @@ pub fn PaneCard(index: usize) -> impl IntoView {
 
 /// What a finished pane shows.
 #[component]
-fn PaneOutcome(index: usize, run: MeasuredRun) -> impl IntoView {
+pub fn PaneOutcome(index: usize, run: MeasuredRun) -> impl IntoView {
     let i = index;
     let r = run.analysis.metrics.per_request.first().cloned();
     let f = |get: fn(&lab_core::RequestMetrics) -> Option<f64>, show: fn(f64) -> String| {
