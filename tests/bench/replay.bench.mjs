@@ -3,6 +3,8 @@
 // setTimeout scheduler measured in the same run, at 5,000 tokens/s, for a
 // 100,000-token output, and at a conversational 50 tokens/s.
 // Run: ./lab bench   (prints a Markdown table; raw numbers in tests/e2e/artifacts)
+// QUICK=1 plays only the first two rows (precise and naive at 50 tok/s):
+// what the precision gate of `./lab test` compares (tests/bench/gate.mjs).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ARTIFACTS, launchBrowser, openPage, setField, startServer, waitForText } from '../e2e/lib/lab.mjs';
@@ -64,7 +66,7 @@ const server = await startServer();
 const browser = await launchBrowser();
 const { page, context } = await openPage(browser, `${server.url}#replay`);
 await page.waitForTimeout(1500); // clocks calibrated, refresh measured
-const runs = [
+const ALL = [
   { scheduler: 'precise', render: 'text', tpot: 20, tokens: 200, timeout: 60_000 },
   { scheduler: 'naive', render: 'text', tpot: 20, tokens: 200, timeout: 60_000 },
   { scheduler: 'precise', render: 'text', tpot: 0.2, tokens: 10_000, timeout: 60_000 },
@@ -73,6 +75,7 @@ const runs = [
   { scheduler: 'precise', render: 'text', tpot: 0.2, tokens: 100_000, timeout: 180_000 },
   { scheduler: 'precise', render: 'markdown', tpot: 0.2, tokens: 100_000, timeout: 180_000 },
 ];
+const runs = process.env.QUICK ? ALL.slice(0, 2) : ALL;
 const results = [];
 for (const r of runs) {
   const res = await run(page, r);

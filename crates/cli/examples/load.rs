@@ -36,6 +36,10 @@ use lab_core::stream::sse::SseParser;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+/// The server's own |sent − due| P99 must stay under this share of the
+/// TPOT for the run to pass: a gap may shift by a tenth of itself.
+const PACE_SHARE: f64 = 0.1;
+
 /// Sleep of the stall probe.
 const PROBE_SLEEP: Duration = Duration::from_micros(500);
 
@@ -400,7 +404,24 @@ fn main() {
     let over = stalls.iter().filter(|&&v| v > 1.0).count();
     row(&format!("machine stalls (probe thread's oversleep; {over} over 1 ms)"), &stalls);
     println!("\nstreams complete: {}, short: {short}, failed: {failed}", results.len() - short - failed);
-    if failed + short > 0 || server_p99.is_none_or(|v| v >= 1.0) {
+    // Checked: every stream complete, and the server keeps each stream's
+    // cadence: its own |sent − due| P99 under PACE_SHARE of the TPOT (a
+    // share of the pace, not absolute milliseconds: BENCHMARKS.md records
+    // the absolute figures, which depend on the host).
+    let bound = PACE_SHARE * o.tpot;
+    let mut wrong = Vec::new();
+    if failed + short > 0 {
+        wrong.push(format!("{failed} stream(s) failed and {short} ended short"));
+    }
+    match server_p99 {
+        Some(v) if v < bound => {}
+        Some(v) => wrong.push(format!(
+            "the server's |sent − due| P99 {v:.2} ms is not under {bound:.2} ms ({PACE_SHARE} × TPOT)"
+        )),
+        None => wrong.push("no ground truth was read from the server".into()),
+    }
+    if !wrong.is_empty() {
+        eprintln!("load: {}", wrong.join("; "));
         std::process::exit(1);
     }
 }
