@@ -217,6 +217,28 @@ mod tests {
     }
 
     #[test]
+    fn the_slope_interval_covers_the_true_slope_95_percent_of_the_time() {
+        // 4,000 simulated sweeps of 8 prompt lengths: TTFT = 40 ms + 0.3 ms
+        // per token + normal noise (σ 15 ms). A 95% interval must hold the
+        // true slope in 95% of them (binomial 99.9% band: 93.9–96.1%); a
+        // z interval (1.96 instead of t₀.₉₇₅(6) = 2.447) covers about 90%.
+        let mut rng = crate::replay::rng::Rng::new(28);
+        let (runs, truth) = (4000, 0.3);
+        let xs = [100.0, 300.0, 500.0, 700.0, 900.0, 1100.0, 1300.0, 1500.0];
+        let covered = (0..runs)
+            .filter(|_| {
+                let pts: Vec<(f64, f64)> =
+                    xs.iter().map(|&x| (x, 40.0 + truth * x + 15.0 * rng.normal())).collect();
+                let (a, b, _) = least_squares(&pts).unwrap();
+                let (lo, hi) = slope_ci(&pts, a, b).unwrap();
+                lo <= truth && truth <= hi
+            })
+            .count();
+        let share = covered as f64 / f64::from(runs);
+        assert!((0.939..=0.961).contains(&share), "covered {covered} of {runs}");
+    }
+
+    #[test]
     fn a_flat_line_says_no_prefill_cost_is_measurable() {
         // The walk of 2026-12-04: a profile with no prefill cost gave
         // "0.000 ms per prompt token (R² 0.18): prefill runs at about 8280054 tokens/s".

@@ -179,6 +179,45 @@ mod tests {
         }
     }
 
+    /// 5th, 50th and 95th percentiles of `v`.
+    fn spread(mut v: Vec<f64>) -> (f64, f64, f64) {
+        v.sort_by(f64::total_cmp);
+        let at = |p: f64| v[((v.len() - 1) as f64 * p).round() as usize];
+        (at(0.05), at(0.5), at(0.95))
+    }
+
+    #[test]
+    fn sessions_recover_the_truth_as_closely_as_the_simulation_shows() {
+        // Simulated participants through whole sessions (200 staircases,
+        // 40 Psi runs: Psi's posterior grid is slow in a debug build). The
+        // staircase estimates the level it converges to (70.7% correct),
+        // Psi the function's α. ln(estimate / truth) measured on these seeds
+        // (2026-12-04): staircase P5 −0.44, median +0.02, P95 +0.43; Psi
+        // (30 trials) P5 −0.57, median −0.09, P95 +0.39 (on 400 seeds:
+        // −0.71, −0.10, +0.40). Bounds add about 0.1: one participant may
+        // be off by ×1.6, the median may not be off by more than ×1.13
+        // (staircase) or ×1.2 (Psi); an estimator off by ×1.5 fails.
+        let truth = Psychometric { shape: Shape::Logistic, alpha: 90.0, beta: 3.0, lapse: 0.02 };
+        let rule = super::super::staircase::Rule::default();
+        let cases = [
+            (Procedure::Staircase(rule), 200, truth.level_at(rule.target()).unwrap(), (-0.55, 0.12, 0.5)),
+            (Procedure::Psi { trials: 30 }, 40, truth.alpha, (-0.7, 0.2, 0.5)),
+        ];
+        for (procedure, n, estimand, (p5_min, median_max, p95_max)) in cases {
+            let d = design(procedure);
+            let logs: Vec<f64> = (0..n)
+                .map(|seed| {
+                    (play(&d, &truth, 1000 + seed).procedure(&d).threshold().unwrap().0 / estimand).ln()
+                })
+                .collect();
+            let (p5, median, p95) = spread(logs);
+            assert!(
+                p5 >= p5_min && median.abs() <= median_max && p95 <= p95_max,
+                "{procedure:?}: ln(estimate / truth) P5 {p5:.3}, median {median:.3}, P95 {p95:.3}"
+            );
+        }
+    }
+
     #[test]
     fn a_server_refuses_trials_the_design_did_not_show() {
         let d = design(Procedure::Staircase(Default::default()));

@@ -218,6 +218,26 @@ mod tests {
     }
 
     #[test]
+    fn the_threshold_is_the_geometric_mean_of_the_last_reversals() {
+        // Steps ×2 throughout, 4 reversals, the last 3 averaged. From 100:
+        // ✓✓ → 50, ✗ (reversal at 50) → 100, ✓✓ (reversal at 100) → 50,
+        // ✗ (reversal at 50) → 100, ✓✓ (reversal at 100): done.
+        let rule = Rule { down: 2, first_step: 2.0, step: 2.0, reversals: 4, average: 3, max_trials: 80 };
+        let mut s = Staircase::new(rule, (1.0, 1000.0), 100.0);
+        for answer in [true, true, false, true, true, false, true, true] {
+            assert!(!s.done());
+            s.record(answer);
+        }
+        assert!(s.done());
+        assert_eq!(s.reversal_levels, [50.0, 100.0, 50.0, 100.0]);
+        // ∛(100 · 50 · 100) = 79.37: not the arithmetic mean (83.3), not
+        // the mean of all four (70.7).
+        let t = s.threshold().unwrap();
+        assert!((t - 500_000f64.cbrt()).abs() < 1e-9, "{t}");
+        assert_eq!(s.next_level(), None);
+    }
+
+    #[test]
     fn the_same_level_reached_two_ways_is_one_number() {
         // The walk of 2026-12-04: a CSV with both 62.49999999999999 and 62.5.
         // From 500: ÷2, ×2, then steps of 2^⅓: three down reach 250 exactly (as
