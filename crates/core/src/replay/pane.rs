@@ -133,7 +133,9 @@ impl PaneConfig {
                 .iter()
                 .filter(|c| c.tokens > 0 || !c.text.is_empty())
                 .map(|c| PaneChunk {
-                    due_ms: (c.arrived_ms - request.sent_ms).max(0.0),
+                    // As recorded (a loaded trace's chunks never precede
+                    // its send; the player plays a negative offset at 0).
+                    due_ms: c.arrived_ms - request.sent_ms,
                     text: shown(c.text.clone(), c.tool.as_ref()),
                     tokens: c.tokens,
                     kind: c.kind,
@@ -500,6 +502,25 @@ mod tests {
         assert_eq!(r.usage.and_then(|u| u.completion_tokens), Some(3));
         let us = t.meta.replay.unwrap().render_us_per_token.unwrap();
         assert!((us - 0.02 * 1000.0 / 3.0).abs() < 1e-9, "{us}");
+    }
+
+    #[test]
+    fn a_frame_stamped_before_a_release_is_kept_and_flagged() {
+        // A worker's release converted to the page clock 0.3 ms after the
+        // frame that showed it: the paint stays at the frame's stamp.
+        let chunks = vec![chunk(10.0, "a", 1), chunk(30.0, "b", 1)];
+        let mut rec = PaneRecording::new(chunks);
+        rec.start(100.0);
+        rec.release(0, 110.0, 110.2);
+        rec.painted(126.0, 0.01);
+        rec.release(1, 130.0, 130.3);
+        rec.painted(130.0, 0.01);
+        let t = rec.finish(PaneMeta::default(), &ReplayInfo::default(), 140.0);
+        let r = &t.requests[0];
+        assert_eq!(r.chunks[1].painted_ms, Some(130.0), "not moved to the release at 130.3");
+        let f = crate::replay::player::Fidelity::of(r).unwrap();
+        assert_eq!(f.early_stamps.paints, 1);
+        assert!(f.paint_lag_ms.unwrap().min < 0.0, "the lag is negative, as measured");
     }
 
     #[test]

@@ -394,9 +394,11 @@ pub struct NetworkTiming {
 }
 
 impl NetworkTiming {
-    /// Time the browser held the request before writing it (ms).
+    /// Time the browser held the request before writing it (ms), as
+    /// measured: the browser coarsens these stamps, so a request written at
+    /// once may show a few µs below 0 (kept, not clamped).
     pub fn queued_ms(&self) -> Option<f64> {
-        self.request_start_ms.map(|r| (r - self.start_ms - self.connect_ms).max(0.0))
+        self.request_start_ms.map(|r| r - self.start_ms - self.connect_ms)
     }
 }
 

@@ -277,6 +277,9 @@ impl Profile {
         if chunks.len() < 2 {
             return None;
         }
+        // A profile's parameters, not a record of stamps: a profile cannot
+        // wait a negative time, so a request built without the loader's
+        // order check gives 0 there.
         let gaps: Vec<f64> =
             chunks.windows(2).map(|w| (w[1].arrived_ms - w[0].arrived_ms).max(0.0)).collect();
         let tokens: u32 = chunks.iter().map(|c| c.tokens).sum();
