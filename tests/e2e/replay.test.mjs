@@ -107,6 +107,29 @@ describe('replay lab', () => {
     await context.close();
   });
 
+  test('without the release-clock workers the page releases, and the trace and the pane say why', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // The worker script is missing (a static host that left it out).
+    await context.route('**/public/replay-clock.js', (r) => r.fulfill({ status: 404, body: 'not here' }));
+    const page = await context.newPage();
+    await page.goto(`${server.url}#replay`);
+    await page.getByTestId('story-same-tps').click(); // a story plays when chosen
+    await page.getByTestId('pane-1-result').waitFor({ timeout: 20_000 });
+    await waitForText(page.getByTestId('play'), /^Play$/, 20_000);
+    const trace = await paneTrace(page, 1);
+    const info = trace.meta.replay;
+    assert.deepEqual(info.released_by, { workers: 0, main_thread: 80, naive: 0 });
+    assert.match(info.fallback, /^the release-clock workers failed \(\/public\/replay-clock\.js did not load\)$/);
+    const said = await page.getByTestId('pane-1-fidelity').innerText();
+    assert.match(said, /^Scheduler \(precise via the page's main thread\): released/);
+    assert.match(said, /Fallback: the release-clock workers failed/);
+    // The precision check refuses a playback that did not use the workers.
+    const errors = trace.requests[0].chunks.map((c) => c.arrived_ms - c.due_ms);
+    assertFails('on the main-thread fallback', () =>
+      checkScheduler({ precise: errors, naive: errors.map((e) => e * 1000 + 100), releasedBy: info.released_by, chunks: 80 }));
+    await context.close();
+  });
+
   test('stories switch, speed doubles the pace, and pause holds the text', async () => {
     const { page, context } = await openPage(browser, `${server.url}#replay`);
     assert.equal(await page.getByTestId('play').innerText(), 'Play', 'a linked visit does not autoplay');

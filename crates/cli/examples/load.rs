@@ -37,8 +37,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// The server's own |sent − due| P99 must stay under this share of the
-/// TPOT for the run to pass: a gap may shift by a tenth of itself.
-const PACE_SHARE: f64 = 0.1;
+/// TPOT for the run to pass: at P99 a gap may shift by half of itself
+/// (noisy hosts reach 6.5 ms at 1,000 streams, BENCHMARKS.md; a pace 25%
+/// slow is 500 ms off by the 100th token).
+const PACE_SHARE: f64 = 0.5;
 
 /// Sleep of the stall probe.
 const PROBE_SLEEP: Duration = Duration::from_micros(500);

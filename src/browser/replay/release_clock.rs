@@ -46,7 +46,7 @@ pub type OnRelease = Rc<dyn Fn(&[f64])>;
 pub struct ReleaseClocks {
     clocks: Vec<Clock>,
     _handlers: Vec<Closure<dyn FnMut(web_sys::MessageEvent)>>,
-    _errors: Vec<Closure<dyn FnMut(web_sys::ErrorEvent)>>,
+    _errors: Vec<Closure<dyn FnMut(web_sys::Event)>>,
 }
 
 fn message(kind: &str) -> js_sys::Object {
@@ -86,13 +86,17 @@ impl ReleaseClocks {
                 });
             worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
             let weak: Weak<RefCell<Self>> = Rc::downgrade(&this);
-            let error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
+            // A script that does not load fires a plain `Event`, an error in
+            // it an `ErrorEvent` with a message.
+            let error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
                 if let Some(clocks) = weak.upgrade()
                     && let Some(c) = clocks.borrow_mut().clocks.get_mut(i)
                 {
-                    let what = ev.message();
-                    c.failed =
-                        Some(if what.is_empty() { format!("{WORKER_URL} did not load") } else { what });
+                    let what = js_sys::Reflect::get(&ev, &"message".into()).ok().and_then(|m| m.as_string());
+                    c.failed = Some(
+                        what.filter(|m| !m.is_empty())
+                            .unwrap_or_else(|| format!("{WORKER_URL} did not load")),
+                    );
                 }
             });
             worker.set_onerror(Some(error.as_ref().unchecked_ref()));
