@@ -45,17 +45,18 @@ export function leastSquares(pts) {
 }
 
 /** The precise scheduler beats the naive one by PRECISE_OVER_NAIVE at P99
- *  (`precise`, `naive`: release − due per chunk, ms), and the workers
- *  released every chunk (`releasedBy`: the trace's `released_by`). */
-export function checkScheduler({ precise, naive, releasedBy, chunks }) {
+ *  over one playback (`precise`, `naive`: release − due of every chunk of
+ *  every pane, ms), and the workers released every chunk of every pane
+ *  (`panes`: each pane's trace `released_by` and its number of chunks). */
+export function checkScheduler({ precise, naive, panes }) {
   const p = pct(precise.map(Math.abs), 0.99);
   const q = pct(naive.map(Math.abs), 0.99);
   assert.ok(p * PRECISE_OVER_NAIVE <= q,
     `precise release − due P99 ${p.toFixed(3)} ms is not ${PRECISE_OVER_NAIVE}× below the naive scheduler's ${q.toFixed(3)} ms`);
   assert.ok(precise.every((e) => e >= 0), 'a precise release came before its due time');
-  if (releasedBy) {
+  for (const [k, { releasedBy, chunks }] of (panes ?? []).entries()) {
     assert.deepEqual(releasedBy, { workers: chunks, main_thread: 0, naive: 0 },
-      `the release-clock workers did not release every chunk: ${JSON.stringify(releasedBy)}`);
+      `pane ${k}: the release-clock workers did not release every chunk: ${JSON.stringify(releasedBy)}`);
   }
   return { precise_p99: p, naive_p99: q, ratio: q / p };
 }
