@@ -158,10 +158,15 @@ mod tests {
             assert!((10.0..=1000.0).contains(&x));
             psi.record(x, rng.uniform() < truth.p(x));
         }
+        // Simulated over 200 seeds (2026-12-04, release build): ln(estimate
+        // / 120) P5 −0.56, median −0.06, P95 +0.27; interval high / low
+        // median 4.0, P95 8.6. This seed: −0.13 and 3.8; the bounds sit
+        // just outside them, so an estimator or interval that drifts fails.
         let (lo, hi) = psi.credible_interval();
         assert!(hi / lo < (hi0 / lo0) / 10.0, "{lo0}-{hi0} → {lo}-{hi}");
         assert!(lo < 120.0 && 120.0 < hi, "{lo}-{hi}");
-        assert!((psi.threshold() / 120.0).ln().abs() < 0.4, "{}", psi.threshold());
+        assert!(hi / lo < 4.5, "interval {lo}-{hi}");
+        assert!((psi.threshold() / 120.0).ln().abs() < 0.2, "{}", psi.threshold());
         assert_eq!(psi.next_level(), None);
     }
 }
