@@ -6,7 +6,9 @@
 //! `ttft_ms`, `tpot_ms`, `itl_ms`, `e2el_ms` (each `{mean, median, std, p50,
 //! p90, p95, p99, min, max, count}` or `null` without data),
 //! `output_tokens_per_s` (system-wide), `goodput` (when SLOs were given;
-//! `ratio` in 0..1) and `scores` (one per scenario); and where the run
+//! `ratio` in 0..1), `scores` (one per scenario) and `early_stamps`
+//! (stamps out of order, kept as measured: [`crate::trace::stamps`]; the
+//! table prints a line when there are any); and where the run
 //! shows where latency comes from: `prefill_fit` (prompts of several
 //! lengths, [`crate::measure::prefill`]), `turns` (a conversation,
 //! [`crate::measure::turns`]) and `rate_run` (scheduled sends,
