@@ -8,7 +8,7 @@ import path from 'node:path';
 import {
   ARTIFACTS, LATE_MS, MEDIAN_LATE_MS, analyzeJson, assertShown, downloadTrace, launchBrowser, openPage, runLive, startServer, waitForText,
 } from './lib/lab.mjs';
-import { CAPTURE_FRAMES, assertFails, checkItl, checkPaints } from './lib/precision.mjs';
+import { CAPTURE_FRAMES, assertFails, checkItl, checkPace, checkPaints } from './lib/precision.mjs';
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -49,6 +49,10 @@ describe('live mode on the replay endpoint', () => {
     const precision = trace.requests.map((r) => {
       const s = r.server.chunks_sent_ms;
       const itl = checkItl(r.chunks.map((c) => c.arrived_ms), s);
+      // The server's own pace, by the same regression the native test uses.
+      const pace = r.server.chunks_due_ms.map((d, k) => [d, s[k]]);
+      checkPace(pace, LATE_MS);
+      assertFails('with a pace 25% slow', () => checkPace(pace.map(([d, t]) => [d, t * 1.25]), LATE_MS));
       const paints = checkPaints(r.chunks, frames, frame);
       // The same checks fail on broken variants of the same data: gaps
       // recorded as 0 or doubled, paints stamped at arrival or one frame late.

@@ -106,6 +106,28 @@ pub fn least_squares(pts: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
     Some((a, b, r2))
 }
 
+/// `(a, b)` of the Theil–Sen line y = a + b·x: b is the median of the
+/// slopes between every two points with different x, a the median of
+/// y − b·x. Robust where least squares is not: up to 29% of the points may
+/// be outliers (a chunk held up by a busy machine) without moving the line
+/// far. `None` with fewer than three points or one distinct x.
+pub fn theil_sen(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
+    if pts.len() < 3 {
+        return None;
+    }
+    let mut slopes: Vec<f64> = Vec::with_capacity(pts.len() * (pts.len() - 1) / 2);
+    for (i, p) in pts.iter().enumerate() {
+        for q in &pts[i + 1..] {
+            if q.0 != p.0 {
+                slopes.push((q.1 - p.1) / (q.0 - p.0));
+            }
+        }
+    }
+    let b = Samples::from_finite(slopes).summary()?.median;
+    let a = Samples::from_finite(pts.iter().map(|p| p.1 - b * p.0)).summary()?.median;
+    Some((a, b))
+}
+
 /// The 95% interval of slope `b` of the line `a + b·x` through `pts`
 /// (module docs); `None` when the residuals are all 0.
 pub fn slope_ci(pts: &[(f64, f64)], a: f64, b: f64) -> Option<(f64, f64)> {
@@ -214,6 +236,23 @@ mod tests {
         let (lo, hi) = slope_ci(&pts, a, b).unwrap();
         let half = 4.302_653 * 0.18f64.sqrt();
         assert!((lo - (0.8 - half)).abs() < 1e-5 && (hi - (0.8 + half)).abs() < 1e-5, "{lo}–{hi}");
+    }
+
+    #[test]
+    fn theil_sen_keeps_the_line_where_one_point_is_held_up() {
+        // 25 chunks every 10 ms, each 0.2 ms late; the first held up 20 ms.
+        let mut pts: Vec<(f64, f64)> =
+            (0..25).map(|k| (50.0 + 10.0 * f64::from(k), 50.2 + 10.0 * f64::from(k))).collect();
+        pts[0].1 += 20.0;
+        let (a, b) = theil_sen(&pts).unwrap();
+        assert!((b - 1.0).abs() < 1e-9 && (a - 0.2).abs() < 1e-9, "{a} {b}");
+        let (_, ls, _) = least_squares(&pts).unwrap();
+        assert!(ls < 0.985, "least squares tilts: {ls}");
+        // Hand-worked: (0, 0), (1, 2), (2, 1), (3, 3): slopes 2, 0.5, 1, −1, 0.5, 2 → median 0.75;
+        // y − 0.75x: 0, 1.25, −0.5, 0.75 → median 0.375.
+        let (a, b) = theil_sen(&[(0.0, 0.0), (1.0, 2.0), (2.0, 1.0), (3.0, 3.0)]).unwrap();
+        assert!((b - 0.75).abs() < 1e-12 && (a - 0.375).abs() < 1e-12, "{a} {b}");
+        assert!(theil_sen(&[(1.0, 1.0), (1.0, 2.0), (1.0, 3.0)]).is_none());
     }
 
     #[test]
