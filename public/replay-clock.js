@@ -8,7 +8,9 @@
 // release time on the page's clock.
 //
 // Sleeping: when the page is cross-origin isolated, Atomics.wait on a
-// private SharedArrayBuffer (a futex with a sub-millisecond timeout) until
+// private SharedArrayBuffer (a futex with a sub-millisecond timeout; where
+// the global constructor is hidden, as in WebKitGTK, the buffer of a shared
+// WebAssembly.Memory, which is one) until
 // the due time, in slices of at most SLICE_MS, yielding between slices so
 // new schedules get in; worker timers in Chromium otherwise fire up to
 // several ms late. Without isolation it falls back to setTimeout with a
@@ -19,15 +21,26 @@
 // milliseconds in Chromium, so it cannot be used for this).
 //
 // Protocol (page -> worker):
-//   {type: 'ping'} -> worker answers {type: 'pong', t: <worker performance.now()>};
+//   {type: 'ping'} -> worker answers {type: 'pong', t: <worker performance.now()>,
+//     sleep: 'atomics' | 'timers'} (how it sleeps, for the trace);
 //   {type: 'schedule', offset: <page clock - worker clock>, due: Float64Array [pane, index, dueMs, ...]}
 //     replaces the schedule (due times on the page's clock, sorted);
 //   {type: 'stop'} clears it.
 // Worker -> page: Float64Array [pane, index, releasedMs, ...] per release batch.
 'use strict';
 
-const ATOMIC = typeof SharedArrayBuffer !== 'undefined' && self.crossOriginIsolated;
-const cell = ATOMIC ? new Int32Array(new SharedArrayBuffer(4)) : null;
+/** A private 32-bit cell to wait on, or null without isolation or Atomics.wait. */
+function sharedCell() {
+  if (!self.crossOriginIsolated || typeof Atomics === 'undefined' || typeof Atomics.wait !== 'function') return null;
+  try {
+    if (typeof SharedArrayBuffer !== 'undefined') return new Int32Array(new SharedArrayBuffer(4));
+    return new Int32Array(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer, 0, 1);
+  } catch {
+    return null;
+  }
+}
+const cell = sharedCell();
+const ATOMIC = cell !== null;
 // Without Atomics, setTimeout may fire late: it wakes SPIN_MS early and the
 // rest is covered by polling through the MessageChannel.
 const SPIN_MS = 4;
@@ -103,7 +116,7 @@ channel.port1.onmessage = tick;
 onmessage = (e) => {
   const m = e.data;
   if (m.type === 'ping') {
-    postMessage({ type: 'pong', t: performance.now() });
+    postMessage({ type: 'pong', t: performance.now(), sleep: ATOMIC ? 'atomics' : 'timers' });
   } else if (m.type === 'schedule') {
     offset = m.offset;
     due = m.due;

@@ -39,10 +39,12 @@ impl ReplayEngine {
             let (late_frames, frames, playback) =
                 (inner.frames.late, inner.frames.frames, inner.playback.clone());
             let fallback = inner.fallback.clone();
+            let clocks = inner.clocks.clone();
             let info = move |released_by| ReplayInfo {
                 scheduler: kind.into(),
                 released_by,
                 fallback: fallback.as_deref().map(str::to_string),
+                clock_sleep: clocks.as_ref().and_then(|c| c.borrow().sleep()),
                 speed,
                 late_frames,
                 frames,

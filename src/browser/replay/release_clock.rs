@@ -37,6 +37,8 @@ struct Clock {
     ping_sent: f64,
     /// Why it stopped, when it failed.
     failed: Option<String>,
+    /// How it sleeps until a due time: `atomics` or `timers`.
+    sleep: Option<String>,
 }
 
 /// Receives each release batch `[pane, index, released_at, …]`.
@@ -78,8 +80,14 @@ impl ReleaseClocks {
                         Some(batch) => release(&batch.to_vec()),
                         None => {
                             let t = js_sys::Reflect::get(&data, &"t".into()).ok().and_then(|v| v.as_f64());
+                            let sleep =
+                                js_sys::Reflect::get(&data, &"sleep".into()).ok().and_then(|v| v.as_string());
                             if let (Some(t), Some(clocks)) = (t, weak.upgrade()) {
-                                clocks.borrow_mut().on_pong(i, t);
+                                let mut clocks = clocks.borrow_mut();
+                                clocks.on_pong(i, t);
+                                if let Some(c) = clocks.clocks.get_mut(i) {
+                                    c.sleep = sleep;
+                                }
                             }
                         }
                     }
@@ -101,7 +109,14 @@ impl ReleaseClocks {
             });
             worker.set_onerror(Some(error.as_ref().unchecked_ref()));
             let mut me = this.borrow_mut();
-            me.clocks.push(Clock { worker, offset: None, pings: 0, ping_sent: 0.0, failed: None });
+            me.clocks.push(Clock {
+                worker,
+                offset: None,
+                pings: 0,
+                ping_sent: 0.0,
+                failed: None,
+                sleep: None,
+            });
             me._handlers.push(handler);
             me._errors.push(error);
         }
@@ -140,6 +155,13 @@ impl ReleaseClocks {
     /// True when at least one clock can release precisely.
     pub fn usable(&self) -> bool {
         self.clocks.iter().any(|c| c.offset.is_some() && c.failed.is_none())
+    }
+
+    /// How the workers sleep until a due time, as they say (`atomics`:
+    /// `Atomics.wait`, sub-millisecond; `timers`: `setTimeout` and polling,
+    /// late by whatever the browser's worker timers are).
+    pub fn sleep(&self) -> Option<String> {
+        self.clocks.iter().find_map(|c| c.sleep.clone())
     }
 
     /// Why no clock can release now (for the trace's fallback note).

@@ -194,9 +194,16 @@ impl Fidelity {
             String::new()
         };
         let fallback = info.fallback.as_deref().map(|f| format!(" Fallback: {f}")).unwrap_or_default();
+        let on_timers = info.released_by.workers > 0
+            && info.clock_sleep.as_deref() == Some(crate::trace::stamps::CLOCK_TIMERS);
+        let timers = if on_timers {
+            " The workers slept on timers: this browser gives them no shared memory to wait on, so releases can be several ms late here."
+        } else {
+            ""
+        };
         let early = self.early_stamps.sentence().map(|s| format!(" {s}")).unwrap_or_default();
         format!(
-            "Scheduler ({}{path}): released {:.2} ms from due at P50, {:.2} ms at P99; painted {} after release; {} late frame(s) of {}; {} per token to render.{fallback}{early}",
+            "Scheduler ({}{path}): released {:.2} ms from due at P50, {:.2} ms at P99; painted {} after release; {} late frame(s) of {}; {} per token to render.{fallback}{timers}{early}",
             info.scheduler,
             self.emit_error_ms.p50,
             self.emit_error_ms.p99,

@@ -161,6 +161,10 @@ pub struct ReplayInfo {
     /// workers did not start, failed, or were still calibrating).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// How the release-clock workers slept until each due time
+    /// ([`stamps::CLOCK_ATOMICS`] or [`stamps::CLOCK_TIMERS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_sleep: Option<String>,
     /// Playback speed.
     pub speed: f64,
     /// Frames that came later than 1.5 refresh intervals during playback.

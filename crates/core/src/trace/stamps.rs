@@ -17,9 +17,18 @@
 //! **main thread** (the precise scheduler's fallback, late by whatever the
 //! page is drawing), or the **naive** chained `setTimeout` scheduler kept for
 //! comparison. The trace counts releases per path and says why a fallback
-//! happened ([`crate::trace::ReplayInfo::fallback`]).
+//! happened ([`crate::trace::ReplayInfo::fallback`]), and how the workers
+//! slept ([`crate::trace::ReplayInfo::clock_sleep`]: on `Atomics.wait`, or
+//! on timers where the browser offers no shared memory).
 
 use serde::{Deserialize, Serialize};
+
+/// The workers sleep on `Atomics.wait` until a due time: sub-millisecond.
+pub const CLOCK_ATOMICS: &str = "atomics";
+/// The workers sleep on `setTimeout` and poll: late by whatever the
+/// browser's worker timers are (several ms in some engines), because the
+/// page gives them no shared memory to wait on.
+pub const CLOCK_TIMERS: &str = "timers";
 
 use crate::trace::{RequestTrace, Trace};
 

@@ -1,0 +1,167 @@
+// WebKit, Safari's engine: Debian's WebKitGTK MiniBrowser, driven by
+// WebKitWebDriver (package webkit2gtk-driver) over W3C WebDriver on an Xvfb
+// display. The protocol is plain HTTP + JSON, so the adapter speaks it with
+// `fetch` (a client library would add nothing the four commands used here
+// need). A page offers `evaluate(fn, arg)` with the shape of playwright's and
+// puppeteer's, so the DOM helpers of `dom.mjs` and the shared checks run on
+// it unchanged.
+//
+// Classic WebDriver has no console events and no scripts that run before the
+// page's own: console errors and uncaught exceptions are recorded from the
+// moment the page has loaded (`problems()`), which is when the app starts
+// its work.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { labSuite } from './lab.mjs';
+
+export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';
+export const MINIBROWSER = process.env.MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+/** How long the driver and the display get to start (ms). */
+const START_MS = 20_000;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A free X display number (no socket in /tmp/.X11-unix). */
+function freeDisplay() {
+  for (let n = 90; n < 200; n++) {
+    if (!existsSync(`/tmp/.X11-unix/X${n}`) && !existsSync(`/tmp/.X${n}-lock`)) return n;
+  }
+  throw new Error('no free X display between :90 and :199');
+}
+
+async function until(what, ok) {
+  const deadline = Date.now() + START_MS;
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`${what} did not start within ${START_MS} ms`);
+    await sleep(50);
+  }
+}
+
+/** One WebDriver command; the value, or an Error naming the driver's error. */
+async function command(base, method, path, body) {
+  const r = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const { value } = await r.json();
+  if (value && typeof value === 'object' && value.error) throw new Error(`WebKitWebDriver ${path}: ${value.error}: ${value.message}`);
+  return value;
+}
+
+/** Records console errors and uncaught exceptions once the page has loaded. */
+const WATCH = () => {
+  if (window.__labProblems) return;
+  window.__labProblems = [];
+  const error = console.error.bind(console);
+  console.error = (...a) => {
+    window.__labProblems.push(`console: ${a.map(String).join(' ')}`);
+    error(...a);
+  };
+  addEventListener('error', (e) => window.__labProblems.push(`pageerror: ${e.message}`));
+  addEventListener('unhandledrejection', (e) => window.__labProblems.push(`pageerror: ${e.reason}`));
+};
+
+/** One MiniBrowser window (its own session: its own storage). */
+export class WebKitPage {
+  constructor(base, id) {
+    this.base = base;
+    this.path = `/session/${id}`;
+  }
+
+  /** `fn(arg)` in the page (awaited when it returns a promise); its JSON result. */
+  async evaluate(fn, arg) {
+    const script = `const done = arguments[arguments.length - 1];
+      Promise.resolve().then(() => (${fn})(arguments[0]))
+        .then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ err: String((e && e.stack) || e) }));`;
+    const out = await command(this.base, 'POST', `${this.path}/execute/async`, { script, args: [arg ?? null] });
+    if (out && 'err' in out) throw new Error(`in WebKit: ${out.err}`);
+    return out?.ok ?? null;
+  }
+
+  async goto(url) {
+    await command(this.base, 'POST', `${this.path}/url`, { url });
+    await this.evaluate(WATCH);
+  }
+
+  reload() {
+    return command(this.base, 'POST', `${this.path}/refresh`, {}).then(() => this.evaluate(WATCH));
+  }
+
+  setViewport({ width, height }) {
+    return command(this.base, 'POST', `${this.path}/window/rect`, { width, height });
+  }
+
+  /** Console errors and uncaught exceptions since the page loaded. */
+  problems() {
+    return this.evaluate(() => window.__labProblems ?? []);
+  }
+
+  close() {
+    return command(this.base, 'DELETE', this.path).catch(() => {});
+  }
+}
+
+/** Starts Xvfb and WebKitWebDriver; `newPage()` opens a MiniBrowser window. */
+export async function launchWebKit() {
+  const n = freeDisplay();
+  const xvfb = spawn('Xvfb', [`:${n}`, '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  await until('Xvfb', () => existsSync(`/tmp/.X11-unix/X${n}`));
+  const port = await freePort();
+  const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { env: { ...process.env, DISPLAY: `:${n}` }, stdio: 'ignore' });
+  const base = `http://127.0.0.1:${port}`;
+  await until('WebKitWebDriver', async () => {
+    try {
+      return (await command(base, 'GET', '/status')).ready === true;
+    } catch {
+      return false;
+    }
+  });
+  const pages = new Set();
+  return {
+    async newPage() {
+      const caps = { capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } } };
+      const { sessionId } = await command(base, 'POST', '/session', caps);
+      const page = new WebKitPage(base, sessionId);
+      pages.add(page);
+      return page;
+    },
+    async version() {
+      return (await command(base, 'GET', '/status')).message ?? 'WebKitGTK';
+    },
+    async close() {
+      for (const p of pages) await p.close();
+      driver.kill('SIGTERM');
+      xvfb.kill('SIGTERM');
+    },
+  };
+}
+
+/** Opens `url` in a fresh MiniBrowser window and waits for the app. */
+export async function openWebKitPage(browser, url, viewport = { width: 1280, height: 800 }) {
+  const page = await browser.newPage();
+  await page.setViewport(viewport);
+  await page.goto(url);
+  const deadline = Date.now() + 15_000;
+  while (!(await page.evaluate(() => !!document.querySelector('[data-testid="app-header"]')))) {
+    if (Date.now() > deadline) throw new Error('the app did not start in WebKit');
+    await sleep(50);
+  }
+  return { page, context: page };
+}
+
+/** `labSuite` with WebKit: `lab.server` and `lab.browser` in the tests. */
+export function webkitSuite(serverArgs = []) {
+  return labSuite(serverArgs, launchWebKit);
+}
