@@ -61,6 +61,12 @@ export async function openFirefoxPage(browser, url, viewport = { width: 1280, he
   return { page, context, problems };
 }
 
+/** The shared suites' adapter (`suites.mjs`): `{ page, close, problems }`. */
+export async function firefoxOpen(browser, url) {
+  const { page, context, problems } = await openFirefoxPage(browser, url);
+  return { page, close: () => context.close(), problems: async () => problems };
+}
+
 /** `labSuite` with headless Firefox: `lab.server` and `lab.browser` in the tests. */
 export function firefoxSuite(serverArgs = []) {
   return labSuite(serverArgs, launchFirefox);

@@ -134,9 +134,11 @@ export function assertFails(what, check) {
   assert.throws(check, assert.AssertionError, `the check passed ${what}`);
 }
 
-/** A page script: records every requestAnimationFrame callback's frame
- *  timestamp and the page-clock interval it ran in, in `window.__labFrames`. */
-export const CAPTURE_FRAMES = `(() => {
+/** In the page: records every requestAnimationFrame callback's frame
+ *  timestamp and the page-clock interval it ran in, in `window.__labFrames`
+ *  (once per page). */
+export function recordFrames() {
+  if (window.__labFrames) return;
   const raf = window.requestAnimationFrame.bind(window);
   const log = [];
   Object.defineProperty(window, '__labFrames', { value: log });
@@ -144,4 +146,7 @@ export const CAPTURE_FRAMES = `(() => {
     const t0 = performance.now();
     try { return cb(ts); } finally { if (log.length < 200000) log.push({ ts, t0, t1: performance.now() }); }
   });
-})();`;
+}
+
+/** `recordFrames` as a script run before the page's own (drivers with init scripts). */
+export const CAPTURE_FRAMES = `(${recordFrames})();`;

@@ -75,7 +75,8 @@ export async function checkLive(page, baseUrl) {
 
 /**
  * The static-hosting suite for one browser: `launch()` starts it,
- * `open(browser, url)` opens a page ({ page, context, problems }); `note`
+ * `open(browser, url)` opens a page ({ page, context, problems }: the
+ * problems seen so far, or a function that reads them); `note`
  * is the clock note expected in the header, `name` the browser the trace
  * should name.
  */
@@ -94,7 +95,7 @@ export function staticHostingSuite({ title, launch, open, note, name }) {
       const replay = await checkReplay(page);
       assert.equal(replay.meta.client.browser, name);
       await checkLive(page, `${lab.server.url}v1`);
-      assert.deepEqual(problems, []);
+      assert.deepEqual(typeof problems === 'function' ? await problems() : problems, []);
       await context.close();
     });
   });

@@ -158,7 +158,13 @@ export async function openWebKitPage(browser, url, viewport = { width: 1280, hei
     if (Date.now() > deadline) throw new Error('the app did not start in WebKit');
     await sleep(50);
   }
-  return { page, context: page };
+  return { page, context: page, problems: () => page.problems() };
+}
+
+/** The shared suites' adapter (`suites.mjs`): `{ page, close, problems }`. */
+export async function webkitOpen(browser, url) {
+  const { page } = await openWebKitPage(browser, url);
+  return { page, close: () => page.close(), problems: () => page.problems() };
 }
 
 /** `labSuite` with WebKit: `lab.server` and `lab.browser` in the tests. */

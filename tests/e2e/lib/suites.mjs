@@ -1,0 +1,250 @@
+// End-to-end checks written once and run in every browser but Chromium's
+// own richer suites: each is a `describe` that takes a thin adapter,
+// `open(browser, url)` → `{ page, close(), problems() }` (a page with
+// `evaluate(fn, arg)`, as playwright, puppeteer and the WebKit adapter
+// have), and drives the app through `dom.mjs`.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ARTIFACTS, LATE_MS, MEDIAN_LATE_MS, labSuite } from './lab.mjs';
+import { attr, click, content, count, download, downloadTrace, runLive, setValue, text, waitFor, waitText } from './dom.mjs';
+import { dumpIndexedDb, hostileTraceFile } from './hostile.mjs';
+import { assertFails, checkItl, checkPaints, checkScheduler, median, pct, recordFrames } from './precision.mjs';
+
+/** Puts the frame recorder of `precision.mjs` into a loaded page: the app
+ *  looks `requestAnimationFrame` up on each call, so frames requested from
+ *  now on are recorded (drivers without init scripts need this). */
+export function captureFrames(page) {
+  return page.evaluate(recordFrames);
+}
+
+/**
+ * The landing replay ("same tokens/s, different feel"): it plays on its
+ * own, both panes end with equal tokens/s and different TTFT, the recorded
+ * due/release/paint times hold, and the precise scheduler beats the naive
+ * one through the workers (`precise: false` where the engine is known not
+ * to reach the floor; the figures are still written).
+ */
+export function landingReplaySuite({ name, engine, launch, open, precise = true }) {
+  describe(`replay lab (${name})`, () => {
+    const lab = labSuite([], launch);
+    test('lands on the story, playing; equal tokens/s, different TTFT; releases on time', async () => {
+      const { page, close, problems } = await open(lab.browser, lab.server.url);
+      assert.equal(await attr(page, 'story-same-tps', 'aria-pressed'), 'true');
+      await waitText(page, 'play', /^Pause$/);
+      await waitFor(page, 'pane-1-result', 20_000);
+      await waitFor(page, 'pane-0-result');
+      for (const i of [0, 1]) {
+        const tps = Number(await text(page, `pane-${i}-result-tps`));
+        assert.ok(tps <= 80 / 3.31 + 0.05 && tps >= 80 / (3.31 + LATE_MS / 1000), `tokens/s ${tps}`);
+      }
+      const [a, b] = await Promise.all([0, 1].map(async (i) => Number((await text(page, `pane-${i}-result-ttft`)).replace(' ms', ''))));
+      assert.ok(a >= 149.5 && a < 150 + LATE_MS && b >= 2519.5 && b < 2520 + LATE_MS, `TTFT ${a}, ${b}`);
+      const rows = [];
+      const traces = [];
+      for (const i of [0, 1]) {
+        const trace = await downloadTrace(page, `pane-${i}-download`);
+        traces.push(trace);
+        assert.equal(trace.meta.replay.scheduler, 'precise');
+        assert.equal(trace.meta.client.engine, engine);
+        assert.equal(trace.meta.client.cross_origin_isolated, true);
+        const chunks = trace.requests[0].chunks;
+        assert.equal(chunks.length, 80);
+        const emit = chunks.map((c) => c.arrived_ms - c.due_ms);
+        const paint = chunks.map((c) => c.painted_ms - c.arrived_ms);
+        const frame = 1000 / (trace.meta.client.display_refresh_hz ?? 60);
+        const info = trace.meta.replay;
+        rows.push({
+          pane: i, emit_p50: pct(emit, 0.5), emit_p99: pct(emit, 0.99), paint_p50: pct(paint, 0.5), paint_max: Math.max(...paint), frame,
+          late_frames: info.late_frames, frames: info.frames, released_by: info.released_by, clock_sleep: info.clock_sleep,
+          due_end: chunks.at(-1).due_ms - trace.requests[0].sent_ms,
+        });
+        assert.ok(emit.every((e) => e >= 0), 'never released early');
+        assert.ok(paint.every((p) => p >= 0), `pane ${i}: painted before release`);
+        assert.ok(rows[i].emit_p99 <= LATE_MS, `pane ${i}: release P99 ${rows[i].emit_p99.toFixed(3)} ms after due`);
+        assert.ok(rows[i].emit_p50 <= MEDIAN_LATE_MS, `pane ${i}: median release ${rows[i].emit_p50.toFixed(3)} ms`);
+        assert.ok(rows[i].paint_max <= frame + LATE_MS, `pane ${i}: painted ${rows[i].paint_max.toFixed(1)} ms after release`);
+      }
+      assert.equal(rows[0].due_end, rows[1].due_end, 'both panes are due to end together');
+      assert.match(await content(page, 'pane-0-output'), /Good question! Time to first token/);
+      // The naive scheduler on the same story in the same page.
+      await setValue(page, 'scheduler', 'naive');
+      await click(page, 'restart');
+      await waitText(page, 'play', /^Pause$/);
+      await waitText(page, 'play', /^Play$/, 20_000);
+      const naive = [];
+      for (const i of [0, 1]) naive.push(await downloadTrace(page, `pane-${i}-download`));
+      for (const t of naive) assert.equal(t.meta.replay.scheduler, 'naive');
+      const errors = (ts) => ts.flatMap((t) => t.requests[0].chunks.map((c) => c.arrived_ms - c.due_ms));
+      const check = {
+        precise: errors(traces), naive: errors(naive),
+        panes: traces.map((t) => ({ releasedBy: t.meta.replay.released_by, chunks: 80 })),
+      };
+      const p99 = (xs) => pct(xs.map(Math.abs), 0.99);
+      const comparison = { precise_p99: p99(check.precise), naive_p99: p99(check.naive) };
+      mkdirSync(ARTIFACTS, { recursive: true });
+      writeFileSync(path.join(ARTIFACTS, `replay-fidelity-${name.toLowerCase()}.json`), JSON.stringify({ rows, comparison }, null, 2));
+      if (precise) {
+        checkScheduler(check);
+        assertFails('with the precise scheduler one frame late', () =>
+          checkScheduler({ ...check, precise: check.precise.map((e) => e + rows[0].frame) }));
+      }
+      assert.deepEqual(await problems(), []);
+      await close();
+    });
+  });
+}
+
+/**
+ * Live against the built-in endpoint: TTFT against the server's own clock,
+ * the arrival gaps against the server's, and every paint stamp inside a
+ * frame callback of the first frame after its chunk.
+ */
+export function liveAccuracySuite({ name, browser: browserName, engine, launch, open }) {
+  describe(`live mode (${name})`, () => {
+    const lab = labSuite([], launch);
+    test("TTFT and ITL against the server's clock; every paint stamp is the first frame after its chunk", async () => {
+      const { page, close, problems } = await open(lab.browser, `${lab.server.url}#live`);
+      await captureFrames(page);
+      assert.equal(await page.evaluate(() => document.querySelector('[data-testid=base-url]').value), `${lab.server.url}v1`);
+      assert.match(await runLive(page, { model: 'profile:ttft300-itl20', mode: 'repeat', n: 5 }), /^Finished/);
+      assert.match(await text(page, 'output'), /^Good question! Time to first token/);
+      assert.equal(await text(page, 'live-tokens'), '100');
+      const trace = await downloadTrace(page);
+      const client = trace.meta.client;
+      assert.equal(client.browser, browserName);
+      assert.equal(client.engine, engine);
+      assert.equal(client.cross_origin_isolated, true);
+      assert.ok(client.timer_resolution_ms > 0 && client.timer_resolution_ms <= 0.1, `clock step ${client.timer_resolution_ms} ms`);
+      const frame = 1000 / (client.display_refresh_hz ?? 60);
+      const frames = await page.evaluate(() => window.__labFrames);
+      assert.equal(trace.requests.length, 5);
+      const rows = trace.requests.map((r) => {
+        assert.equal(r.failure, undefined, JSON.stringify(r.failure));
+        assert.equal(r.chunks.length, 100);
+        const s = r.server.chunks_sent_ms;
+        const arrived = r.chunks.map((c) => c.arrived_ms);
+        const checked = { ...checkItl(arrived, s), ...checkPaints(r.chunks, frames, frame) };
+        assertFails('with every gap recorded as 0', () => checkItl(arrived.map(() => arrived[0]), s));
+        assertFails('with paints stamped at arrival', () =>
+          checkPaints(r.chunks.map((c) => ({ ...c, painted_ms: c.arrived_ms })), frames, frame));
+        assertFails('with paints one frame late', () =>
+          checkPaints(r.chunks.map((c) => ({ ...c, painted_ms: c.painted_ms + frame })), frames, frame));
+        return { ...checked, ttft_server: s[0], ttft_delta: r.chunks[0].arrived_ms - r.sent_ms - s[0] };
+      });
+      mkdirSync(ARTIFACTS, { recursive: true });
+      writeFileSync(path.join(ARTIFACTS, `live-accuracy-${name.toLowerCase()}.json`), JSON.stringify({ frame_ms: frame, rows }, null, 2));
+      const ttftDelta = median(rows.map((r) => r.ttft_delta));
+      assert.ok(ttftDelta >= 0 && ttftDelta <= MEDIAN_LATE_MS, `median TTFT delta ${ttftDelta} ms`);
+      for (const r of rows) {
+        assert.ok(r.ttft_server >= 300 && r.ttft_server < 300 + LATE_MS, `server TTFT ${r.ttft_server}`);
+        assert.ok(r.ttft_delta >= 0, `TTFT before the server sent it: ${JSON.stringify(r)}`);
+      }
+      const shown = Number(await text(page, 'ttft-delta'));
+      assert.ok(Math.abs(shown - ttftDelta) < 0.01, `${shown} vs ${ttftDelta}`);
+      assert.deepEqual(await problems(), []);
+      await close();
+    });
+  });
+}
+
+/** Every failure of a live run explains itself and keeps what arrived. */
+export function liveErrorsSuite({ name, launch, open }) {
+  describe(`live-mode errors (${name})`, () => {
+    const lab = labSuite([], launch);
+    const failureOf = async (page, model) => {
+      await runLive(page, { model });
+      const message = await text(page, 'failure-message');
+      const trace = await downloadTrace(page);
+      return { message, request: trace.requests[0] };
+    };
+
+    test('HTTP 401, 429 with Retry-After, 500 and 404 explain themselves, with the body; cut and malformed streams keep what arrived', async () => {
+      const { page, close } = await open(lab.browser, `${lab.server.url}#live`);
+      let f = await failureOf(page, 'profile:fast-start|status=401');
+      assert.match(f.message, /^HTTP 401\. The server refused the credentials: check the API key/);
+      f = await failureOf(page, 'profile:fast-start|status=429,retry_after=7');
+      assert.match(f.message, /^HTTP 429\. Rate limited: the server asks to retry after 7 s/);
+      f = await failureOf(page, 'profile:fast-start|status=500');
+      assert.match(f.message, /^HTTP 500\. The server failed while handling the request\. Server says: injected fault/);
+      assert.equal(f.request.failure.status, 500);
+      f = await failureOf(page, 'no-such-model');
+      assert.match(f.message, /^HTTP 404\. Not found: check the base URL .* Server says: model "no-such-model" is not served here/);
+      assert.match(await content(page, 'failure-body'), /model_not_found/);
+      f = await failureOf(page, 'profile:ttft=20,tpot=5,tokens=40|drop_after=12');
+      // Chromium and Firefox report the cut connection as an error; WebKit
+      // ends the body as if complete, and the lab says the end was missing.
+      assert.match(f.message, /^(The connection broke after 12 chunk\(s\): .*The partial response is kept\.|The stream ended without \[DONE\] or a finish_reason after 12 chunk\(s\): the response may be cut off\.)$/);
+      assert.deepEqual([f.request.failure.kind, f.request.chunks.length], ['truncated', 12]);
+      f = await failureOf(page, 'profile:ttft=20,tpot=5,tokens=20|malformed_after=5');
+      assert.match(f.message, /^The stream is not valid OpenAI-style SSE \(event \d+: stream event is not valid JSON/);
+      assert.deepEqual([f.request.failure.kind, f.request.chunks.length], ['malformed', 20]);
+      await close();
+    });
+  });
+}
+
+/** In the page: keeps every console line from now on in `window.__labConsole`. */
+function recordConsole() {
+  if (window.__labConsole) return;
+  window.__labConsole = [];
+  for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+    const write = console[level].bind(console);
+    console[level] = (...a) => {
+      window.__labConsole.push(a.map(String).join(' '));
+      write(...a);
+    };
+  }
+}
+
+/**
+ * Security: the Content-Security-Policy blocks injected script, hostile
+ * model output stays text, and a planted API key reaches no trace, no
+ * IndexedDB, no localStorage, no export, no URL and no console line.
+ */
+export function securitySuite({ name, launch, open }) {
+  const KEY = `sk-PLANTED-${name.toLowerCase()}-5b0ffe1d`;
+  describe(`security (${name})`, () => {
+    const lab = labSuite(['--trace', hostileTraceFile()], launch);
+
+    test('the CSP blocks injected script; hostile output stays text', async () => {
+      const { page, close } = await open(lab.browser, `${lab.server.url}#live`);
+      await waitFor(page, 'live-view');
+      const ran = await page.evaluate(() => new Promise((resolve) => {
+        const s = document.createElement('script');
+        s.textContent = 'window.__injected = true';
+        document.body.append(s);
+        setTimeout(() => resolve(window.__injected === true), 50);
+      }));
+      assert.equal(ran, false, 'injected script ran');
+      assert.match(await runLive(page, { model: 'trace:hostile' }), /^Finished/);
+      assert.equal(await count(page, '[data-testid=live-view] :is(img, script, svg[onload], a[href^="javascript:"])'), 0);
+      assert.match(await text(page, 'output'), /<img src=x onerror=/);
+      assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
+      await close();
+    });
+
+    test('a planted API key is in no trace, IndexedDB, localStorage, export, URL or console line', async () => {
+      const { page, close, problems } = await open(lab.browser, `${lab.server.url}#live`);
+      await page.evaluate(recordConsole);
+      await setValue(page, 'api-key', KEY);
+      assert.match(await runLive(page, { model: 'profile:ttft=20,tpot=2,tokens=20' }), /^Finished/);
+      const found = {
+        trace: await download(page, 'download-trace'),
+        indexedDb: await dumpIndexedDb(page),
+        localStorage: await page.evaluate(() => JSON.stringify(localStorage)),
+        url: await page.evaluate(() => location.href),
+      };
+      await click(page, 'tab-library');
+      await waitFor(page, 'library-row');
+      found.bundle = await download(page, 'library-export');
+      found.console = (await page.evaluate(() => window.__labConsole)).join('\n');
+      assert.ok(found.indexedDb.includes('"kind":"live"'), 'the dump reads the library');
+      for (const [what, body] of Object.entries(found)) assert.ok(!body.includes('PLANTED'), `the key leaked into ${what}`);
+      assert.ok((await page.evaluate(() => JSON.stringify(sessionStorage))).includes(KEY), 'kept for the session');
+      assert.deepEqual(await problems(), []);
+      await close();
+    });
+  });
+}
