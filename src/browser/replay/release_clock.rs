@@ -28,6 +28,11 @@ pub const WORKER_URL: &str = "/public/replay-clock.js";
 pub const CLOCKS: usize = 2;
 /// Ping round trips per worker to measure its clock offset.
 pub const PINGS: u32 = 12;
+/// Most round trips per worker: each playback adds one ([`ReleaseClocks::refine`]),
+/// since the first ones, taken while the page is still loading, may all be
+/// slow (an offset is only as good as half its round trip: WebKit's took
+/// 0.04 ms on an idle page and over 1 ms during start-up).
+pub const MAX_PINGS: u32 = 200;
 
 struct Clock {
     worker: web_sys::Worker,
@@ -144,6 +149,19 @@ impl ReleaseClocks {
         c.pings += 1;
         if c.pings < PINGS {
             self.ping(i);
+        }
+    }
+
+    /// One more round trip per clock (up to [`MAX_PINGS`]): a faster one
+    /// improves the offset for the next schedule.
+    pub fn refine(&mut self) {
+        for i in 0..self.clocks.len() {
+            if self.clocks[i].pings >= PINGS
+                && self.clocks[i].pings < MAX_PINGS
+                && self.clocks[i].failed.is_none()
+            {
+                self.ping(i);
+            }
         }
     }
 

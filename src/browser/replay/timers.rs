@@ -51,6 +51,7 @@ impl ReplayEngine {
         }
         if let Some(c) = inner.clocks.as_ref().filter(|c| c.borrow().usable()) {
             c.borrow().schedule(&remaining_due(&inner.panes));
+            c.borrow_mut().refine();
             return;
         }
         let Some(wake) = inner.panes.iter().filter_map(|p| p.replay.next_wake()).reduce(f64::min) else {
