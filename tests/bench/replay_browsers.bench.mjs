@@ -1,5 +1,6 @@
 // Replay fidelity per browser: release − due of the precise scheduler in
-// Chromium and Firefox, in one run, driven the same way (dom.mjs):
+// Chromium, Firefox and WebKit (WebKitGTK), in one run, driven the same way
+// (dom.mjs):
 // - the landing story ("same tokens/s, different feel", 2 × 80 tokens),
 //   5 cold loads per browser: P99 of each load, median and range;
 // - 10,000 tokens at 5,000 tokens/s (two panes, plain text), 3 runs.
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ARTIFACTS, launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
 import { launchFirefox, openFirefoxPage } from '../e2e/lib/firefox.mjs';
+import { launchWebKit, openWebKitPage } from '../e2e/lib/webkit.mjs';
 import { click, downloadTrace, setValue, waitFor, waitText } from '../e2e/lib/dom.mjs';
 
 const LOADS = Number(process.env.LOADS ?? 5);
@@ -26,7 +28,12 @@ const median = (xs) => pct(xs, 0.5);
 async function fidelity(page) {
   const traces = [await downloadTrace(page, 'pane-0-download'), await downloadTrace(page, 'pane-1-download')];
   const emit = traces.flatMap((t) => t.requests[0].chunks.map((c) => c.arrived_ms - c.due_ms));
-  return { p99: pct(emit, 0.99), max: Math.max(...emit), n: emit.length, late_frames: traces.map((t) => t.meta.replay.late_frames) };
+  const paint = traces.flatMap((t) => t.requests[0].chunks.map((c) => c.painted_ms - c.arrived_ms));
+  return {
+    p50: pct(emit, 0.5), p99: pct(emit, 0.99), max: Math.max(...emit), n: emit.length,
+    late_frames: traces.map((t) => t.meta.replay.late_frames), frames: traces[0].meta.replay.frames,
+    paint_p50: pct(paint, 0.5), early_paints: paint.filter((p) => p < 0).length, clock_sleep: traces[0].meta.replay.clock_sleep,
+  };
 }
 
 async function landing(open) {
@@ -70,9 +77,11 @@ const rows = [];
 try {
   const chromium = await launchBrowser();
   const firefox = await launchFirefox();
+  const webkit = await launchWebKit();
   const browsers = [
     ['Chromium', chromium, (url) => openPage(chromium, url)],
     ['Firefox', firefox, (url) => openFirefoxPage(firefox, url)],
+    ['WebKit', webkit, (url) => openWebKitPage(webkit, url)],
   ];
   const loads = Object.fromEntries(browsers.map(([n]) => [n, []]));
   // Cold loads interleaved: Chromium, Firefox, Chromium, …
@@ -83,16 +92,18 @@ try {
   }
   await chromium.close();
   await firefox.close();
+  await webkit.close();
 } finally {
   server.stop();
 }
 mkdirSync(ARTIFACTS, { recursive: true });
 writeFileSync(path.join(ARTIFACTS, 'replay-browsers.json'), JSON.stringify(rows, null, 2));
 const r2 = (xs) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
-console.log('| browser | landing story: release − due P99, median of loads (range) | largest | 5,000 tok/s × 10,000 tokens: P99, median (range) | largest | late frames |');
-console.log('|---|---|---:|---|---:|---|');
+console.log('| browser | landing story: release − due P50 / P99, median of loads (P99 range) | largest | late frames per load | paint lag P50 | early paints | workers sleep on | 5,000 tok/s × 10,000 tokens: P99, median (range) | largest | late frames |');
+console.log('|---|---|---:|---|---:|---:|---|---|---:|---|');
 for (const r of rows) {
   const lp = r.landing.map((x) => x.p99);
   const fp = r.fast.map((x) => x.p99);
-  console.log(`| ${r.browser} (${r.version}) | ${median(lp).toFixed(2)} ms (${r2(lp)}, ${lp.length} loads) | ${Math.max(...r.landing.map((x) => x.max)).toFixed(1)} ms | ${median(fp).toFixed(2)} ms (${r2(fp)}, ${fp.length} runs) | ${Math.max(...r.fast.map((x) => x.max)).toFixed(1)} ms | ${r.fast.map((x) => x.late_frames.join('+')).join(', ')} |`);
+  const land = r.landing;
+  console.log(`| ${r.browser} (${r.version}) | ${median(land.map((x) => x.p50)).toFixed(2)} / ${median(lp).toFixed(2)} ms (${r2(lp)}, ${lp.length} loads) | ${Math.max(...land.map((x) => x.max)).toFixed(1)} ms | ${land.map((x) => `${x.late_frames[0]}/${x.frames}`).join(', ')} | ${median(land.map((x) => x.paint_p50)).toFixed(1)} ms | ${land.reduce((s, x) => s + x.early_paints, 0)} | ${land[0].clock_sleep ?? '—'} | ${median(fp).toFixed(2)} ms (${r2(fp)}, ${fp.length} runs) | ${Math.max(...r.fast.map((x) => x.max)).toFixed(1)} ms | ${r.fast.map((x) => x.late_frames.join('+')).join(', ')} |`);
 }

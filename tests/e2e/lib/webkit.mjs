@@ -129,16 +129,19 @@ export async function launchWebKit() {
     }
   });
   const pages = new Set();
+  let version = null;
   return {
     async newPage() {
       const caps = { capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } } };
-      const { sessionId } = await command(base, 'POST', '/session', caps);
+      const { sessionId, capabilities } = await command(base, 'POST', '/session', caps);
+      version = capabilities?.browserVersion ?? version;
       const page = new WebKitPage(base, sessionId);
       pages.add(page);
       return page;
     },
+    /** WebKitGTK's version, once a window was opened. */
     async version() {
-      return (await command(base, 'GET', '/status')).message ?? 'WebKitGTK';
+      return version ? `WebKitGTK ${version}` : 'WebKitGTK';
     },
     async close() {
       for (const p of pages) await p.close();
