@@ -209,7 +209,7 @@ export function securitySuite({ name, launch, open }) {
     const lab = labSuite(['--trace', hostileTraceFile()], launch);
 
     test('the CSP blocks injected script; hostile output stays text', async () => {
-      const { page, close } = await open(lab.browser, `${lab.server.url}#live`);
+      const { page, close, problems } = await open(lab.browser, `${lab.server.url}#live`);
       await waitFor(page, 'live-view');
       const ran = await page.evaluate(() => new Promise((resolve) => {
         const s = document.createElement('script');
@@ -222,6 +222,9 @@ export function securitySuite({ name, launch, open }) {
       assert.equal(await count(page, '[data-testid=live-view] :is(img, script, svg[onload], a[href^="javascript:"])'), 0);
       assert.match(await text(page, 'output'), /<img src=x onerror=/);
       assert.equal(await page.evaluate(() => window.__pwned ?? null), null);
+      // The refusal of the injected script is the only problem the page reports.
+      const refusal = /Content[- ]Security[- ]Policy|Refused to execute/i;
+      assert.deepEqual((await problems()).filter((p) => !refusal.test(p)), []);
       await close();
     });
 
