@@ -18,6 +18,8 @@ import { labSuite } from './lab.mjs';
 
 export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';
 export const MINIBROWSER = process.env.MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+/** Tries of one script when the driver cannot parse its result. */
+const EVAL_ATTEMPTS = 4;
 /** How long the driver and the display get to start (ms). */
 const START_MS = 20_000;
 
@@ -80,12 +82,37 @@ export class WebKitPage {
     this.path = `/session/${id}`;
   }
 
-  /** `fn(arg)` in the page (awaited when it returns a promise); its JSON result. */
+  /**
+   * `fn(arg)` in the page (awaited when it returns a promise); its JSON
+   * result. Under load WebKitWebDriver now and then answers "Could not
+   * parse script result" for a script that ran: each call has an id, its
+   * result is kept in the page until the next call, and a retry returns the
+   * kept result instead of running `fn` again (a click is not repeated).
+   */
   async evaluate(fn, arg) {
-    const script = `const done = arguments[arguments.length - 1];
-      Promise.resolve().then(() => (${fn})(arguments[0]))
-        .then((v) => done({ ok: v === undefined ? null : v }), (e) => done({ err: String((e && e.stack) || e) }));`;
-    const out = await command(this.base, 'POST', `${this.path}/execute/async`, { script, args: [arg ?? null] });
+    const id = `e${this.calls = (this.calls ?? 0) + 1}`;
+    const script = `const [arg, id] = arguments; const done = arguments[arguments.length - 1];
+      const store = (window.__labEval ??= {});
+      for (const k of Object.keys(store)) if (k !== id && store[k] !== 'pending') delete store[k];
+      const settle = (r) => { store[id] = r; done(r); };
+      if (id in store) {
+        const wait = () => (store[id] === 'pending' ? setTimeout(wait, 10) : done(store[id]));
+        wait();
+      } else {
+        store[id] = 'pending';
+        Promise.resolve().then(() => (${fn})(arg))
+          .then((v) => settle({ ok: v === undefined ? null : v }), (e) => settle({ err: String((e && e.stack) || e) }));
+      }`;
+    let out;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        out = await command(this.base, 'POST', `${this.path}/execute/async`, { script, args: [arg ?? null, id] });
+        break;
+      } catch (e) {
+        if (attempt >= EVAL_ATTEMPTS || !/Could not parse script result/.test(e.message)) throw e;
+        await sleep(20);
+      }
+    }
     if (out && 'err' in out) throw new Error(`in WebKit: ${out.err}`);
     return out?.ok ?? null;
   }
@@ -132,6 +159,10 @@ export async function launchWebKit() {
   let version = null;
   return {
     async newPage() {
+      // The driver runs one session at a time: a window a failed test left
+      // open is closed first, so the next test gets its own.
+      for (const p of pages) await p.close();
+      pages.clear();
       const caps = { capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } } };
       const { sessionId, capabilities } = await command(base, 'POST', '/session', caps);
       version = capabilities?.browserVersion ?? version;
