@@ -244,9 +244,15 @@ fn kill_and_restart(extra: &[&str]) {
     assert!(acked_before.len() < all.len(), "the kill came mid-study");
 }
 
-/// The status, `Retry-After` and error of one request.
-fn limited(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> (u16, Option<u64>, String) {
-    let (head, s, rest) = common::request(addr, method, path, headers, "");
+/// The status, `Retry-After` and error of one request with `body`.
+fn limited(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, Option<u64>, String) {
+    let (head, s, rest) = common::request(addr, method, path, headers, body);
     let code = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
     let retry = common::header(&head, "retry-after").and_then(|v| v.parse().ok());
     (code, retry, error_of(&String::from_utf8_lossy(&common::read_all(s, rest))))
@@ -314,35 +320,27 @@ fn rate_limits_answer_429_with_retry_after_over_http() {
     let id = publish(&addr, &token, &study);
     // Answers: a burst per participant (a retried answer counts too).
     let (p, n) = join(&addr, &id);
-    let body = answers(&study, &p, n).remove(0);
+    let body = String::from_utf8(answers(&study, &p, n).remove(0)).unwrap();
     let path = format!("/api/studies/{id}/answers");
-    let (retry, error, n_ok) = until_429(10 * ANSWERS.burst as usize, || limited_body(&addr, &path, &body));
+    let (retry, error, n_ok) =
+        until_429(10 * ANSWERS.burst as usize, || limited(&addr, "POST", &path, &[], &body));
     assert!(n_ok as f64 >= ANSWERS.burst - 1.0, "answers limited after {n_ok}");
     assert!(retry.is_some_and(|s| s >= 1), "Retry-After {retry:?}");
     assert!(error.contains("too many requests"), "{error}");
     // Joins: a burst per study.
     let join_path = format!("/api/studies/{id}/participants");
     let (retry, error, n_ok) =
-        until_429(4 * JOINS.burst as usize, || limited(&addr, "POST", &join_path, &[]));
+        until_429(4 * JOINS.burst as usize, || limited(&addr, "POST", &join_path, &[], ""));
     assert!(n_ok as f64 >= JOINS.burst - 1.0, "joins limited after {n_ok}");
     assert!(retry.is_some_and(|s| s >= 1) && error.contains("too many requests"), "{retry:?} {error}");
     // Researcher requests: a burst per server, before the token is checked.
     let (retry, error, n_ok) = until_429(4 * RESEARCHER.burst as usize, || {
-        limited(&addr, "GET", "/api/studies", &[("Authorization", &auth)])
+        limited(&addr, "GET", "/api/studies", &[("Authorization", &auth)], "")
     });
     assert!(n_ok as f64 >= RESEARCHER.burst - 2.0, "researcher limited after {n_ok}");
     assert!(retry.is_some_and(|s| s >= 1) && error.contains("too many requests"), "{retry:?} {error}");
-    let (code, _, _) = limited(&addr, "GET", "/api/studies", &[("Authorization", "Bearer llr_guess")]);
+    let (code, _, _) = limited(&addr, "GET", "/api/studies", &[("Authorization", "Bearer llr_guess")], "");
     assert_eq!(code, 429, "a guessed token meets the limit before the check");
-}
-
-/// Posts `body` and reads the refusal's head.
-fn limited_body(addr: &str, path: &str, body: &[u8]) -> (u16, Option<u64>, String) {
-    let text = String::from_utf8_lossy(body).into_owned();
-    let (head, s, rest) = common::request(addr, "POST", path, &[], &text);
-    let code = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let retry = common::header(&head, "retry-after").and_then(|v| v.parse().ok());
-    (code, retry, error_of(&String::from_utf8_lossy(&common::read_all(s, rest))))
 }
 
 #[test]
