@@ -2,4 +2,4 @@
 import { firefoxOpen, launchFirefox } from '../e2e/lib/firefox.mjs';
 import { landingReplaySuite } from '../e2e/lib/suites.mjs';
 
-landingReplaySuite({ name: 'Firefox', engine: 'Gecko', launch: launchFirefox, open: firefoxOpen });
+landingReplaySuite({ name: 'Firefox', browser: 'Firefox', engine: 'Gecko', launch: launchFirefox, open: firefoxOpen });

@@ -9,4 +9,4 @@ import { landingReplaySuite } from '../e2e/lib/suites.mjs';
 // on this machine and 30 of 166 frames are late (2026-12-04), so the
 // ≥ 10× check against the naive scheduler is not applied here; the figures
 // are written to tests/e2e/artifacts/replay-fidelity-webkit.json.
-landingReplaySuite({ name: 'WebKit', engine: 'WebKit', launch: launchWebKit, open: webkitOpen, precise: false });
+landingReplaySuite({ name: 'WebKit', browser: 'Safari', engine: 'WebKit', launch: launchWebKit, open: webkitOpen, precise: false });

@@ -52,19 +52,21 @@ export async function openFirefoxPage(browser, url, viewport = { width: 1280, he
   await setViewport(page, viewport);
   if (initScript) await page.evaluateOnNewDocument(initScript);
   const problems = [];
+  const logs = [];
   page.on('console', (m) => {
+    logs.push(m.text());
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   await page.goto(url);
   await page.waitForSelector('[data-testid="app-header"]');
-  return { page, context, problems };
+  return { page, context, problems, logs };
 }
 
 /** The shared suites' adapter (`suites.mjs`): `{ page, close, problems }`. */
 export async function firefoxOpen(browser, url) {
-  const { page, context, problems } = await openFirefoxPage(browser, url);
-  return { page, close: () => context.close(), problems: async () => problems };
+  const { page, context, problems, logs } = await openFirefoxPage(browser, url);
+  return { page, close: () => context.close(), problems: async () => problems, consoleLines: () => logs };
 }
 
 /** `labSuite` with headless Firefox: `lab.server` and `lab.browser` in the tests. */

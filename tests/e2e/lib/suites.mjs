@@ -26,7 +26,7 @@ export function captureFrames(page) {
  * one through the workers (`precise: false` where the engine is known not
  * to reach the floor; the figures are still written).
  */
-export function landingReplaySuite({ name, engine, launch, open, precise = true }) {
+export function landingReplaySuite({ name, browser: browserName, engine, launch, open, precise = true }) {
   describe(`replay lab (${name})`, () => {
     const lab = labSuite([], launch);
     test('lands on the story, playing; equal tokens/s, different TTFT; releases on time', async () => {
@@ -47,6 +47,7 @@ export function landingReplaySuite({ name, engine, launch, open, precise = true 
         const trace = await downloadTrace(page, `pane-${i}-download`);
         traces.push(trace);
         assert.equal(trace.meta.replay.scheduler, 'precise');
+        assert.equal(trace.meta.client.browser, browserName);
         assert.equal(trace.meta.client.engine, engine);
         assert.equal(trace.meta.client.cross_origin_isolated, true);
         const chunks = trace.requests[0].chunks;
@@ -229,7 +230,7 @@ export function securitySuite({ name, launch, open }) {
     });
 
     test('a planted API key is in no trace, IndexedDB, localStorage, export, URL or console line', async () => {
-      const { page, close, problems } = await open(lab.browser, `${lab.server.url}#live`);
+      const { page, close, problems, consoleLines } = await open(lab.browser, `${lab.server.url}#live`);
       await page.evaluate(recordConsole);
       await setValue(page, 'api-key', KEY);
       assert.match(await runLive(page, { model: 'profile:ttft=20,tpot=2,tokens=20' }), /^Finished/);
@@ -242,7 +243,9 @@ export function securitySuite({ name, launch, open }) {
       await click(page, 'tab-library');
       await waitFor(page, 'library-row');
       found.bundle = await download(page, 'library-export');
-      found.console = (await page.evaluate(() => window.__labConsole)).join('\n');
+      // The driver's own console record where it has one (from the page's
+      // start), else what the page recorded since it loaded.
+      found.console = (consoleLines ? consoleLines() : await page.evaluate(() => window.__labConsole)).join('\n');
       assert.ok(found.indexedDb.includes('"kind":"live"'), 'the dump reads the library');
       for (const [what, body] of Object.entries(found)) assert.ok(!body.includes('PLANTED'), `the key leaked into ${what}`);
       assert.ok((await page.evaluate(() => JSON.stringify(sessionStorage))).includes(KEY), 'kept for the session');
