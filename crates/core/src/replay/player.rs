@@ -161,9 +161,8 @@ pub struct Fidelity {
     /// painted − emitted per painted chunk (ms), as measured (an early
     /// paint makes it negative).
     pub paint_lag_ms: Option<Summary>,
-    /// Chunks emitted before their due time (must be 0).
-    pub early: usize,
-    /// Stamps out of order, releases and paints ([`EarlyStamps`]).
+    /// Stamps out of order ([`EarlyStamps`]): chunks emitted before their
+    /// due time (must be 0) and paints before their release.
     pub early_stamps: EarlyStamps,
 }
 
@@ -173,15 +172,13 @@ impl Fidelity {
         let pairs: Vec<(f64, f64)> =
             r.chunks.iter().filter_map(|c| c.due_ms.map(|d| (d, c.arrived_ms))).collect();
         let emit = Samples::from_finite(pairs.iter().map(|(d, e)| (e - d).abs())).summary()?;
-        let early_stamps = EarlyStamps::of_request(r);
         Some(Self {
             emit_error_ms: emit,
             paint_lag_ms: Samples::from_finite(
                 r.chunks.iter().filter_map(|c| c.painted_ms.map(|p| p - c.arrived_ms)),
             )
             .summary(),
-            early: early_stamps.releases,
-            early_stamps,
+            early_stamps: EarlyStamps::of_request(r),
         })
     }
 
@@ -232,7 +229,7 @@ mod tests {
         .unwrap();
         let f = Fidelity::of(&t.requests[0]).unwrap();
         assert!((f.emit_error_ms.max - 0.5).abs() < 1e-9);
-        assert_eq!(f.early, 1);
+        assert_eq!(f.early_stamps.releases, 1);
         assert_eq!(f.paint_lag_ms.unwrap().count, 2);
         let mut info = ReplayInfo { scheduler: "precise".into(), ..ReplayInfo::default() };
         info.released_by.workers = 2;
