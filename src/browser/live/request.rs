@@ -237,11 +237,13 @@ async fn read_on_screen(
             },
             at = frame => {
                 answer.frame(at.unwrap_or_else(now_ms));
-                let upto = answer.shown_upto(committed);
-                if let Some(t) = at && painted < upto {
-                    rec.mark_painted(upto, t);
-                    painted = upto;
-                    follow_bottom(&s.content);
+                if let Some(t) = at {
+                    let upto = rec.request().arrived_by(answer.shown_upto(committed), t);
+                    if painted < upto {
+                        rec.mark_painted(upto, t);
+                        painted = upto;
+                        follow_bottom(&s.content);
+                    }
                 }
                 let now = now_ms();
                 if now - last_stats >= STATS_INTERVAL_MS {
@@ -266,7 +268,7 @@ async fn read_on_screen(
         }
         let Some(t) = next_frame(100).await else { break };
         answer.frame(t);
-        let upto = answer.shown_upto(committed);
+        let upto = trace.arrived_by(answer.shown_upto(committed), t);
         if upto > painted {
             trace.mark_painted(upto, t);
             painted = upto;

@@ -412,6 +412,17 @@ impl RequestTrace {
         self.chunks.iter().filter(|c| c.kind != ChunkKind::ToolCall).map(|c| c.text.as_str()).collect()
     }
 
+    /// How many of the first `upto` chunks had arrived by `at_ms`: what a
+    /// frame whose callbacks began at `at_ms` is credited with showing. A
+    /// chunk read after the frame began (its read resolved while the
+    /// frame's callbacks ran) may or may not be in that frame's picture, so
+    /// it is credited to the next frame: at most one frame late, never
+    /// before its arrival.
+    pub fn arrived_by(&self, upto: usize, at_ms: f64) -> usize {
+        let upto = upto.min(self.chunks.len());
+        self.chunks[..upto].partition_point(|c| c.arrived_ms <= at_ms)
+    }
+
     /// Chunks before `upto` that have no paint time yet were on screen by
     /// the frame at `at_ms`. The stamp is kept as measured: one earlier than
     /// a chunk's arrival is flagged by every reader ([`EarlyStamps`]), not
@@ -486,6 +497,16 @@ mod tests {
         assert_eq!(r.chunks[1].painted_ms, Some(125.0), "not moved to the arrival at 130");
         assert_eq!(r.chunks[0].painted_ms, Some(116.0), "an earlier paint is kept");
         assert_eq!(EarlyStamps::of_request(&r).paints, 1);
+    }
+
+    #[test]
+    fn a_frame_is_credited_with_what_arrived_before_it_began() {
+        let r = sample().requests.remove(0);
+        let arrivals: Vec<f64> = r.chunks.iter().map(|c| c.arrived_ms).collect();
+        assert_eq!(r.arrived_by(2, arrivals[1]), 2, "arrived at the frame's start: shown");
+        assert_eq!(r.arrived_by(2, arrivals[1] - 0.02), 1, "arrived 20 µs after it began: next frame");
+        assert_eq!(r.arrived_by(9, f64::INFINITY), r.chunks.len());
+        assert_eq!(r.arrived_by(0, f64::INFINITY), 0);
     }
 
     #[test]
