@@ -4,4 +4,4 @@
 import { firefoxOpen, launchFirefox } from '../e2e/lib/firefox.mjs';
 import { participantSuite } from '../e2e/lib/participant_suite.mjs';
 
-participantSuite({ name: 'Firefox', launch: launchFirefox, open: firefoxOpen });
+participantSuite({ engine: 'gecko', name: 'Firefox', launch: launchFirefox, open: firefoxOpen });

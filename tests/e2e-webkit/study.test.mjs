@@ -4,4 +4,4 @@
 import { launchWebKit, webkitOpen } from '../e2e/lib/webkit.mjs';
 import { participantSuite } from '../e2e/lib/participant_suite.mjs';
 
-participantSuite({ name: 'WebKit', launch: launchWebKit, open: webkitOpen });
+participantSuite({ engine: 'webkit', name: 'WebKit', launch: launchWebKit, open: webkitOpen });

@@ -87,6 +87,10 @@ async function tables(page) {
   return out;
 }
 
+/** A page whose workers cannot start (what a browser without them, or a
+ *  blocked worker script, gives the release clock). */
+const NO_WORKERS = 'window.Worker = class { constructor() { throw new Error("workers are blocked in this test"); } };';
+
 /** What Chromium logs, and only that, for a send while offline or to a
  *  server that is down: the participant page itself logs nothing. */
 const OFFLINE = 'console: Failed to load resource: net::ERR_INTERNET_DISCONNECTED';
@@ -161,6 +165,51 @@ describe('Study server', () => {
     // B's page logged its failed sends while offline, nothing else.
     assert.ok(b.problems.length > 0 && b.problems.every((p) => p === OFFLINE), b.problems.join('\n'));
     for (const p of [r, a, b, f]) await p.context.close();
+  });
+
+  test('a browser that cannot run the release clock is told before consent; its answers say so and can be left out', async () => {
+    const r = await openPage(lab.browser, `${lab.server.url}#study`);
+    const { link, token } = await publish(lab, r.page, 'server-timing');
+    const id = link.split('/s/')[1];
+    const participant = async (options) => {
+      const p = await openPage(lab.browser, link, undefined, options);
+      const said = await waitForText(p.page.getByTestId('participant-timing'), /precise timing/, 15_000);
+      await p.page.getByTestId('consent-accept').click();
+      await p.page.getByTestId('participant-begin').click();
+      for (let k = 0; k < 3; k++) await answerTrial(p.page, k);
+      await waitForText(p.page.getByTestId('participant-server'), /^3 answer\(s\) saved to the study server$/, 15_000);
+      return { ...p, said };
+    };
+    const a = await participant();
+    // B's page cannot start workers: the release clock falls back to the page's main thread.
+    const b = await participant({ initScript: NO_WORKERS });
+    assert.match(a.said, /can play the samples with precise timing/, a.said);
+    assert.match(b.said, /cannot play the samples with precise timing: .*main thread/, b.said);
+
+    const res = await (await fetch(`${lab.server.url}api/studies/${id}/results`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    const paths = new Map();
+    for (const x of res.responses) {
+      assert.equal(x.timing?.engine, 'blink', JSON.stringify(x));
+      paths.set(x.participant, [...(paths.get(x.participant) ?? []), x.timing.scheduler]);
+    }
+    assert.deepEqual([...paths.values()].map((v) => v.join(',')).sort(), ['main_thread,main_thread,main_thread', 'workers,workers,workers']);
+
+    // The researcher sees the answers by engine and leaves B's out.
+    await waitForText(r.page.getByTestId('results-participants'), /^2 participant\(s\), 6 answer/, 20_000);
+    const row = r.page.locator('[data-testid=engine-row][data-engine=Blink]');
+    assert.equal(await row.getByTestId('engine-answers').innerText(), '6');
+    assert.equal(await row.getByTestId('engine-imprecise').innerText(), '3');
+    const csv = await download(r.page, 'results-csv');
+    assert.match(csv.split('\n')[0], /,engine,precise$/);
+    assert.equal(csv.split('\n').filter((l) => l.endsWith(',blink,false')).length, 3, csv);
+    await r.page.getByTestId('results-precise-only').check();
+    await waitForText(r.page.getByTestId('results-participants'), /^1 participant\(s\), 3 answer/);
+    await r.page.getByTestId('results-precise-only').uncheck();
+    await waitForText(r.page.getByTestId('results-participants'), /^2 participant\(s\), 6 answer/);
+    for (const p of [r, a, b]) {
+      assert.deepEqual(p.problems, []);
+      await p.context.close();
+    }
   });
 
   test('three participants get three rows; leaving shows no design; a finished link says it is done', async () => {

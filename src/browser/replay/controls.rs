@@ -139,6 +139,15 @@ impl ReplayEngine {
         }
     }
 
+    /// The path the next precise playback will release on (call after
+    /// [`Self::ready`]): the workers when at least one is calibrated, the
+    /// page's main thread otherwise.
+    pub fn clock_path(&self) -> lab_core::study::timing::SchedulerPath {
+        use lab_core::study::timing::SchedulerPath;
+        let usable = self.rc().borrow().clocks.as_ref().is_some_and(|c| c.borrow().usable());
+        if usable { SchedulerPath::Workers } else { SchedulerPath::MainThread }
+    }
+
     /// Loop at the end or not.
     pub fn set_loop(&self, on: bool) {
         self.rc().borrow_mut().looping = on;

@@ -13,6 +13,8 @@ use lab_core::share::route::{Route, View};
 use lab_core::study::flow::{AfterAnswer, Flow, Step, is_test, trial_title};
 use lab_core::study::results::Answer;
 use lab_core::study::submit::Submission;
+use lab_core::study::timing::Timing;
+use lab_core::trace::Released;
 use leptos::html::Div;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -20,6 +22,7 @@ use wasm_bindgen::JsCast;
 
 use super::outbox::{UseOutbox, use_outbox};
 use super::store;
+use super::timing_check::{check_timing, played};
 use crate::browser::clock::now_ms;
 use crate::browser::files::{download_text, js_message};
 use crate::browser::library::Library;
@@ -48,6 +51,9 @@ pub struct UseParticipantFlow {
     pub server: RwSignal<Option<String>>,
     /// Answers on their way to the study server.
     pub outbox: UseOutbox,
+    /// What this browser can show (checked when the flow opens, before
+    /// consent; `None` while checking).
+    pub timing: RwSignal<Option<Timing>>,
     engine: ReplayEngine,
     pub(super) lib: Library,
     pub(super) route: UseRoute,
@@ -68,6 +74,7 @@ pub fn use_participant_flow(lib: Library, route: UseRoute) -> UseParticipantFlow
         outputs: [NodeRef::new(), NodeRef::new()],
         server: RwSignal::new(None),
         outbox: use_outbox(lib),
+        timing: RwSignal::new(None),
         engine: use_replay_engine(),
         lib,
         route,
@@ -83,9 +90,31 @@ pub fn use_participant_flow(lib: Library, route: UseRoute) -> UseParticipantFlow
         });
         let Some(n) = playing else { return };
         if (0..n).all(|i| f.engine.panes[i].result.with(Option::is_some)) {
-            flow.update(|f| f.iter_mut().for_each(|f| f.playback_ended(now_ms())));
+            let released: Vec<Released> = (0..n)
+                .filter_map(|i| {
+                    f.engine.panes[i].result.with_untracked(|r| {
+                        r.as_ref().and_then(|r| r.trace.meta.replay.as_ref().map(|x| x.released_by))
+                    })
+                })
+                .collect();
+            let timing = played(f.timing.get_untracked(), &released);
+            flow.update(|fl| {
+                fl.iter_mut().for_each(|fl| {
+                    fl.playback_ended(now_ms());
+                    fl.played_with(timing);
+                })
+            });
         } else if f.engine.notice.get().is_some() {
             flow.update(|f| f.iter_mut().for_each(Flow::interrupted));
+        }
+    });
+    // The browser is checked once, when a participant first opens the flow.
+    let checked = StoredValue::new(false);
+    Effect::new(move |_| {
+        if flow.with(Option::is_some) && !checked.get_value() {
+            checked.set_value(true);
+            let engine = f.engine;
+            spawn_local(async move { f.timing.set(Some(check_timing(engine).await)) });
         }
     });
     // Focus follows what is asked.

@@ -15,6 +15,7 @@ pub mod outbox;
 mod results;
 pub mod server;
 pub mod store;
+mod timing_check;
 mod use_study_server;
 
 pub use designer::{MAX_STUDY_BYTES, UseStudyDesigner, use_study_designer};

@@ -18,7 +18,7 @@
 use lab_core::share::library::EntryKind;
 use lab_core::share::report;
 use lab_core::study::Study;
-use lab_core::study::results::{StudyResults, Summary, summarize, to_csv};
+use lab_core::study::results::{EngineRow, StudyResults, Summary, summarize, to_csv};
 use lab_core::study::threshold::analysis::{self as threshold, ThresholdSummary};
 use lab_core::study::threshold::in_study::trials_of;
 use lab_core::study::threshold::slo;
@@ -44,6 +44,11 @@ pub struct UseStudyResults {
     pub tests: Memo<Vec<String>>,
     /// Count the researcher's test sessions too.
     pub include_tests: RwSignal<bool>,
+    /// Participants and answers per browser engine (before
+    /// [`Self::precise_only`]).
+    pub engines: Memo<Vec<EngineRow>>,
+    /// Leave out answers to trials played with a timing limit.
+    pub precise_only: RwSignal<bool>,
     /// Their summary (comparison studies).
     pub summary: Memo<Option<Summary>>,
     /// A threshold study's summary.
@@ -140,9 +145,16 @@ pub fn use_study_results(
     let tests = Memo::new(move |_| {
         everything.with(|a| a.as_ref().map(StudyResults::test_participants).unwrap_or_default())
     });
-    let combined = Memo::new(move |_| {
+    let chosen = Memo::new(move |_| {
         let all = everything.get()?;
         Some(if include_tests.get() { all } else { all.without_tests() })
+    });
+    let engines =
+        Memo::new(move |_| chosen.with(|c| c.as_ref().map(StudyResults::by_engine).unwrap_or_default()));
+    let precise_only = RwSignal::new(false);
+    let combined = Memo::new(move |_| {
+        let c = chosen.get()?;
+        Some(if precise_only.get() { c.precise_only().0 } else { c })
     });
     let summary = Memo::new(move |_| {
         let s = design.get();
@@ -163,6 +175,8 @@ pub fn use_study_results(
         combined,
         tests,
         include_tests,
+        engines,
+        precise_only,
         summary,
         threshold,
         message,

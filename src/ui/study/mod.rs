@@ -2,6 +2,7 @@
 //! as a participant (full screen), and read or export the results (state:
 //! [`crate::browser::study`]).
 
+mod browsers;
 mod conditions;
 mod designer;
 mod participant;

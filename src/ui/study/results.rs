@@ -41,6 +41,7 @@ pub fn StudyResultsView(study: Signal<Study>, results: UseStudyResults) -> impl 
                     {move || format!(" Count my {} test run(s) (\"Run as participant\") as participants", r.tests.with(Vec::len))}
                 </label>
             })}
+            <super::browsers::ByEngine results=r/>
             {move || r.summary.get().map(|s: Summary| view! {
                 <p data-testid="results-participants">{format!("{} participant(s), {} answer(s).", s.participants, answers())}</p>
                 <Ratings summary=s.clone()/>

@@ -24,6 +24,7 @@ pub fn StepCard() -> impl IntoView {
                 <div class="participant-card" data-testid="participant-consent">
                     <h2>{title}</h2>
                     <p class="consent-text">{consent.unwrap_or_default()}</p>
+                    <TimingNote/>
                     <button type="button" data-testid="consent-accept" data-autofocus="" on:click=move |_| f.accept_consent()>"I agree"</button>
                 </div>
             }
@@ -32,6 +33,7 @@ pub fn StepCard() -> impl IntoView {
                 <div class="participant-card" data-testid="participant-instructions">
                     <h2>{title}</h2>
                     <p>{instructions}</p>
+                    <TimingNote/>
                     <button type="button" data-testid="participant-begin" data-autofocus="" on:click=move |_| f.start_trials()>"Begin"</button>
                 </div>
             }
@@ -55,6 +57,22 @@ pub fn StepCard() -> impl IntoView {
             .into_any(),
             Step::Ready | Step::Playing | Step::Answer(_) => ().into_any(),
         })
+    }
+}
+
+/// What this browser can show, said before consent (and before the
+/// instructions): checked once, when the flow opens.
+#[component]
+fn TimingNote() -> impl IntoView {
+    let f = expect_context::<UseParticipantFlow>();
+    move || {
+        let t = f.timing.get();
+        let precise = t.map(|t| t.precise());
+        let text = t.map_or_else(|| "Checking what your browser can show…".to_string(), |t| t.sentence());
+        view! {
+            <p class=if precise == Some(false) { "warn" } else { "hint" } data-testid="participant-timing"
+                data-precise=precise.map(|p| p.to_string())>{text}</p>
+        }
     }
 }
 

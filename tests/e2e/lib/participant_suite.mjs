@@ -35,9 +35,11 @@ async function publish(lab, study) {
  * A participant in `name`'s browser: the default study run blind with a
  * reload; a study published on the server, each answer reaching it, reload
  * and all; a threshold study whose pairs on the server are the ones the
- * browser played.
+ * browser played. `engine` is how answers name the browser's engine
+ * (`gecko`, `webkit`): each answer on the server carries it, with the
+ * release path its trial took.
  */
-export function participantSuite({ name, launch, open }) {
+export function participantSuite({ name, engine, launch, open }) {
   describe(`UX study participant (${name})`, () => {
     const lab = labSuite([], launch);
 
@@ -76,6 +78,8 @@ export function participantSuite({ name, launch, open }) {
       };
       const { id, auth } = await publish(lab, study);
       const { page, close, problems } = await open(lab.browser, `${lab.server.url}s/${id}`);
+      // What the browser can show is said before consent.
+      const said = await waitText(page, 'participant-timing', /can play the samples with precise timing|cannot play/, 15_000);
       await click(page, 'consent-accept');
       await click(page, 'participant-begin');
       await answerTrial(page, 0);
@@ -90,6 +94,12 @@ export function participantSuite({ name, launch, open }) {
       const res = await (await fetch(`${lab.server.url}api/studies/${id}/results`, { headers: auth })).json();
       assert.equal(res.responses.length, 3);
       assert.equal(new Set(res.responses.map((r) => r.trial)).size, 3);
+      for (const r of res.responses) {
+        assert.equal(r.timing?.engine, engine, JSON.stringify(r));
+        assert.equal(r.timing.isolated, true, JSON.stringify(r));
+        assert.equal(r.timing.scheduler, 'workers', `released by the release-clock workers: ${JSON.stringify(r)}`);
+      }
+      assert.match(said, /can play the samples with precise timing/, said);
       assert.deepEqual(await problems(), []);
       await close();
     });

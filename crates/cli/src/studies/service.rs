@@ -268,6 +268,7 @@ pub(crate) mod tests {
             answer,
             rt_ms: 900.0,
             level: None,
+            timing: None,
         };
         serde_json::to_vec(&s).unwrap()
     }

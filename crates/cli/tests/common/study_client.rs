@@ -52,6 +52,7 @@ pub fn answers(study: &Study, participant: &str, number: u32) -> Vec<Vec<u8>> {
                 answer,
                 rt_ms: 500.0 + t.index as f64,
                 level: None,
+                timing: None,
             };
             out.push(serde_json::to_vec(&s).unwrap());
         }

@@ -19,6 +19,7 @@ use crate::replay::pane::{PaneConfig, PaneSource, ProfileDraft};
 use crate::replay::profile::TextSource;
 use crate::study::plan::{Block, Trial};
 use crate::study::results::{Answer, AnswerError, Session};
+use crate::study::timing::Timing;
 use crate::study::{ConditionSource, Question, Study};
 
 /// Where the participant is.
@@ -60,6 +61,9 @@ pub struct Flow {
     pub session: Session,
     /// The step shown.
     pub step: Step,
+    /// What the browser could show in the trial played last (set when its
+    /// playback ends, recorded with each of its answers).
+    pub played: Option<Timing>,
 }
 
 /// An anonymous participant id: the participant's number (1-based, three
@@ -105,7 +109,7 @@ impl Flow {
     pub fn begin_as(study: Study, participant: String, number: u32) -> Self {
         let session = Session::new(&study, participant, number);
         let step = if study.consent.is_some() { Step::Consent } else { Step::Instructions };
-        Self { study, session, step }
+        Self { study, session, step, played: None }
     }
 
     /// A session saved earlier, after a reload.
@@ -115,7 +119,7 @@ impl Flow {
             (false, false) => Step::Consent,
             (false, true) => Step::Resume,
         };
-        Self { study, session, step }
+        Self { study, session, step, played: None }
     }
 
     /// Consent given (the session changed: store it).
@@ -179,6 +183,12 @@ impl Flow {
         }
     }
 
+    /// The playback that just ended ran with `timing`: every answer to
+    /// this trial carries it.
+    pub fn played_with(&mut self, timing: Timing) {
+        self.played = Some(timing);
+    }
+
     /// Playback was cut (the tab was hidden): the trial plays again.
     pub fn interrupted(&mut self) {
         if self.step == Step::Playing {
@@ -207,6 +217,9 @@ impl Flow {
         };
         let before = self.trial().map(|t| t.index);
         self.session.answer(&self.study, question, answer, now_ms - ended)?;
+        if let Some(r) = self.session.responses.last_mut() {
+            r.timing = self.played;
+        }
         Ok(if self.session.is_complete(&self.study) {
             self.step = Step::Done;
             AfterAnswer::Done
@@ -338,7 +351,17 @@ mod tests {
         assert!(f.answer("q1", Answer::Rating(3), 5.0).is_err(), "no answer before playback ends");
         f.play();
         f.playback_ended(10.0);
+        let fell_back = Timing {
+            engine: crate::study::timing::Engine::WebKit,
+            isolated: true,
+            scheduler: crate::study::timing::SchedulerPath::MainThread,
+            ..Timing::default()
+        };
+        f.played_with(fell_back);
         answer_current(&mut f, 20.0);
+        let answered = f.session.responses.last().unwrap();
+        assert_eq!(answered.timing, Some(fell_back), "the answer carries the playback's timing");
+        assert!(!answered.precise());
         let back = Flow::resume(study.clone(), f.session.clone());
         assert_eq!(back.step, Step::Resume);
         let mut unconsented = f.session.clone();

@@ -9,7 +9,8 @@
 //! binomial test); [`submit`] checks an answer sent to a study server against the design;
 //! [`delivery`] says what a server's reply means for an answer waiting in a participant's outbox;
 //! [`hosting`] has the study server's reply bodies; [`threshold`] measures just-noticeable differences adaptively; [`confound`] finds conditions that differ in more than latency (length, text, seed);
-//! [`version`] freezes a design once it has answers (an edit makes a new version).
+//! [`version`] freezes a design once it has answers (an edit makes a new version); [`timing`] is what a
+//! participant's browser could show, recorded with each answer.
 //!
 //! - **Rating trial**: one condition plays; each rating question (a Likert
 //!   scale of 5 or 7 points) is answered.
@@ -29,6 +30,7 @@ pub mod plan;
 pub mod results;
 pub mod submit;
 pub mod threshold;
+pub mod timing;
 pub mod version;
 
 use serde::{Deserialize, Serialize};

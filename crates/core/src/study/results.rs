@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::plan::{Block, Trial, plan};
 use super::threshold::in_study;
+use super::timing::{Engine, Timing};
 use super::{Question, Study};
 use crate::study::inference::{MeanCi, binomial_test, mean_ci95};
 
@@ -50,6 +51,18 @@ pub struct Response {
     /// A threshold study's level in this trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
+    /// What the participant's browser could show in this trial
+    /// ([`super::timing`]; absent in answers saved before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+}
+
+impl Response {
+    /// False only when the trial was played with a recorded limit
+    /// ([`Timing::limits`]); an answer without a timing counts as precise.
+    pub fn precise(&self) -> bool {
+        self.timing.is_none_or(|t| t.precise())
+    }
 }
 
 /// Why an answer was refused.
@@ -178,6 +191,7 @@ impl Session {
             answer,
             rt_ms: if rt_ms.is_finite() { rt_ms.max(0.0) } else { 0.0 },
             level: trial.level,
+            timing: None,
         });
         if let Some(d) = &study.threshold {
             // The procedure picks the next trial from the answers so far.
@@ -254,6 +268,37 @@ impl StudyResults {
         StudyResults { responses, ..self.clone() }
     }
 
+    /// Without the answers whose trial was played with a limit
+    /// ([`Response::precise`]), and how many were left out.
+    pub fn precise_only(&self) -> (StudyResults, usize) {
+        let responses: Vec<Response> = self.responses.iter().filter(|r| r.precise()).cloned().collect();
+        let left_out = self.responses.len() - responses.len();
+        (StudyResults { responses, ..self.clone() }, left_out)
+    }
+
+    /// Participants and answers per browser engine (engines in a fixed
+    /// order; answers without a timing under "other").
+    pub fn by_engine(&self) -> Vec<EngineRow> {
+        let mut rows: Vec<(EngineRow, Vec<&str>)> = Vec::new();
+        for r in &self.responses {
+            let engine = r.timing.map_or(Engine::Other, |t| t.engine);
+            let i = rows.iter().position(|(x, _)| x.engine == engine).unwrap_or_else(|| {
+                rows.push((EngineRow { engine, participants: 0, answers: 0, imprecise: 0 }, Vec::new()));
+                rows.len() - 1
+            });
+            let (row, seen) = &mut rows[i];
+            row.answers += 1;
+            row.imprecise += usize::from(!r.precise());
+            if !seen.contains(&r.participant.as_str()) {
+                seen.push(&r.participant);
+                row.participants += 1;
+            }
+        }
+        let mut out: Vec<EngineRow> = rows.into_iter().map(|(row, _)| row).collect();
+        out.sort_by_key(|r| r.engine);
+        out
+    }
+
     /// Test sessions among these answers.
     pub fn test_participants(&self) -> Vec<String> {
         self.participants().into_iter().filter(|p| super::flow::is_test(p)).collect()
@@ -290,6 +335,19 @@ impl StudyResults {
         }
         out
     }
+}
+
+/// Answers from one browser engine ([`StudyResults::by_engine`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EngineRow {
+    /// The engine.
+    pub engine: Engine,
+    /// Participants who answered in it.
+    pub participants: usize,
+    /// Their answers.
+    pub answers: usize,
+    /// Answers to trials played with a limit ([`Response::precise`]).
+    pub imprecise: usize,
 }
 
 /// Ratings of one condition for one question.
@@ -489,8 +547,7 @@ fn csv_field(s: &str) -> String {
 }
 
 /// Header of [`to_csv`].
-pub const CSV_HEADER: &str =
-    "study,participant,trial,block,question,condition,condition_b,answer,chosen_condition,rt_ms";
+pub const CSV_HEADER: &str = "study,participant,trial,block,question,condition,condition_b,answer,chosen_condition,rt_ms,engine,precise";
 
 /// One row per answer.
 pub fn to_csv(results: &StudyResults) -> String {
@@ -518,6 +575,8 @@ pub fn to_csv(results: &StudyResults) -> String {
             answer,
             csv_field(&chosen),
             format!("{:.1}", r.rt_ms),
+            r.timing.map_or("", |t| t.engine.id()).to_string(),
+            r.precise().to_string(),
         ];
         out.push_str(&fields.join(","));
         out.push('\n');
@@ -627,6 +686,54 @@ mod tests {
     }
 
     #[test]
+    fn answers_from_imprecise_playbacks_are_counted_by_engine_and_left_out_on_request() {
+        use crate::study::timing::SchedulerPath;
+        let timing = |engine, scheduler| Timing { engine, isolated: true, scheduler, ..Timing::default() };
+        let rows = [
+            ("p1", Some(timing(Engine::Blink, SchedulerPath::Workers))),
+            ("p2", Some(timing(Engine::WebKit, SchedulerPath::Workers))),
+            ("p2", Some(timing(Engine::WebKit, SchedulerPath::MainThread))),
+            ("p3", Some(timing(Engine::WebKit, SchedulerPath::Workers))),
+            ("p4", None),
+        ];
+        let responses = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (p, t))| Response {
+                participant: (*p).into(),
+                trial: i,
+                block: crate::study::plan::Block::Rating,
+                conditions: vec!["c1".into()],
+                question: "q".into(),
+                answer: Answer::Rating(3),
+                rt_ms: 1.0,
+                level: None,
+                timing: *t,
+            })
+            .collect();
+        let r = StudyResults::new("s", responses);
+        let by = r.by_engine();
+        let row = |e| by.iter().find(|x| x.engine == e).copied().unwrap();
+        assert_eq!(
+            by.iter().map(|x| x.engine).collect::<Vec<_>>(),
+            [Engine::Blink, Engine::WebKit, Engine::Other]
+        );
+        assert_eq!(
+            row(Engine::WebKit),
+            EngineRow { engine: Engine::WebKit, participants: 2, answers: 3, imprecise: 1 }
+        );
+        assert_eq!(row(Engine::Other).answers, 1, "an answer without a timing");
+        let (kept, left_out) = r.precise_only();
+        assert_eq!(left_out, 1);
+        assert!(kept.responses.iter().all(Response::precise));
+        assert_eq!(kept.participants(), ["p1", "p2", "p3", "p4"], "p2's precise answer stays");
+        let csv = to_csv(&r);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[3].ends_with(",webkit,false"), "{}", lines[3]);
+        assert!(lines[5].ends_with(",,true"), "no timing: no engine, counted precise: {}", lines[5]);
+    }
+
+    #[test]
     fn test_sessions_are_left_out_on_request() {
         let mut r = StudyResults::new("s", Vec::new());
         for p in ["p001-a", "test-001-b", "p002-c"] {
@@ -639,6 +746,7 @@ mod tests {
                 answer: Answer::Rating(3),
                 rt_ms: 1.0,
                 level: None,
+                timing: None,
             });
         }
         assert_eq!(r.test_participants(), ["test-001-b"]);

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::plan::plan;
 use super::results::{Answer, Response, Session};
+use super::timing::{Timing, TimingError};
 use super::{Question, Study};
 
 /// Largest answer body the server reads (bytes).
@@ -57,6 +58,10 @@ pub struct Submission {
     /// is never stored against a pair the participant did not see.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
+    /// What the browser could show in this trial ([`super::timing`]):
+    /// enums and bounded numbers only, checked by [`Timing::check`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
 }
 
 /// Relative difference within which the browser's level and the
@@ -94,6 +99,9 @@ pub enum SubmitError {
     /// A response time that is not a number from 0 to an hour.
     #[error("the response time must be 0 to 3,600,000 ms")]
     ResponseTime,
+    /// A browser timing no browser reports.
+    #[error("the browser's timing: {0}")]
+    Timing(#[from] TimingError),
 }
 
 impl Submission {
@@ -116,6 +124,7 @@ impl Submission {
             answer: response.answer.clone(),
             rt_ms: response.rt_ms,
             level: response.level,
+            timing: response.timing,
         }
     }
 
@@ -144,6 +153,9 @@ pub fn accept(study: &Study, s: &Submission, earlier: &[Response]) -> Result<Res
     }
     if !(s.rt_ms.is_finite() && (0.0..=MAX_RT_MS).contains(&s.rt_ms)) {
         return Err(SubmitError::ResponseTime);
+    }
+    if let Some(t) = &s.timing {
+        t.check()?;
     }
     let trials = match &study.threshold {
         Some(d) => super::threshold::in_study::trials_after(d, &s.participant, s.number, earlier),
@@ -176,12 +188,14 @@ pub fn accept(study: &Study, s: &Submission, earlier: &[Response]) -> Result<Res
         answer: s.answer.clone(),
         rt_ms: s.rt_ms,
         level: trial.level,
+        timing: s.timing,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::study::timing::{Engine, SchedulerPath};
 
     fn study() -> Study {
         Study::example()
@@ -202,6 +216,13 @@ mod tests {
             answer,
             rt_ms: 850.0,
             level: None,
+            timing: Some(Timing {
+                engine: Engine::WebKit,
+                isolated: true,
+                clock_step_ms: Some(0.02),
+                refresh_hz: Some(60.0),
+                scheduler: SchedulerPath::MainThread,
+            }),
         }
     }
 
@@ -237,6 +258,8 @@ mod tests {
         assert_eq!(bad(&|s| s.question = "nope".into()), SubmitError::Question("nope".into()));
         assert_eq!(bad(&|s| s.rt_ms = f64::NAN), SubmitError::ResponseTime);
         assert_eq!(bad(&|s| s.rt_ms = -1.0), SubmitError::ResponseTime);
+        let off = |s: &mut Submission| s.timing = s.timing.map(|t| Timing { clock_step_ms: Some(-1.0), ..t });
+        assert_eq!(bad(&off), SubmitError::Timing(TimingError::ClockStep));
         let q = ok.question.clone();
         assert_eq!(
             bad(&|s| s.answer = match s.answer {
