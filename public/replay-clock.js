@@ -11,8 +11,9 @@
 // private SharedArrayBuffer (a futex with a sub-millisecond timeout; where
 // the global constructor is hidden, as in WebKitGTK, the buffer of a shared
 // WebAssembly.Memory, which is one) until
-// the due time, in slices of at most SLICE_MS, yielding between slices so
-// new schedules get in; worker timers in Chromium otherwise fire up to
+// the due time, in slices of about SLICE_MS, yielding between slices so
+// new schedules get in (a slice ends HOP_MARGIN_MS before a due time or
+// more, so the hop between slices never delays a release); worker timers in Chromium otherwise fire up to
 // several ms late. Without isolation it falls back to setTimeout with a
 // polling window.
 //
@@ -45,6 +46,13 @@ const ATOMIC = cell !== null;
 // rest is covered by polling through the MessageChannel.
 const SPIN_MS = 4;
 const SLICE_MS = 20;
+// A slice ends this long before the next due time at least (the hop to the
+// next slice through the MessageChannel: 0.3 ms typical and up to about
+// 2 ms in WebKitGTK's workers on a busy machine, tens of µs in Chromium and
+// Firefox; tests/bench/clock_paths.bench.mjs) ...
+const HOP_MARGIN_MS = 10;
+// ... or once it has run this long, whatever is due.
+const MAX_SLICE_MS = 100;
 // Releases are reported in batches at most BATCH_MS apart: a 5,000-token/s
 // stream would otherwise post thousands of messages a second to the page.
 // Each release keeps its own timestamp, so batching costs no accuracy.
@@ -98,14 +106,18 @@ function arm() {
   if (ATOMIC) {
     // Sleep exactly until each due time (a futex with a sub-millisecond
     // timeout; a busy-wait would burn a core at 5,000 tokens/s) and release
-    // right after waking, in this task: a hop through the MessageChannel
-    // first costs several ms in WebKit's workers. After SLICE_MS the task
-    // ends and the next begins through the channel, so new schedules get in.
-    const until = performance.now() + SLICE_MS;
+    // right after waking, in this task (a hop through the MessageChannel
+    // first would add its cost, see HOP_MARGIN_MS, to every release). After
+    // about SLICE_MS the task ends and the next begins through the channel,
+    // so new schedules get in; it ends only where that hop lands before the
+    // next due time (HOP_MARGIN_MS to spare), or after MAX_SLICE_MS in any
+    // case, so a dense stream still lets a new schedule in.
+    const start = performance.now();
+    const until = start + SLICE_MS;
     while (next < due.length) {
       const wait = due[next + 2] - now();
       const left = until - performance.now();
-      if (wait > left) {
+      if (wait > Math.max(left, 0) + HOP_MARGIN_MS || performance.now() - start > MAX_SLICE_MS) {
         if (left > 0) Atomics.wait(cell, 0, 0, left);
         break;
       }

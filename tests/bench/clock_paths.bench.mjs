@@ -5,6 +5,9 @@
 // - worker sleep: a dedicated worker waking from `Atomics.wait` on shared
 //   WebAssembly memory (what the release clock does) and from `setTimeout`,
 //   late by how much against its own clock;
+// - worker channel hop: a worker's message to itself through a
+//   MessageChannel (how the release clock ends a slice and starts the
+//   next, so new schedules get in);
 // - hop: a message from that worker to the page, worker stamp to page
 //   stamp on the common clock (`timeOrigin + now()`): how long a release
 //   waits for the page when the page handles it;
@@ -12,31 +15,35 @@
 // "drawing": the same while a frame loop appends 40 words per frame to the
 // page (a replay's DOM work). Run: node tests/bench/clock_paths.bench.mjs
 // (part of ./lab bench); WebKit needs Xvfb (the adapter starts it).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ARTIFACTS, launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
+import { ARTIFACTS, DIST, launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
 import { launchFirefox, openFirefoxPage } from '../e2e/lib/firefox.mjs';
 import { launchWebKit, openWebKitPage } from '../e2e/lib/webkit.mjs';
 import { waitFor } from '../e2e/lib/dom.mjs';
 
 const SLEEPS = Number(process.env.SLEEPS ?? 150);
 
-/** In the page: the measurements above; returns summaries. */
-async function probe(sleeps) {
-  const pct = (xs, p) => {
-    const s = Float64Array.from(xs).sort();
-    if (!s.length) return null;
-    const h = (s.length - 1) * p;
-    const lo = Math.floor(h);
-    return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (h - lo);
-  };
-  const sum = (xs) => ({ n: xs.length, p50: pct(xs, 0.5), p99: pct(xs, 0.99), max: xs.length ? Math.max(...xs) : null });
-  const source = `
+/** The probe's worker (served from a copy of the app's dist: the CSP allows same-origin workers only). */
+const PROBE_WORKER = `
     const mem = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
     const cell = new Int32Array(mem.buffer);
+    const ch = new MessageChannel();
+    const hop = () => new Promise((r) => { ch.port1.onmessage = r; ch.port2.postMessage(0); });
     onmessage = async (e) => {
       const { kind, sleeps } = e.data;
       const late = [];
+      if (kind === 'channel') {
+        for (let i = 0; i < sleeps; i++) {
+          Atomics.wait(cell, 0, 0, 2);
+          const t = performance.now();
+          await hop();
+          late.push(performance.now() - t);
+        }
+        postMessage({ late });
+        return;
+      }
       for (let i = 0; i < sleeps; i++) {
         const d = 4 + (i * 7919 % 9);
         const target = performance.now() + d;
@@ -51,7 +58,19 @@ async function probe(sleeps) {
       }
       postMessage({ late });
     };`;
-  const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+
+
+/** In the page: the measurements above; returns summaries. */
+async function probe(sleeps) {
+  const pct = (xs, p) => {
+    const s = Float64Array.from(xs).sort();
+    if (!s.length) return null;
+    const h = (s.length - 1) * p;
+    const lo = Math.floor(h);
+    return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (h - lo);
+  };
+  const sum = (xs) => ({ n: xs.length, p50: pct(xs, 0.5), p99: pct(xs, 0.99), max: xs.length ? Math.max(...xs) : null });
+  const url = '/public/clock-probe.js';
   let drawing = false;
   const frames = [];
   const box = document.createElement('div');
@@ -100,15 +119,19 @@ async function probe(sleeps) {
     frames.length = 0;
     const atomics = await worker('atomics').catch((e) => ({ error: String(e) }));
     const timers = await worker('timers').catch((e) => ({ error: String(e) }));
+    const channel = await worker('channel').catch((e) => ({ error: String(e) }));
     const main = await mainTimers();
-    out[mode] = { frames: framesOf(frames.slice()), atomics, timers, main };
+    out[mode] = { frames: framesOf(frames.slice()), atomics, timers, channel, main };
   }
   box.remove();
   return out;
 }
 
 const f = (v) => (v == null ? '–' : v.toFixed(2));
-const server = await startServer();
+const dist = mkdtempSync(path.join(tmpdir(), 'lab-probe-dist-'));
+cpSync(DIST, dist, { recursive: true });
+writeFileSync(path.join(dist, 'public', 'clock-probe.js'), PROBE_WORKER);
+const server = await startServer([], { dist });
 const results = {};
 try {
   const browsers = [
@@ -125,15 +148,16 @@ try {
   }
 } finally {
   server.stop();
+  rmSync(dist, { recursive: true, force: true });
 }
 console.log(`\nWhere releases wait, per browser (ms; ${SLEEPS} sleeps of 4–12 ms per row; P50 / P99 / max):\n`);
-console.log('| browser | page | frames: P99 interval, late | worker Atomics.wait late | worker setTimeout late | hop worker → page (after Atomics) | page setTimeout late |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| browser | page | frames: P99 interval, late | worker Atomics.wait late | worker setTimeout late | worker channel hop | hop worker → page (after Atomics) | page setTimeout late |');
+console.log('|---|---|---|---|---|---|---|---|');
 const t = (s) => (s?.error ? `error: ${s.error}` : s ? `${f(s.p50)} / ${f(s.p99)} / ${f(s.max)}` : '–');
 for (const [name, r] of Object.entries(results)) {
   for (const mode of ['idle', 'drawing']) {
     const m = r[mode];
-    console.log(`| ${name} | ${mode} | ${f(m.frames.p99)}, ${m.frames.late} of ${m.frames.n} | ${t(m.atomics.sleep ?? m.atomics)} | ${t(m.timers.sleep ?? m.timers)} | ${t(m.atomics.hop ?? m.atomics)} | ${t(m.main)} |`);
+    console.log(`| ${name} | ${mode} | ${f(m.frames.p99)}, ${m.frames.late} of ${m.frames.n} | ${t(m.atomics.sleep ?? m.atomics)} | ${t(m.timers.sleep ?? m.timers)} | ${t(m.channel.sleep ?? m.channel)} | ${t(m.atomics.hop ?? m.atomics)} | ${t(m.main)} |`);
   }
 }
 for (const [name, r] of Object.entries(results)) console.log(`${name}: global SharedArrayBuffer ${r.sab_global ? 'present' : 'absent'}, crossOriginIsolated ${r.isolated}`);

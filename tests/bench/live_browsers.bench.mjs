@@ -1,11 +1,13 @@
 // Live accuracy per browser: the lab's TTFT against the server's own send
 // time, beside a plain `fetch` + `reader.read()` loop in the same page on
-// the same endpoint, in Chromium and in Firefox, in one run. The difference
-// between the two clients is what the lab itself adds to TTFT.
+// the same endpoint, in Chromium, Firefox and WebKit (WebKitGTK on Xvfb), in
+// one run. The difference between the two clients is what the lab itself
+// adds to TTFT.
 // Run: node tests/bench/live_browsers.bench.mjs   (part of ./lab bench)
 import { ARTIFACTS, startServer } from '../e2e/lib/lab.mjs';
 import { download, runLive } from '../e2e/lib/dom.mjs';
 import { bothBrowsers } from '../e2e/lib/firefox.mjs';
+import { launchWebKit, openWebKitPage } from '../e2e/lib/webkit.mjs';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -70,6 +72,7 @@ const server = await startServer();
 const rows = [];
 try {
   const browsers = await bothBrowsers(`${server.url}#live`);
+  browsers.push(['WebKit', await launchWebKit(), (b) => openWebKitPage(b, `${server.url}#live`)]);
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, browser, open] of browsers) {
       const { page, context } = await open(browser);
@@ -93,12 +96,12 @@ console.log('| round | browser | lab | plain loop, back to back | plain loop, pa
 console.log('|---:|---|---|---|---|---:|---:|');
 const cell = (xs) => `${median(xs).toFixed(2)} (${range(xs)})`;
 rows.forEach((r, i) => {
-  const round = Math.floor(i / 2) + 1;
+  const round = Math.floor(i / 3) + 1;
   console.log(`| ${round} | ${r.browser} ${r.version} | ${cell(r.lab)} | ${cell(r.plain)} | ${cell(r.paused)} | ${(median(r.lab) - median(r.plain)).toFixed(2)} | ${(median(r.lab) - median(r.paused)).toFixed(2)} |`);
 });
 console.log('\n| browser | lab − back to back: median of rounds (range) | lab − paused: median of rounds (range) |');
 console.log('|---|---|---|');
-for (const name of ['Chromium', 'Firefox']) {
+for (const name of ['Chromium', 'Firefox', 'WebKit']) {
   const mine = rows.filter((r) => r.browser === name);
   const a = mine.map((r) => median(r.lab) - median(r.plain));
   const b = mine.map((r) => median(r.lab) - median(r.paused));

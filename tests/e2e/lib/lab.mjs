@@ -40,7 +40,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** Starts `latency-lab serve` (on a free port unless `--port` is given); resolves with its URL and a stop(). */
-export async function startServer(extraArgs = []) {
+export async function startServer(extraArgs = [], { dist = DIST } = {}) {
   if (!existsSync(LAB_BIN)) throw new Error(`${LAB_BIN} is missing: run ./lab test (it builds it)`);
   const dir = mkdtempSync(path.join(tmpdir(), 'lab-e2e-'));
   const urlFile = path.join(dir, 'url');
@@ -48,7 +48,7 @@ export async function startServer(extraArgs = []) {
   // temporary data directory unless the test names one.
   const data = extraArgs.includes('--data') ? [] : ['--data', path.join(dir, 'data')];
   const port = extraArgs.includes('--port') ? [] : ['--port', '0'];
-  const proc = spawn(LAB_BIN, ['serve', ...port, '--dist', DIST, '--url-file', urlFile, ...data, ...extraArgs], {
+  const proc = spawn(LAB_BIN, ['serve', ...port, '--dist', dist, '--url-file', urlFile, ...data, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
