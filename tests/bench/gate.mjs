@@ -1,6 +1,6 @@
 // The precision gate of `./lab test`: runs the quick form of the precision
 // benchmarks (replay precise vs naive; Live against a plain fetch loop, in
-// Chromium and Firefox), computes each key ratio and compares it with the
+// Chromium, Firefox and WebKit), computes each key ratio and compares it with the
 // floor recorded in tests/bench/floors.json. Ratios, not milliseconds: both
 // sides are measured in one run on the same machine. Fails with the figures
 // when a ratio falls under its floor.
