@@ -12,18 +12,18 @@
 //! replayed; results of other tools are imported; people take part in
 //! studies; what is made is shared.
 //!
-//! | room | owns |
+//! | room (from the bottom up: a room imports only itself and the rooms above it in this table, `tests/architecture.rs`) | owns |
 //! |---|---|
 //! | [`trace`] | the versioned JSON trace every part exchanges: schema, loading, redaction |
-//! | [`stream`] | the wire: request bodies, the SSE parser, OpenAI decoding and encoding, the recorder, live figures, streaming Markdown |
-//! | [`load`] | what a live run sends and when: prompt-length sweeps, conversations, arrival-rate schedules |
 //! | [`measure`] | statistics, metrics (TTFT, TPOT, ITL, E2EL…), SLOs and goodput, scenario scores, analysis, run shapes and load curves, ground truth |
+//! | [`stream`] | the wire: request bodies, the SSE parser, OpenAI decoding and encoding, the recorder, live figures, streaming Markdown |
 //! | [`replay`] | profiles, sample texts, seeded randomness, stories, the replay state machine and its fidelity |
+//! | [`load`] | what a live run sends and when: prompt-length sweeps, conversations, arrival-rate schedules |
 //! | [`serve`] | what the replay endpoint of `latency-lab serve` plays: emission plans and injected faults |
 //! | [`import`] | results of vLLM, guidellm, AIPerf, GenAI-Perf and LLMPerf, and the worker service that holds them |
 //! | [`study`] | UX studies: designs, trial plans, the participant flow, answers and their statistics |
-//! | [`share`] | share links, the run library's records and bundles, HTML reports |
 //! | [`chart`] | chart scales and the data every chart draws |
+//! | [`share`] | share links, the run library's records and bundles, HTML reports |
 //! | [`fuzz`] | fuzz harnesses over every input surface |
 //!
 //! Where a new thing goes: a new metric in [`measure::metrics`] (and its

@@ -241,7 +241,7 @@ impl UseStudyResults {
         let made = self.threshold.with_untracked(|t| {
             let t = t.as_ref().ok_or(slo::PerceivedError::NoFit)?;
             let base = scenarios.all.with_untracked(|all| all.iter().find(|x| x.id == base).cloned());
-            slo::from_study(&s, t, &base.ok_or(slo::PerceivedError::NotThreshold)?)
+            threshold::from_study(&s, t, &base.ok_or(slo::PerceivedError::NotThreshold)?)
         });
         let note = match made {
             Ok(scenario) => {

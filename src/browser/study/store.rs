@@ -14,7 +14,8 @@
 //! too ([`save_merged`]).
 
 use lab_core::study::Study;
-use lab_core::study::results::{Session, StudyResults};
+use lab_core::study::results::StudyResults;
+use lab_core::study::session::Session;
 use serde::{Deserialize, Serialize};
 
 use crate::browser::idb;

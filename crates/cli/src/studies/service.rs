@@ -245,7 +245,8 @@ pub(crate) mod tests {
     use super::super::store::MemoryStore;
     use super::*;
     use lab_core::study::plan::plan;
-    use lab_core::study::results::{Answer, Session};
+    use lab_core::study::results::Answer;
+    use lab_core::study::session::Session;
     use lab_core::study::{Question, Study};
 
     fn block_on<F: std::future::Future>(f: F) -> F::Output {

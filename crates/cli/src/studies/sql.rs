@@ -268,7 +268,8 @@ mod tests {
 
     #[test]
     fn a_threshold_study_takes_its_pairs_in_order_and_rebuilds_them() {
-        use lab_core::study::results::{Answer, Session};
+        use lab_core::study::results::Answer;
+        use lab_core::study::session::Session;
         use lab_core::study::submit::Submission;
         use lab_core::study::threshold::design::{Dimension, ThresholdDesign};
         use lab_core::study::threshold::in_study::{QUESTION, trials_of};

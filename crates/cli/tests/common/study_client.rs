@@ -6,7 +6,8 @@
 use lab_core::study::Question;
 use lab_core::study::Study;
 use lab_core::study::plan::plan;
-use lab_core::study::results::{Answer, Session, StudyResults};
+use lab_core::study::results::{Answer, StudyResults};
+use lab_core::study::session::Session;
 use lab_core::study::submit::Submission;
 use serde_json::Value;
 

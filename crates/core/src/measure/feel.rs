@@ -227,47 +227,5 @@ pub fn input_tokens_per_s(prompt_tokens: Option<u64>, ttft_ms: Option<f64>) -> O
     }
 }
 
-/// The lines of `analyze`'s table about how the streams felt.
-pub fn describe(m: &crate::measure::metrics::RunMetrics) -> String {
-    let f = &m.feel;
-    let mut out = String::new();
-    let spread = |s: &crate::measure::stats::Summary| {
-        format!("mean {:.2}, median {:.2}, worst {:.2}", s.mean, s.median, s.min)
-    };
-    if let Some(r) = &m.reasoning_ms {
-        out.push_str(&format!(
-            "Reasoning before the answer: median {:.0} ms, P95 {:.0} ms\n",
-            r.median, r.p95
-        ));
-    }
-    match (&m.input_tokens_per_s, m.system_input_tokens_per_s) {
-        (Some(u), Some(sys)) => out.push_str(&format!(
-            "Input tokens/s (prompt / TTFT): median {:.0} per request; system {sys:.0}\n",
-            u.median
-        )),
-        _ => out.push_str("Input tokens/s: n/a (prompt lengths unknown)\n"),
-    }
-    if let Some(s) = &m.fluidity_index {
-        out.push_str(&format!(
-            "Fluidity-index (first token by {:.0} ms, then one every {:.0} ms): {}\n",
-            f.fluidity_ttft_ms,
-            f.fluidity_tbt_ms,
-            spread(s)
-        ));
-    }
-    if let Some(s) = &m.qoe {
-        out.push_str(&format!(
-            "QoE (reader expects the first token at {:.0} ms, reads {:.0} tokens/s): {}\n",
-            f.qoe_ttft_ms,
-            f.qoe_tokens_per_s,
-            spread(s)
-        ));
-    }
-    if let Some(a) = m.apdex_ttft {
-        out.push_str(&format!("Apdex (TTFT, T = {:.0} ms): {a:.2}\n", f.apdex_ms));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests;

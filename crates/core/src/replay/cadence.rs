@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::smooth::Shown;
 use crate::measure::stats::Samples;
-use crate::replay::pane::PaneChunk;
+use crate::replay::chunk::PaneChunk;
 
 /// The displayed cadence of a pane's `shown` chunks against its `network`
 /// ones.

@@ -22,13 +22,14 @@
 
 pub use super::draft::ProfileDraft;
 use crate::replay::cadence::{self, Contrast};
+pub use crate::replay::chunk::PaneChunk;
 use crate::replay::profile::{self, Profile};
+use crate::replay::shared::SharedPane;
 use crate::replay::smooth::{self, Smoothing};
 use crate::replay::story::Story;
-use crate::share::link::SharedPane;
 use crate::stream::live::LiveStats;
 use crate::trace::{
-    Chunk, ChunkKind, ClientInfo, ReplayInfo, RequestTrace, SourceKind, ToolCallRef, Trace, TraceMeta, Usage,
+    Chunk, ClientInfo, ReplayInfo, RequestTrace, SourceKind, ToolCallRef, Trace, TraceMeta, Usage,
 };
 
 /// A frame later than this many refresh intervals is late.
@@ -59,19 +60,6 @@ pub struct PaneConfig {
     pub source: PaneSource,
     /// How its text is paced onto the screen ([`smooth`]).
     pub smoothing: Smoothing,
-}
-
-/// One chunk to play.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PaneChunk {
-    /// Due offset from the start of playback (ms).
-    pub due_ms: f64,
-    /// Its text.
-    pub text: String,
-    /// Tokens it carries.
-    pub tokens: u32,
-    /// Answer, reasoning or tool call (what the trace records).
-    pub kind: ChunkKind,
 }
 
 /// What a pane shows of a chunk: its text; a tool call's first fragment
@@ -436,6 +424,7 @@ impl FrameCounter {
 mod tests {
     use super::*;
     use crate::replay::story::stories;
+    use crate::trace::ChunkKind;
 
     fn chunk(due: f64, text: &str, tokens: u32) -> PaneChunk {
         PaneChunk { due_ms: due, text: text.into(), tokens, kind: ChunkKind::Content }

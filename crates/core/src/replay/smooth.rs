@@ -20,7 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::replay::pane::PaneChunk;
+use crate::replay::chunk::PaneChunk;
 
 /// How text is paced onto the screen.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]

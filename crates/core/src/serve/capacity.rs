@@ -23,8 +23,8 @@ use super::plan::Plan;
 /// Inter-token slowdown per extra request decoding beside one (10 %).
 pub const SLOWDOWN_PER_REQUEST: f64 = 0.10;
 
-/// Most slots a profile may ask for.
-pub const MAX_SLOTS: u32 = 4096;
+/// Most slots a profile may ask for (defined beside the profile that asks).
+pub use crate::replay::profile::MAX_SLOTS;
 
 /// Inter-token time factor with `active` requests decoding (≥ 1).
 pub fn tpot_factor(active: u32) -> f64 {

@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::replay::smooth::Smoothing;
+pub use crate::replay::shared::SharedPane;
 use crate::study::{Study, StudyError};
 
 /// Prefix of the current link format.
@@ -26,21 +26,6 @@ pub const MAX_JSON_BYTES: usize = 8 * 1024 * 1024;
 /// Above this length a link still works but is unwieldy to paste: the app
 /// warns.
 pub const LONG_LINK_BYTES: usize = 8 * 1024;
-
-/// One pane of a shared side-by-side preset.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SharedPane {
-    /// Caption.
-    pub title: String,
-    /// Profile spec (`ttft=300,tpot=20,…`).
-    pub profile: String,
-    /// Prompt tokens (prefill scales with it).
-    #[serde(default)]
-    pub prompt_tokens: u64,
-    /// Display smoothing of the pane (links made before it play unsmoothed).
-    #[serde(default, skip_serializing_if = "Smoothing::is_off")]
-    pub smoothing: Smoothing,
-}
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -174,6 +159,7 @@ pub fn packed_of(link: &str) -> Result<Vec<u8>, ShareError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::smooth::Smoothing;
 
     #[test]
     fn base64url_round_trips() {

@@ -137,7 +137,7 @@ pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str, status
     }
     b.push_str("</tbody></table>");
     b.push_str("<h2>How it felt</h2><p>");
-    b.push_str(&escape(&crate::measure::feel::describe(m)).replace('\n', "<br>"));
+    b.push_str(&escape(&crate::measure::analysis::feel_lines(m)).replace('\n', "<br>"));
     b.push_str("</p>");
     if let Some(g) = &analysis.goodput {
         let _ = write!(
@@ -402,7 +402,8 @@ mod tests {
     use super::*;
     use crate::measure::analysis::AnalysisOptions;
     use crate::replay::profile::Profile;
-    use crate::study::results::{Answer, Session, summarize};
+    use crate::study::results::{Answer, summarize};
+    use crate::study::session::Session;
 
     #[test]
     fn escapes_everything_that_could_be_markup() {

@@ -17,8 +17,10 @@
 
 use crate::replay::pane::{PaneConfig, PaneSource, ProfileDraft};
 use crate::replay::profile::TextSource;
+use crate::study::answer::{Answer, AnswerError};
+pub use crate::study::answer::{TEST_PREFIX, is_test, participant_id, test_participant_id};
 use crate::study::plan::{Block, Trial};
-use crate::study::results::{Answer, AnswerError, Session};
+use crate::study::session::Session;
 use crate::study::timing::Timing;
 use crate::study::{ConditionSource, Question, Study};
 
@@ -64,26 +66,6 @@ pub struct Flow {
     /// What the browser could show in the trial played last (set when its
     /// playback ends, recorded with each of its answers).
     pub played: Option<Timing>,
-}
-
-/// An anonymous participant id: the participant's number (1-based, three
-/// digits) and six hex digits from `random` in `[0, 1)`.
-pub fn participant_id(number: u32, random: f64) -> String {
-    format!("p{:03}-{:06x}", number + 1, (random.clamp(0.0, 1.0) * 16_777_215.0) as u32)
-}
-
-/// Start of the ids of the researcher's own test sessions ("Run as
-/// participant" in the designer): results leave them out unless asked.
-pub const TEST_PREFIX: &str = "test-";
-
-/// The id of the researcher's test session `number` (`test-001-3fa2c1`).
-pub fn test_participant_id(number: u32, random: f64) -> String {
-    format!("{TEST_PREFIX}{}", &participant_id(number, random)[1..])
-}
-
-/// Whether a participant id is a researcher's test session.
-pub fn is_test(participant: &str) -> bool {
-    participant.starts_with(TEST_PREFIX)
 }
 
 /// Numbers drawn for participants of a study link without a server.

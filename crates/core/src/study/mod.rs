@@ -20,6 +20,7 @@
 //! - Participants only ever see blind labels ("Sample 3", "A", "B"), never a
 //!   condition's name or profile.
 
+pub mod answer;
 pub mod confound;
 pub mod delivery;
 pub mod design;
@@ -28,6 +29,7 @@ pub mod hosting;
 pub mod inference;
 pub mod plan;
 pub mod results;
+pub mod session;
 pub mod submit;
 pub mod threshold;
 pub mod timing;

@@ -19,8 +19,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::answer::{Answer, Response};
 use super::plan::plan;
-use super::results::{Answer, Response, Session};
+use super::session::Session;
 use super::timing::{Timing, TimingError};
 use super::{Question, Study};
 
@@ -34,7 +35,7 @@ pub const MAX_PARTICIPANT_ID: usize = 64;
 pub const MAX_PARTICIPANT_NUMBER: u32 = 1_000_000;
 
 /// Longest response time kept (ms): one hour.
-pub const MAX_RT_MS: f64 = 3_600_000.0;
+pub use super::answer::MAX_RT_MS;
 
 /// One answer as a participant's browser sends it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

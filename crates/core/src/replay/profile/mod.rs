@@ -36,6 +36,10 @@ pub use tool::ToolCallSpec;
 /// Longest output a profile may ask for (1 M tokens).
 pub const MAX_OUTPUT_TOKENS: u32 = 1_000_000;
 
+/// Most slots a profile may ask for (the server model's concurrent
+/// decodes, `crate::serve::capacity`).
+pub const MAX_SLOTS: u32 = 4096;
+
 /// Shape of the inter-token latency around its mean.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -337,8 +341,7 @@ impl Profile {
         }
         check("burst", f64::from(self.burst), self.burst >= 1, "must be ≥ 1")?;
         if let Some(n) = self.slots {
-            let max = crate::serve::capacity::MAX_SLOTS;
-            check("slots", f64::from(n), (1..=max).contains(&n), "must be within 1-4096")?;
+            check("slots", f64::from(n), (1..=MAX_SLOTS).contains(&n), "must be within 1-4096")?;
         }
         let least = u32::from(self.tool_calls.is_empty());
         check(

@@ -7,7 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use super::design::{ThresholdDesign, correct};
 use super::psychometric::{Fitted, Point, Shape, fit_with_ci, points};
-use super::{Adaptive, Procedure, slo};
+use super::slo::{self, PerceivedError, Provenance};
+use super::{Adaptive, Procedure};
+use crate::measure::score::Scenario;
 
 /// One answered trial.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -155,6 +157,23 @@ pub fn to_csv(study_id: &str, trials: &[ThresholdTrial]) -> String {
         ));
     }
     out
+}
+
+/// `base` with the tiers study `study`'s pooled fit places (the
+/// scenario's id gets `-perceived`; its explanation names the study, its
+/// participants and the threshold's interval).
+pub fn from_study(
+    study: &crate::study::Study,
+    summary: &ThresholdSummary,
+    base: &Scenario,
+) -> Result<Scenario, PerceivedError> {
+    let d = study.threshold.as_ref().ok_or(PerceivedError::NotThreshold)?;
+    let metric = d.dimension.metric().ok_or(PerceivedError::NoMetric)?;
+    let fit = summary.pooled.as_ref().ok_or(PerceivedError::NoFit)?;
+    let reference = d.reference_profile().map_err(|_| PerceivedError::NotThreshold)?;
+    let from = Provenance { study_id: study.id.clone(), participants: summary.participants.len() };
+    slo::apply(base, metric, d.dimension.metric_reference(&reference), fit, &from)
+        .ok_or(PerceivedError::Unreached)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //!   pair. Each trial is a choice trial whose conditions are
 //!   [`REFERENCE`] and [`TEST`] in their placement (A first), with the
 //!   trial's `level`; the study's one A/B question is asked of it.
-//! - **Answers** keep the level ([`crate::study::results::Response::level`])
+//! - **Answers** keep the level ([`crate::study::answer::Response::level`])
 //!   and the placement (the conditions), so a results file carries every
 //!   trial whole: [`trials_of`] reads them back as [`ThresholdTrial`]s.
 //! - A **study server** rebuilds the same trials from the participant's
@@ -22,8 +22,8 @@ use super::design::ThresholdDesign;
 use super::session::ThresholdSession;
 use crate::replay::pane::{PaneConfig, PaneSource, ProfileDraft};
 use crate::replay::profile::TextSource;
+use crate::study::answer::{Answer, Response};
 use crate::study::plan::{Block, Trial};
-use crate::study::results::{Answer, Response};
 use crate::study::{Order, Question, STUDY_SCHEMA_VERSION, Study};
 
 /// Condition id of the reference sample in a threshold trial.

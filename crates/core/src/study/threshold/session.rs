@@ -103,7 +103,7 @@ impl ThresholdSession {
             return Err(TrialError::Shown(t.trial));
         }
         if t.chosen > 1
-            || !(t.rt_ms.is_finite() && (0.0..=crate::study::submit::MAX_RT_MS).contains(&t.rt_ms))
+            || !(t.rt_ms.is_finite() && (0.0..=crate::study::answer::MAX_RT_MS).contains(&t.rt_ms))
         {
             return Err(TrialError::Answer);
         }

@@ -132,22 +132,6 @@ pub enum PerceivedError {
     Unreached,
 }
 
-/// `base` with the tiers study `study`'s pooled fit places (the
-/// scenario's id gets `-perceived`; its explanation names the study, its
-/// participants and the threshold's interval).
-pub fn from_study(
-    study: &crate::study::Study,
-    summary: &super::analysis::ThresholdSummary,
-    base: &Scenario,
-) -> Result<Scenario, PerceivedError> {
-    let d = study.threshold.as_ref().ok_or(PerceivedError::NotThreshold)?;
-    let metric = d.dimension.metric().ok_or(PerceivedError::NoMetric)?;
-    let fit = summary.pooled.as_ref().ok_or(PerceivedError::NoFit)?;
-    let reference = d.reference_profile().map_err(|_| PerceivedError::NotThreshold)?;
-    let from = Provenance { study_id: study.id.clone(), participants: summary.participants.len() };
-    apply(base, metric, d.dimension.metric_reference(&reference), fit, &from).ok_or(PerceivedError::Unreached)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::psychometric::Shape;
