@@ -140,6 +140,50 @@ fn run_results_show_the_figures_measured_once() {
     );
 }
 
+/// Ids of the elements with `data-metric` under `selector` in `root`.
+fn metric_ids(root: &HtmlElement, selector: &str) -> Vec<String> {
+    let rows = root.query_selector_all(selector).unwrap();
+    (0..rows.length())
+        .filter_map(|i| rows.get(i)?.dyn_into::<web_sys::Element>().ok()?.get_attribute("data-metric"))
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn the_web_table_the_report_and_the_json_show_the_same_latency_rows() {
+    use lab_core::measure::registry::LATENCY;
+    // An agent's run: tool calls, so the rows measured only sometimes show too.
+    let profile: Profile = "ttft=120,tpot=8,tokens=12,tool_call=search:6".parse().unwrap();
+    let mut trace = profile.to_trace(3, 10);
+    for r in &mut trace.requests {
+        for c in &mut r.chunks {
+            c.painted_ms = Some(c.arrived_ms + 6.0);
+        }
+    }
+    let run = MeasuredRun::of(trace.clone(), &[]);
+    let m = &run.analysis.metrics;
+    let want: Vec<String> = LATENCY.iter().filter(|r| r.shown_for(m)).map(|r| r.id.to_string()).collect();
+    assert!(want.iter().any(|id| id == "tool_calls_complete"), "the fixture has tool calls: {want:?}");
+    assert_eq!(want.len(), LATENCY.len(), "every row has data for this fixture");
+    let root = container();
+    let shown = run.clone();
+    let _handle = mount_to(root.clone(), move || view! { <RunResults run=shown.clone()/> });
+    assert_eq!(metric_ids(&root, "[data-testid=metrics-table] tr[data-metric]"), want, "the web table");
+    let report = lab_core::share::report::run_report(
+        &trace,
+        &run.analysis,
+        "2026-12-05",
+        lab_core::share::library::EntryStatus::Complete,
+    );
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let holder: HtmlElement = doc.create_element("div").unwrap().unchecked_into();
+    holder.set_inner_html(&report);
+    assert_eq!(metric_ids(&holder, "tr[data-metric]"), want, "the HTML report");
+    let json: serde_json::Value = serde_json::from_str(&run.analysis.to_json()).unwrap();
+    for r in LATENCY.iter().filter(|r| r.shown_for(m)) {
+        assert!(json[r.json_key()].get("p99").is_some(), "analyze --json has {}", r.json_key());
+    }
+}
+
 #[wasm_bindgen_test]
 fn an_early_paint_stamp_is_shown_in_live_results_and_in_a_replay_pane() {
     // A live run whose second chunk was stamped painted 2 ms before it arrived.

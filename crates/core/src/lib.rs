@@ -27,7 +27,7 @@
 //! | [`fuzz`] | fuzz harnesses over every input surface |
 //!
 //! Where a new thing goes: a new metric in [`measure::metrics`] (and its
-//! row in [`measure::analysis`]); a new import format beside the others in
+//! row in [`measure::registry`]); a new import format beside the others in
 //! [`import`]; a new scenario in [`measure::score`]'s presets.
 
 pub mod chart;

@@ -1,33 +1,12 @@
 //! The run's facts and its metrics table (mean, median, std and
-//! percentiles of every latency metric).
+//! percentiles of every latency row of `lab_core::measure::registry`).
 
 use lab_core::measure::analysis::Analysis;
-use lab_core::measure::metrics::RunMetrics;
+use lab_core::measure::registry::{LATENCY, LatencyRow};
 use lab_core::measure::stats::Summary;
 use leptos::prelude::*;
 
 use crate::ui::format::{ms, opt};
-
-/// Metrics table rows: test id, label, accessor.
-type Row = (&'static str, &'static str, fn(&RunMetrics) -> Option<Summary>);
-
-/// The rows, in order.
-pub const ROWS: [Row; 8] = [
-    ("ttfb", "TTFB (headers)", |m| m.ttfb_ms),
-    ("ttft", "TTFT (first token)", |m| m.ttft_ms),
-    ("ttfp", "First paint", |m| m.ttfp_ms),
-    ("tpot", "TPOT", |m| m.tpot_ms),
-    ("itl", "ITL", |m| m.itl_ms),
-    ("itl_per_token", "ITL per token", |m| m.itl_per_token_ms),
-    ("e2el", "E2EL", |m| m.e2el_ms),
-    ("paint_lag", "Paint lag", |m| m.paint_lag_ms),
-];
-
-/// Rows shown only when the run called tools (agents).
-pub const TOOL_ROWS: [Row; 2] = [
-    ("first_tool_call", "Time to first tool call", |m| m.time_to_first_tool_call_ms),
-    ("tool_calls_complete", "Tool calls complete", |m| m.tool_calls_complete_ms),
-];
 
 /// Table columns: test id / header, accessor.
 type Column = (&'static str, fn(&Summary) -> f64);
@@ -73,9 +52,8 @@ pub fn MetricsTable(analysis: Signal<Analysis>) -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    {ROWS.iter().map(|&r| row(r, analysis)).collect_view()}
-                    {TOOL_ROWS.iter().map(|&r| view! {
-                        <Show when=move || analysis.with(|a| (r.2)(&a.metrics).is_some())>{row(r, analysis)}</Show>
+                    {LATENCY.iter().map(|r| view! {
+                        <Show when=move || analysis.with(|a| r.shown_for(&a.metrics))>{row(r, analysis)}</Show>
                     }).collect_view()}
                 </tbody>
             </table>
@@ -83,11 +61,12 @@ pub fn MetricsTable(analysis: Signal<Analysis>) -> impl IntoView {
     }
 }
 
-/// One metric's row.
-fn row((id, label, get): Row, analysis: Signal<Analysis>) -> impl IntoView {
+/// One metric's row (`lab_core::measure::registry`).
+fn row(r: &'static LatencyRow, analysis: Signal<Analysis>) -> impl IntoView {
+    let (id, get) = (r.id, r.get);
     view! {
-        <tr>
-            <th scope="row">{label}</th>
+        <tr data-metric=id>
+            <th scope="row" title=r.what>{r.label}</th>
             {COLUMNS.iter().map(|&(col, pick)| view! {
                 <td data-testid=format!("metric-{id}-{col}")>
                     {move || analysis.with(|a| opt(get(&a.metrics).map(|s| pick(&s)), ms))}

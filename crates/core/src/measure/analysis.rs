@@ -19,9 +19,9 @@ use serde::{Deserialize, Serialize};
 use crate::measure::metrics::{MetricsConfig, RunMetrics};
 use crate::measure::prefill::{self, PrefillFit};
 use crate::measure::rate::{self, RateRun};
+use crate::measure::registry::LATENCY;
 use crate::measure::score::{Scenario, ScenarioScore};
 use crate::measure::slo::{Goodput, SloSet};
-use crate::measure::stats::Summary;
 use crate::measure::turns::{self, Turns};
 use crate::trace::Trace;
 
@@ -149,23 +149,9 @@ impl Analysis {
             "{:<22} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
             "metric (ms)", "mean", "median", "std", "P50", "P90", "P95", "P99"
         ));
-        let tools = [
-            ("First tool call", m.time_to_first_tool_call_ms),
-            ("Tool calls complete", m.tool_calls_complete_ms),
-        ];
-        let rows: [(&str, Option<Summary>); 9] = [
-            ("TTFB", m.ttfb_ms),
-            ("TTFT", m.ttft_ms),
-            ("Time to first answer", m.time_to_first_answer_ms),
-            ("First paint (TTFP)", m.ttfp_ms),
-            ("TPOT", m.tpot_ms),
-            ("ITL", m.itl_ms),
-            ("ITL per token", m.itl_per_token_ms),
-            ("E2EL", m.e2el_ms),
-            ("Paint lag", m.paint_lag_ms),
-        ];
-        for (name, s) in rows.into_iter().chain(tools.into_iter().filter(|(_, s)| s.is_some())) {
-            match s {
+        for r in LATENCY.iter().filter(|r| r.shown_for(m)) {
+            let name = r.short;
+            match (r.get)(m) {
                 Some(s) => out.push_str(&format!(
                     "{:<22} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2} {:>10.2}\n",
                     name, s.mean, s.median, s.std, s.p50, s.p90, s.p95, s.p99

@@ -6,6 +6,8 @@
 //!   [`student`]: Student's t distribution (intervals).
 //! - [`metrics`]: TTFB, TTFT, TPOT, ITL, E2EL, paint lag, stalls (vLLM's
 //!   definitions) per request and per run.
+//! - [`registry`]: every latency row a table shows (id, label, definition,
+//!   figure), rendered the same by the web table, reports and `analyze`.
 //! - [`slo`]: service-level objectives and goodput.
 //! - [`score`]: scenario scores (chat, code completion, agent/RAG, batch,
 //!   long text) with explanations.
@@ -27,6 +29,7 @@ pub mod groundtruth;
 pub mod metrics;
 pub mod prefill;
 pub mod rate;
+pub mod registry;
 pub mod run;
 pub mod score;
 pub mod slo;

@@ -5,7 +5,8 @@
 //! mailed, attached to a ticket or opened offline. Every piece of text that
 //! came from a trace, a file or a person is escaped ([`escape`]).
 //!
-//! - [`run_report`]: a run's metrics (mean and percentiles of TTFT, TPOT,
+//! - [`run_report`]: a run's latency rows (every row of
+//!   [`crate::measure::registry::LATENCY`] the run has: mean and percentiles of TTFT, TPOT,
 //!   ITL, E2EL), throughput, goodput, scenario scores with their
 //!   explanations, and a per-request timeline (waiting for the first token,
 //!   then streaming).
@@ -19,6 +20,7 @@ use std::fmt::Write as _;
 use crate::chart::{LinearScale, nice_ticks};
 use crate::measure::analysis::Analysis;
 use crate::measure::metrics::{MetricsConfig, RequestMetrics};
+use crate::measure::registry::{LATENCY, LatencyRow};
 use crate::measure::stats::Summary as Stats;
 use crate::share::library::EntryStatus;
 use crate::study::results::Summary as StudySummary;
@@ -65,8 +67,14 @@ fn num(v: Option<f64>, digits: usize) -> String {
     v.filter(|v| v.is_finite()).map_or_else(|| "–".to_string(), |v| format!("{v:.digits$}"))
 }
 
-fn stats_row(out: &mut String, name: &str, s: Option<&Stats>) {
-    let _ = write!(out, "<tr><td>{}</td>", escape(name));
+fn stats_row(out: &mut String, row: &LatencyRow, s: Option<&Stats>) {
+    let _ = write!(
+        out,
+        "<tr data-metric=\"{}\"><td title=\"{}\">{}</td>",
+        row.id,
+        escape(row.what),
+        escape(row.label)
+    );
     match s {
         Some(s) => {
             for v in [s.mean, s.p50, s.p90, s.p95, s.p99, s.max] {
@@ -125,15 +133,8 @@ pub fn run_report(trace: &Trace, analysis: &Analysis, generated_at: &str, status
     }
     b.push_str("</table>");
     b.push_str("<h2>Latency (ms)</h2><table><thead><tr><th>metric</th><th>mean</th><th>P50</th><th>P90</th><th>P95</th><th>P99</th><th>max</th><th>n</th></tr></thead><tbody>");
-    stats_row(&mut b, "TTFT (time to first token)", m.ttft_ms.as_ref());
-    stats_row(&mut b, "TPOT (time per output token)", m.tpot_ms.as_ref());
-    stats_row(&mut b, "ITL (inter-token latency)", m.itl_ms.as_ref());
-    stats_row(&mut b, "E2EL (end-to-end latency)", m.e2el_ms.as_ref());
-    stats_row(&mut b, "First paint", m.ttfp_ms.as_ref());
-    stats_row(&mut b, "Time to first answer", m.time_to_first_answer_ms.as_ref());
-    if m.requests_with_tool_calls > 0 {
-        stats_row(&mut b, "Time to first tool call", m.time_to_first_tool_call_ms.as_ref());
-        stats_row(&mut b, "Tool calls complete", m.tool_calls_complete_ms.as_ref());
+    for r in LATENCY.iter().filter(|r| r.shown_for(m)) {
+        stats_row(&mut b, r, (r.get)(m).as_ref());
     }
     b.push_str("</tbody></table>");
     b.push_str("<h2>How it felt</h2><p>");

@@ -1,0 +1,234 @@
+//! Every per-request latency a user reads, defined once: its id, its label,
+//! what it measures and where it comes from in [`RunMetrics`]. The web
+//! metrics table, the HTML report and `latency-lab analyze` (text and
+//! `--json`) all render [`LATENCY`], so they show the same rows for the same
+//! run; a new latency figure is one row here and its computation in
+//! [`crate::measure::metrics`].
+//!
+//! - **id**: the stable name. The JSON of [`RunMetrics`] holds the figure
+//!   under `<id>_ms`, the web table's cells are `metric-<id>-<column>`, the
+//!   report's rows carry `data-metric="<id>"`.
+//! - **shown**: [`Shown::Always`] (with "n/a" when the run has no data), or
+//!   [`Shown::WhenMeasured`] for figures only some runs have (tool calls):
+//!   every place leaves such a row out when its figure is absent.
+//!
+//! Figures that are not per-request latencies (tokens/s, QoE, fluidity,
+//! Apdex, stalls, jitter) are listed in [`OTHER_FIGURES`] with where they
+//! are shown instead, so a test can tell a figure of [`RunMetrics`] that no
+//! place renders.
+
+use crate::measure::metrics::RunMetrics;
+use crate::measure::stats::Summary;
+
+/// When a row is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// Always ("n/a" without data).
+    Always,
+    /// Only when the run measured it.
+    WhenMeasured,
+}
+
+/// One latency figure (ms, per request, summarized over requests).
+#[derive(Debug, Clone, Copy)]
+pub struct LatencyRow {
+    /// Stable id (see the module doc).
+    pub id: &'static str,
+    /// Label in the web table and the report.
+    pub label: &'static str,
+    /// Label in the terminal table (≤ 22 characters).
+    pub short: &'static str,
+    /// What it measures, in one sentence.
+    pub what: &'static str,
+    /// The figure of a run.
+    pub get: fn(&RunMetrics) -> Option<Summary>,
+    /// When it is shown.
+    pub shown: Shown,
+}
+
+impl LatencyRow {
+    /// Its key in the JSON of [`RunMetrics`] (`ttft_ms`).
+    pub fn json_key(&self) -> String {
+        format!("{}_ms", self.id)
+    }
+
+    /// Whether a place shows this row for `m`.
+    pub fn shown_for(&self, m: &RunMetrics) -> bool {
+        self.shown == Shown::Always || (self.get)(m).is_some()
+    }
+}
+
+/// The latency rows, in the order every table shows them.
+pub const LATENCY: [LatencyRow; 11] = [
+    LatencyRow {
+        id: "ttfb",
+        label: "TTFB (headers)",
+        short: "TTFB",
+        what: "Response headers received − sent.",
+        get: |m| m.ttfb_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "ttft",
+        label: "TTFT (first token)",
+        short: "TTFT",
+        what: "Arrival of the first token chunk (reasoning counts) − sent.",
+        get: |m| m.ttft_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "time_to_first_answer",
+        label: "Time to first answer",
+        short: "Time to first answer",
+        what: "Arrival of the first answer (content) chunk − sent: TTFT without the reasoning.",
+        get: |m| m.time_to_first_answer_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "ttfp",
+        label: "First paint",
+        short: "First paint (TTFP)",
+        what: "First paint of a token chunk − sent.",
+        get: |m| m.ttfp_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "tpot",
+        label: "TPOT",
+        short: "TPOT",
+        what: "(E2EL − TTFT) / (output tokens − 1); 1-token responses excluded.",
+        get: |m| m.tpot_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "itl",
+        label: "ITL",
+        short: "ITL",
+        what: "The gaps between successive token chunks, one per chunk after the first.",
+        get: |m| m.itl_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "itl_per_token",
+        label: "ITL per token",
+        short: "ITL per token",
+        what: "Each gap spread over its chunk's k tokens as k values of gap / k.",
+        get: |m| m.itl_per_token_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "e2el",
+        label: "E2EL",
+        short: "E2EL",
+        what: "Arrival of the last token chunk − sent.",
+        get: |m| m.e2el_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "paint_lag",
+        label: "Paint lag",
+        short: "Paint lag",
+        what: "Painted − arrived, per painted token chunk.",
+        get: |m| m.paint_lag_ms,
+        shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "time_to_first_tool_call",
+        label: "Time to first tool call",
+        short: "First tool call",
+        what: "Arrival of the first tool-call fragment − sent.",
+        get: |m| m.time_to_first_tool_call_ms,
+        shown: Shown::WhenMeasured,
+    },
+    LatencyRow {
+        id: "tool_calls_complete",
+        label: "Tool calls complete",
+        short: "Tool calls complete",
+        what: "When the last call's arguments had all arrived − sent.",
+        get: |m| m.tool_calls_complete_ms,
+        shown: Shown::WhenMeasured,
+    },
+];
+
+/// Summarized figures of [`RunMetrics`] that are not latency rows, and
+/// where they are shown (JSON key, place).
+pub const OTHER_FIGURES: [(&str, &str); 7] = [
+    ("reasoning_ms", "the feel lines (`measure::analysis::feel_lines`): reasoning before the answer"),
+    ("input_tokens_per_s", "the feel lines: input tokens/s"),
+    ("fluidity_index", "the feel lines: fluidity-index"),
+    ("qoe", "the feel lines: QoE"),
+    ("user_output_tokens_per_s", "the run's facts: per-request output tokens/s"),
+    ("itl_cv", "the jitter line and the scores (ITL's coefficient of variation per request)"),
+    ("longest_stall_ms", "the stalls line and the scores (each request's longest stall)"),
+];
+
+/// The row of `id`.
+pub fn row(id: &str) -> Option<&'static LatencyRow> {
+    LATENCY.iter().find(|r| r.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::metrics::MetricsConfig;
+    use crate::trace::Trace;
+
+    fn metrics() -> RunMetrics {
+        let t = Trace::from_json(
+            r#"{"schema_version":1,"requests":[{"sent_ms":0,"headers_ms":20,"end_ms":200,"chunks":[
+              {"arrived_ms":100,"text":"a","painted_ms":108},{"arrived_ms":150,"text":"b","painted_ms":160}]}]}"#,
+        )
+        .unwrap();
+        RunMetrics::of(&t, &MetricsConfig::default())
+    }
+
+    /// Every summarized figure of `RunMetrics` (an object with `p99` in its
+    /// JSON) is a latency row or named in `OTHER_FIGURES`: a figure added
+    /// without a place to show it fails here.
+    #[test]
+    fn every_summarized_figure_of_run_metrics_has_a_place() {
+        let mut m = metrics();
+        // Give every optional summary a value, so none is skipped as null.
+        let s = m.ttft_ms.unwrap();
+        m.time_to_first_tool_call_ms = Some(s);
+        m.tool_calls_complete_ms = Some(s);
+        m.reasoning_ms = Some(s);
+        m.input_tokens_per_s = Some(s);
+        m.fluidity_index = Some(s);
+        m.qoe = Some(s);
+        m.user_output_tokens_per_s = Some(s);
+        m.itl_cv = Some(s);
+        m.longest_stall_ms = Some(s);
+        m.time_to_first_answer_ms = Some(s);
+        m.paint_lag_ms = Some(s);
+        m.ttfp_ms = Some(s);
+        let json = serde_json::to_value(&m).unwrap();
+        let summaries: Vec<&String> = json
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(_, v)| v.get("p99").is_some() && v.get("median").is_some())
+            .map(|(k, _)| k)
+            .collect();
+        assert!(summaries.len() >= LATENCY.len() + OTHER_FIGURES.len(), "{summaries:?}");
+        for k in summaries {
+            let placed =
+                LATENCY.iter().any(|r| r.json_key() == *k) || OTHER_FIGURES.iter().any(|(o, _)| o == k);
+            assert!(placed, "RunMetrics has `{k}`, which no place shows: add it to measure::registry");
+        }
+        for r in LATENCY {
+            assert!(json.get(r.json_key()).is_some(), "row {} reads no figure named {}", r.id, r.json_key());
+            assert!(r.short.chars().count() <= 22, "{}", r.short);
+        }
+    }
+
+    #[test]
+    fn rows_measured_only_sometimes_are_left_out_without_data() {
+        let m = metrics();
+        let shown: Vec<&str> = LATENCY.iter().filter(|r| r.shown_for(&m)).map(|r| r.id).collect();
+        assert!(shown.contains(&"ttft") && shown.contains(&"time_to_first_answer"));
+        assert!(!shown.contains(&"tool_calls_complete"), "no tool calls in this run");
+        assert_eq!(row("ttft").map(|r| (r.get)(&m).unwrap().count), Some(1));
+        assert!(row("nope").is_none());
+    }
+}
