@@ -7,7 +7,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use lab_core::import::digest::RunDigest;
 use lab_core::import::service::{FromWorker, RunKey, ToWorker};
 use lab_core::trace::RequestTrace;
 use leptos::prelude::*;
@@ -16,54 +15,15 @@ use wasm_bindgen::prelude::Closure;
 
 use super::files::js_message;
 
+mod jobs;
 mod messages;
 mod replay;
 
+pub use jobs::{FileJob, FileStatus, LoadedRun};
 pub use replay::{Pick, ReplayTarget, replay_pair};
 
 /// Loader script Trunk writes for the worker binary (`data-loader-shim`).
 pub const WORKER_URL: &str = "./import_worker_loader.js";
-
-/// Where a file is.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FileStatus {
-    /// Queued or being worked on: phase and 0–1 progress.
-    Working(String, f64),
-    /// Imported: runs found and the worker's time (ms).
-    Done(usize, f64),
-    /// A summary waiting for its per-request file.
-    Waiting(String),
-    /// Could not be imported.
-    Failed(String),
-}
-
-/// One file given to the importer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FileJob {
-    /// Number of this file in the session.
-    pub job: u32,
-    /// File name.
-    pub name: String,
-    /// Size in bytes.
-    pub size: f64,
-    /// Status.
-    pub status: FileStatus,
-    /// When the page handed it over (ms, page clock).
-    pub started_ms: f64,
-    /// When the digest reached the page (ms, page clock).
-    pub finished_ms: Option<f64>,
-}
-
-/// One run the worker holds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadedRun {
-    /// The worker's key.
-    pub key: RunKey,
-    /// File it came from.
-    pub file: String,
-    /// What the page shows.
-    pub digest: RunDigest,
-}
 
 type Pending = Rc<RefCell<HashMap<String, Box<dyn FnOnce(Result<RequestTrace, String>)>>>>;
 
@@ -75,6 +35,7 @@ struct Inner {
     next_purpose: u64,
     pending: Pending,
     _handler: Option<Closure<dyn FnMut(web_sys::MessageEvent)>>,
+    _on_error: Option<Closure<dyn FnMut(web_sys::ErrorEvent)>>,
 }
 
 /// The importer handle (copyable; provided as context by the app).
@@ -112,6 +73,7 @@ pub fn use_importer() -> Importer {
             next_purpose: 0,
             pending: Rc::new(RefCell::new(HashMap::new())),
             _handler: None,
+            _on_error: None,
         }))),
         files: RwSignal::new(Vec::new()),
         runs: RwSignal::new(Vec::new()),
@@ -175,11 +137,11 @@ impl Importer {
             });
         });
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        on_error.forget();
         let rc = self.rc();
         let mut inner = rc.borrow_mut();
         inner.worker = Some(worker);
         inner._handler = Some(handler);
+        inner._on_error = Some(on_error);
     }
 
     fn send(&self, obj: js_sys::Object) {

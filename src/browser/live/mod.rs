@@ -9,8 +9,11 @@
 //! run streams, [`UseLiveRun::checkpoint`] holds the run so far (finished
 //! requests and the partial one on screen) every second, for saving.
 
+mod abort;
 mod answer;
+mod progress;
 mod request;
+mod run_spec;
 mod shapes;
 
 use futures_util::future::join_all;
@@ -18,143 +21,22 @@ use lab_core::load::shape::RunShape;
 use lab_core::measure::run::MeasuredRun;
 use lab_core::measure::sweep::RunMode;
 use lab_core::serve::protocol::ground_truth_url;
-use lab_core::stream::endpoint::{ConfigError, EndpointConfig};
 use lab_core::stream::live::LiveStats;
-use lab_core::trace::{ClientInfo, RequestTrace, SourceKind, Trace, TraceMeta, redact_endpoint};
+use lab_core::trace::{RequestTrace, Trace};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+pub use abort::Abort;
 use lab_core::replay::cadence::Contrast;
+use progress::Progress;
 pub use request::{CHECKPOINT_MS, LiveRequest, STATS_INTERVAL_MS};
 use request::{OnScreen, stream_completion};
+pub use run_spec::RunSpec;
 
-use super::clock::{self, client_info};
 use super::library::Library;
-use super::page;
 use super::paint::measure_refresh_hz;
 use super::resource;
 use super::session_runs::SessionRuns;
-
-/// A stop button for one or more requests.
-#[derive(Clone)]
-pub struct Abort(web_sys::AbortController);
-
-impl Abort {
-    /// A fresh controller.
-    pub fn new() -> Option<Self> {
-        web_sys::AbortController::new().ok().map(Self)
-    }
-    /// Aborts every request using it.
-    pub fn abort(&self) {
-        self.0.abort();
-    }
-    /// True once aborted.
-    pub fn aborted(&self) -> bool {
-        self.0.signal().aborted()
-    }
-    fn signal(&self) -> web_sys::AbortSignal {
-        self.0.signal()
-    }
-}
-
-/// Everything a run needs.
-#[derive(Debug, Clone)]
-pub struct RunSpec {
-    /// Endpoint and request (no key).
-    pub config: EndpointConfig,
-    /// The key, if any (Authorization header only).
-    pub api_key: Option<String>,
-    /// CORS advice for the chosen server kind.
-    pub cors_hint: String,
-    /// Shape of the run.
-    pub mode: RunShape,
-    /// Label for the trace.
-    pub label: String,
-}
-
-impl RunSpec {
-    /// A request of this run with this body (the page settles before it
-    /// is sent, except in a request-rate run, which sends on schedule).
-    fn request(&self, url: String, body: String) -> LiveRequest {
-        let settle = !matches!(self.mode, RunShape::Rate { .. });
-        LiveRequest { url, body, api_key: self.api_key.clone(), cors_hint: self.cors_hint.clone(), settle }
-    }
-}
-
-/// A run in progress: when it started, on which client, and the requests
-/// so far (published as the checkpoint).
-pub(super) struct Progress<'a> {
-    run: UseLiveRun,
-    spec: &'a RunSpec,
-    started: Option<String>,
-    client: ClientInfo,
-    so_far: Vec<RequestTrace>,
-    /// When the run so far was last published.
-    published_ms: f64,
-}
-
-impl<'a> Progress<'a> {
-    fn new(run: UseLiveRun, spec: &'a RunSpec) -> Self {
-        Self {
-            run,
-            spec,
-            started: Some(page::iso_now()),
-            client: client_info(),
-            so_far: Vec::new(),
-            published_ms: f64::NEG_INFINITY,
-        }
-    }
-
-    /// The trace of `requests` run `concurrency` at once. The display's
-    /// refresh rate is measured while the page starts; a run started at
-    /// once learns it on the way.
-    fn trace_at(&self, requests: Vec<RequestTrace>, concurrency: u32) -> Trace {
-        let client =
-            ClientInfo { display_refresh_hz: self.run.refresh_hz.get_value(), ..self.client.clone() };
-        trace_of(self.spec, requests, concurrency, self.started.clone(), client)
-    }
-
-    /// The trace of `requests` at the run's concurrency.
-    fn trace(&self, requests: Vec<RequestTrace>) -> Trace {
-        self.trace_at(requests, self.spec.mode.max_concurrency().max(1))
-    }
-
-    /// Publishes the run so far with the partial request on screen.
-    fn publish(&self, partial: &RequestTrace) {
-        let mut reqs = self.so_far.clone();
-        reqs.push(partial.clone());
-        self.run.checkpoint.set(Some(self.trace(reqs)));
-    }
-
-    /// Adds finished requests and publishes the run so far, at most every
-    /// [`CHECKPOINT_MS`] (publishing copies and saves the whole run: doing
-    /// it per request would load the page while a rate run sends).
-    fn extend(&mut self, traces: impl IntoIterator<Item = RequestTrace>) {
-        self.so_far.extend(traces);
-        let now = clock::now_ms();
-        if now - self.published_ms >= CHECKPOINT_MS {
-            self.published_ms = now;
-            self.run.checkpoint.set(Some(self.trace(self.so_far.clone())));
-        }
-    }
-
-    /// Requests finished so far.
-    fn done(&self) -> usize {
-        self.so_far.len()
-    }
-
-    /// A request of the run with `body`, or `None` (and the error shown)
-    /// when the body cannot be made.
-    fn request_with(&self, body: Result<String, ConfigError>) -> Option<LiveRequest> {
-        match (body, self.spec.config.completion_url()) {
-            (Ok(b), Ok(u)) => Some(self.spec.request(u, b)),
-            (Err(e), _) | (_, Err(e)) => {
-                self.run.error.set(Some(e.to_string()));
-                None
-            }
-        }
-    }
-}
 
 /// Where a run stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -398,31 +280,5 @@ impl UseLiveRun {
         }
         trace.network = resource::find(&req.url, trace.sent_ms);
         trace
-    }
-}
-
-/// The trace of a live run (or of one of its levels).
-fn trace_of(
-    spec: &RunSpec,
-    requests: Vec<RequestTrace>,
-    concurrency: u32,
-    at: Option<String>,
-    client: ClientInfo,
-) -> Trace {
-    Trace {
-        meta: TraceMeta {
-            label: Some(spec.label.clone()),
-            created_at: at,
-            source: SourceKind::Live,
-            endpoint: spec.config.completion_url().ok().map(|u| redact_endpoint(&u)),
-            api: Some(spec.config.api),
-            model: Some(spec.config.model.clone()),
-            tool: Some(format!("latency-lab {}", env!("CARGO_PKG_VERSION"))),
-            concurrency: Some(concurrency),
-            client,
-            ..TraceMeta::default()
-        },
-        requests,
-        ..Trace::default()
     }
 }
