@@ -60,7 +60,7 @@ pub fn use_links(
             }),
             Route::Published(id) if !flow.starting() => spawn_local(async move {
                 if let Err(e) = flow.open_published(id).await {
-                    notice.set(Some(e));
+                    notice.set(Some(e.to_string()));
                     route.replace(Route::Landing);
                 }
             }),

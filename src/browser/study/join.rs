@@ -22,9 +22,23 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::flow::UseParticipantFlow;
-use super::server;
+use super::server::{self, StudyServerError};
 use super::store::{self, SessionRef};
 use crate::browser::page;
+
+/// Why a published study could not open for a participant.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum JoinError {
+    /// The study server did not let them in.
+    #[error(transparent)]
+    Server(#[from] StudyServerError),
+    /// The study takes no more answers.
+    #[error("This study is closed: it takes no more answers. Thank you for your interest.")]
+    Closed,
+    /// This browser could not keep the session.
+    #[error("{0}")]
+    Storage(String),
+}
 
 impl UseParticipantFlow {
     /// The researcher runs `study` as a test participant.
@@ -72,12 +86,12 @@ impl UseParticipantFlow {
     /// A participant opens study `id` published on this server: their
     /// session of it in this browser if there is one, else they join. The
     /// error says why the study cannot open.
-    pub async fn open_published(&self, id: String) -> Result<(), String> {
+    pub async fn open_published(&self, id: String) -> Result<(), JoinError> {
         let s = *self;
         s.starting.set_value(true);
         let opened = async {
             if let Some((r, study, session)) = store::published_session(&s.lib, &id).await {
-                store::set_active(&s.lib, Some(&r)).await?;
+                store::set_active(&s.lib, Some(&r)).await.map_err(JoinError::Storage)?;
                 s.server.set(Some(id.clone()));
                 s.flow.set(Some(Flow::resume(study, session)));
                 s.outbox.flush();
@@ -85,14 +99,12 @@ impl UseParticipantFlow {
             }
             let hosted = server::hosted(&id).await?;
             if !hosted.open {
-                return Err(
-                    "This study is closed: it takes no more answers. Thank you for your interest.".into()
-                );
+                return Err(JoinError::Closed);
             }
             let joined = server::join(&id).await?;
             let flow = Flow::begin_as(hosted.study, joined.participant, joined.number);
-            store::save_participant_study(&s.lib, &flow.study).await?;
-            s.start(flow, Some(id.clone())).await
+            store::save_participant_study(&s.lib, &flow.study).await.map_err(JoinError::Storage)?;
+            s.start(flow, Some(id.clone())).await.map_err(JoinError::Storage)
         }
         .await;
         s.starting.set_value(false);

@@ -7,7 +7,7 @@
 //! outbox is flushed when the page opens, so answers queued before a
 //! reload or a server restart arrive then.
 
-use lab_core::study::delivery::{Delivery, backoff_ms};
+use lab_core::study::delivery::{Delivery, OutboxProblem, backoff_ms, sort_for_sending};
 use lab_core::study::submit::Submission;
 use leptos::ev;
 use leptos::prelude::*;
@@ -45,7 +45,7 @@ pub struct UseOutbox {
     /// Answers the server confirmed since the page opened.
     pub delivered: RwSignal<usize>,
     /// Why answers are waiting, or were refused.
-    pub problem: RwSignal<Option<String>>,
+    pub problem: RwSignal<Option<OutboxProblem>>,
     lib: Library,
     /// Answers pushed and not yet written to IndexedDB (counted as waiting).
     writing: StoredValue<usize>,
@@ -91,7 +91,7 @@ impl UseOutbox {
         spawn_local(async move {
             let json = serde_json::to_string(&q).unwrap_or_default();
             if let Err(e) = o.lib.put_doc(idb::SESSIONS, &q.key(), json).await {
-                o.problem.set(Some(format!("This answer could not be queued for the study server: {e}")));
+                o.problem.set(Some(OutboxProblem::NotQueued(e)));
             }
             o.writing.update_value(|n| *n = n.saturating_sub(1));
             o.attempt.set_value(0);
@@ -128,13 +128,7 @@ impl UseOutbox {
     async fn queued(&self) -> Vec<Queued> {
         let docs = self.lib.all_docs(idb::SESSIONS).await.unwrap_or_default();
         let mut q: Vec<Queued> = docs.iter().filter_map(|t| serde_json::from_str::<Queued>(t).ok()).collect();
-        q.sort_by(|a, b| {
-            (&a.server_id, &a.answer.participant, a.answer.trial).cmp(&(
-                &b.server_id,
-                &b.answer.participant,
-                b.answer.trial,
-            ))
-        });
+        sort_for_sending(&mut q, |q| (q.server_id.as_str(), q.answer.participant.as_str(), q.answer.trial));
         q
     }
 
@@ -145,9 +139,7 @@ impl UseOutbox {
         while let Some(q) = queued.first().cloned() {
             match server::send_answer(&q.server_id, &q.answer).await {
                 Delivery::Delivered => self.delivered.update(|n| *n += 1),
-                Delivery::Refused(why) => self.problem.set(Some(format!(
-                    "The study server refused an answer: {why}. Your answers stay in this browser; download them at the end."
-                ))),
+                Delivery::Refused(why) => self.problem.set(Some(OutboxProblem::Refused(why))),
                 Delivery::Retry(after) => return self.retry_later(waiting(queued.len()), after),
             }
             let _ = self.lib.delete_doc(idb::SESSIONS, &q.key()).await;
@@ -155,7 +147,7 @@ impl UseOutbox {
             self.waiting.set(waiting(queued.len()));
         }
         self.attempt.set_value(0);
-        if self.problem.with_untracked(|p| p.as_deref().is_some_and(|p| p.starts_with("Not saved"))) {
+        if self.problem.with_untracked(|p| p.as_ref().is_some_and(OutboxProblem::ends_when_delivered)) {
             self.problem.set(None);
         }
     }
@@ -164,10 +156,7 @@ impl UseOutbox {
         let attempt = self.attempt.get_value();
         let wait = backoff_ms(attempt, server_ms);
         self.attempt.set_value(attempt + 1);
-        self.problem.set(Some(format!(
-            "Not saved to the study server yet ({waiting} waiting: offline or the server is unreachable); trying again in {:.0} s. They are kept in this browser meanwhile.",
-            wait / 1000.0
-        )));
+        self.problem.set(Some(OutboxProblem::Waiting { waiting, retry_in_ms: wait }));
         let o = *self;
         let handle =
             set_timeout_with_handle(move || o.flush(), std::time::Duration::from_millis(wait as u64));

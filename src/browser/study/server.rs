@@ -14,6 +14,46 @@ use web_sys::{RequestCredentials, RequestInit};
 use crate::browser::fetch::{self, header, text_of};
 use crate::browser::files::js_message;
 
+/// Why a call to the study server failed; each says it in one sentence
+/// for people (`what`: the call, as the researcher or participant sees it).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StudyServerError {
+    /// No reply at all (network, server down).
+    #[error("{what}: the study server did not answer ({detail}). Is `latency-lab serve` running?")]
+    NoAnswer {
+        /// The call.
+        what: &'static str,
+        /// What the browser said.
+        detail: String,
+    },
+    /// A static host answered: no study server behind this page.
+    #[error(
+        "{what}: this page is not served by `latency-lab serve`, which hosts studies (start it with ./lab serve and open the lab from it)"
+    )]
+    NotHere {
+        /// The call.
+        what: &'static str,
+    },
+    /// The server refused (its message).
+    #[error("{what}: HTTP {status}: {message}")]
+    Http {
+        /// The call.
+        what: &'static str,
+        /// HTTP status.
+        status: u16,
+        /// The server's `{"error": …}` or the body.
+        message: String,
+    },
+    /// A success whose body is not what the lab expects.
+    #[error("{what}: the server's reply is not understood ({detail})")]
+    Unreadable {
+        /// The call.
+        what: &'static str,
+        /// What did not parse.
+        detail: String,
+    },
+}
+
 /// What the server said (`status` is `None` when it did not answer).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
@@ -34,17 +74,12 @@ impl Reply {
             .unwrap_or_else(|| lab_core::stream::openai::snippet(&self.body))
     }
 
-    /// The reply as a sentence for people, when it is not a success.
-    fn failure(&self, what: &str) -> String {
+    /// What a reply that is not a success means, for the call `what`.
+    fn failure(&self, what: &'static str) -> StudyServerError {
         match self.status {
-            None => format!(
-                "{what}: the study server did not answer ({}). Is `latency-lab serve` running?",
-                self.body
-            ),
-            Some(404) if self.body.trim_start().starts_with('<') => format!(
-                "{what}: this page is not served by `latency-lab serve`, which hosts studies (start it with ./lab serve and open the lab from it)"
-            ),
-            Some(code) => format!("{what}: HTTP {code}: {}", self.message()),
+            None => StudyServerError::NoAnswer { what, detail: self.body.clone() },
+            Some(404) if self.body.trim_start().starts_with('<') => StudyServerError::NotHere { what },
+            Some(status) => StudyServerError::Http { what, status, message: self.message() },
         }
     }
 
@@ -76,54 +111,57 @@ async fn call(method: &str, path: &str, token: Option<&str>, body: Option<&str>)
     }
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(reply: &Reply, what: &str) -> Result<T, String> {
+fn parse<T: for<'de> Deserialize<'de>>(reply: &Reply, what: &'static str) -> Result<T, StudyServerError> {
     if !reply.ok() {
         return Err(reply.failure(what));
     }
     serde_json::from_str(&reply.body)
-        .map_err(|e| format!("{what}: the server's reply is not understood ({e})"))
+        .map_err(|e| StudyServerError::Unreadable { what, detail: e.to_string() })
 }
 
 /// Publishes a study; its short id.
-pub async fn publish(study: &Study, token: &str) -> Result<String, String> {
+pub async fn publish(study: &Study, token: &str) -> Result<String, StudyServerError> {
     let reply = call("POST", "/api/studies", Some(token), Some(&study.to_json())).await;
     parse::<PublishedReply>(&reply, "Publishing failed").map(|p| p.id)
 }
 
 /// The researcher's published studies.
-pub async fn list(token: &str) -> Result<Vec<Listed>, String> {
+pub async fn list(token: &str) -> Result<Vec<Listed>, StudyServerError> {
     parse(&call("GET", "/api/studies", Some(token), None).await, "The study server's list failed")
 }
 
 /// A published study's design as it was published (the researcher's
 /// copy, condition names included).
-pub async fn design(id: &str, token: &str) -> Result<Study, String> {
+pub async fn design(id: &str, token: &str) -> Result<Study, StudyServerError> {
     let reply = call("GET", &format!("/api/studies/{id}/design"), Some(token), None).await;
     parse(&reply, "Reading the published design failed")
 }
 
 /// Every answer to a published study.
-pub async fn results(id: &str, token: &str) -> Result<StudyResults, String> {
+pub async fn results(id: &str, token: &str) -> Result<StudyResults, StudyServerError> {
     let reply = call("GET", &format!("/api/studies/{id}/results"), Some(token), None).await;
     if !reply.ok() {
         return Err(reply.failure("Reading the server's answers failed"));
     }
-    StudyResults::from_json(&reply.body).map_err(|e| e.to_string())
+    StudyResults::from_json(&reply.body).map_err(|e| StudyServerError::Unreadable {
+        what: "Reading the server's answers failed",
+        detail: e.to_string(),
+    })
 }
 
 /// Stops a published study taking answers.
-pub async fn close(id: &str, token: &str) -> Result<(), String> {
+pub async fn close(id: &str, token: &str) -> Result<(), StudyServerError> {
     let reply = call("POST", &format!("/api/studies/{id}/close"), Some(token), None).await;
     if reply.ok() { Ok(()) } else { Err(reply.failure("Closing failed")) }
 }
 
 /// A published study, as a participant gets it.
-pub async fn hosted(id: &str) -> Result<Hosted, String> {
+pub async fn hosted(id: &str) -> Result<Hosted, StudyServerError> {
     parse(&call("GET", &format!("/api/studies/{id}"), None, None).await, "This study cannot open")
 }
 
 /// Joins a published study.
-pub async fn join(id: &str) -> Result<Joined, String> {
+pub async fn join(id: &str) -> Result<Joined, StudyServerError> {
     parse(
         &call("POST", &format!("/api/studies/{id}/participants"), None, None).await,
         "This study cannot start",

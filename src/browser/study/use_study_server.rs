@@ -110,7 +110,7 @@ impl UseStudyServer {
         spawn_local(async move {
             let listed = match server::list(&token).await {
                 Ok(l) => l.into_iter().filter(|l| l.study_id == study_id).collect::<Vec<_>>(),
-                Err(e) => return s.message.set(Some(e)),
+                Err(e) => return s.message.set(Some(e.to_string())),
             };
             for l in &listed {
                 if s.designs.with_value(|d| d.contains_key(&l.id)) {
@@ -121,7 +121,7 @@ impl UseStudyServer {
                         let fingerprint = d.fingerprint();
                         all.insert(l.id.clone(), (d, fingerprint));
                     }),
-                    Err(e) => return s.message.set(Some(e)),
+                    Err(e) => return s.message.set(Some(e.to_string())),
                 }
             }
             // Newest first: the newest version's design is the one analysed.
@@ -139,7 +139,7 @@ impl UseStudyServer {
                         s.keep_in_library(l, &r);
                         let _ = all.merge(&r);
                     }
-                    Err(e) => return s.message.set(Some(e)),
+                    Err(e) => return s.message.set(Some(e.to_string())),
                 }
             }
             if other > 0 {
@@ -187,7 +187,7 @@ impl UseStudyServer {
                     s.message.set(Some(format!("Published. Send participants this link (copied): {link}")));
                     s.refresh();
                 }
-                Err(e) => s.message.set(Some(e)),
+                Err(e) => s.message.set(Some(e.to_string())),
             }
             s.busy.set(false);
         });
@@ -203,7 +203,7 @@ impl UseStudyServer {
         spawn_local(async move {
             match server::close(&id, &token).await {
                 Ok(()) => s.message.set(Some(format!("Study {id} is closed."))),
-                Err(e) => s.message.set(Some(e)),
+                Err(e) => s.message.set(Some(e.to_string())),
             }
             s.refresh();
         });

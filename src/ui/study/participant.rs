@@ -89,7 +89,7 @@ fn ServerStatus() -> impl IntoView {
             let text = move || lab_core::study::delivery::status(answered(), o.waiting.get());
             view! {
                 <span data-testid="participant-server" aria-live="polite">{text}</span>
-                {move || o.problem.get().map(|p| view! { <span class="warn" data-testid="participant-server-problem">{p}</span> })}
+                {move || o.problem.get().map(|p| view! { <span class="warn" data-testid="participant-server-problem">{p.to_string()}</span> })}
             }
         })
     }

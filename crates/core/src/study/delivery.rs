@@ -52,6 +52,57 @@ pub fn backoff_ms(attempt: u32, server_ms: Option<f64>) -> f64 {
     doubled.min(MAX_RETRY_MS).max(server_ms.unwrap_or(0.0).min(10.0 * MAX_RETRY_MS))
 }
 
+/// Why answers wait in a participant's outbox, or one was refused: what the
+/// participant's bar says beside the count.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutboxProblem {
+    /// Not kept by the server yet: `waiting` answers, tried again in
+    /// `retry_in_ms`. Cleared once the outbox empties.
+    Waiting {
+        /// Answers waiting.
+        waiting: usize,
+        /// Wait before the next try (ms).
+        retry_in_ms: f64,
+    },
+    /// The server refused an answer for good (its reason). Stays on screen.
+    Refused(String),
+    /// This browser could not queue an answer (its storage's reason).
+    /// Stays on screen.
+    NotQueued(String),
+}
+
+impl OutboxProblem {
+    /// True when an emptied outbox ends it (a refusal stays said).
+    pub fn ends_when_delivered(&self) -> bool {
+        matches!(self, Self::Waiting { .. })
+    }
+}
+
+impl std::fmt::Display for OutboxProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Waiting { waiting, retry_in_ms } => write!(
+                f,
+                "Not saved to the study server yet ({waiting} waiting: offline or the server is unreachable); trying again in {:.0} s. They are kept in this browser meanwhile.",
+                retry_in_ms / 1000.0
+            ),
+            Self::Refused(why) => write!(
+                f,
+                "The study server refused an answer: {why}. Your answers stay in this browser; download them at the end."
+            ),
+            Self::NotQueued(why) => write!(f, "This answer could not be queued for the study server: {why}"),
+        }
+    }
+}
+
+/// Puts queued answers in the order they are sent: by server, participant
+/// and trial as a number (`key` gives those of an item). Their storage keys'
+/// text would put trial 10 before trial 2, and a threshold study's server
+/// takes a participant's trials in order only.
+pub fn sort_for_sending<T>(items: &mut [T], key: impl Fn(&T) -> (&str, &str, usize)) {
+    items.sort_by(|a, b| key(a).cmp(&key(b)));
+}
+
 /// Where a participant's answers are, in the participant's bar: `answered`
 /// answers given in this session, `waiting` of them not yet kept by the
 /// server. Nothing is called saved before an answer exists.
@@ -84,6 +135,24 @@ mod tests {
         assert_eq!(classify(Some(429), Some("soon"), ""), Delivery::Retry(None));
         assert_eq!(classify(Some(410), None, "closed"), Delivery::Refused("closed".into()));
         assert_eq!(classify(Some(400), None, ""), Delivery::Refused("HTTP 400".into()));
+    }
+
+    #[test]
+    fn a_waiting_outbox_clears_when_delivered_and_a_refusal_stays() {
+        let w = OutboxProblem::Waiting { waiting: 3, retry_in_ms: 4000.0 };
+        assert!(w.ends_when_delivered());
+        assert!(w.to_string().starts_with("Not saved to the study server yet (3 waiting"), "{w}");
+        assert!(w.to_string().contains("trying again in 4 s"));
+        let r = OutboxProblem::Refused("the study is closed".into());
+        assert!(!r.ends_when_delivered());
+        assert!(r.to_string().contains("refused an answer: the study is closed."));
+    }
+
+    #[test]
+    fn answers_go_in_the_order_they_were_given() {
+        let mut q = [("s", "p1", 10), ("s", "p1", 2), ("s", "p0", 5), ("a", "p9", 1)];
+        sort_for_sending(&mut q, |x| (x.0, x.1, x.2));
+        assert_eq!(q, [("a", "p9", 1), ("s", "p0", 5), ("s", "p1", 2), ("s", "p1", 10)]);
     }
 
     #[test]
