@@ -7,6 +7,7 @@
 // Run: node tests/bench/idle_gap.bench.mjs   (part of ./lab bench)
 import { launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
 import { launchFirefox, openFirefoxPage } from '../e2e/lib/firefox.mjs';
+import { plainLoop } from './lib/plain_loop.mjs';
 
 const MODEL = 'profile:ttft300-itl20';
 /** Requests per pause and round. */
@@ -28,41 +29,7 @@ const median = (xs) => {
 };
 
 function loop(page, base, pause) {
-  return page.evaluate(
-    async ([base, model, n, pause]) => {
-      const out = [];
-      for (let i = 0; i < n; i++) {
-        if (pause === 'sleep10' || pause === 'sleep50') {
-          await new Promise((r) => setTimeout(r, pause === 'sleep10' ? 10 : 50));
-        } else if (pause === 'frames') {
-          for (let f = 0; f < 3; f++) await new Promise((r) => requestAnimationFrame(r));
-          await new Promise((r) => setTimeout(r, 0));
-        } else if (pause === 'busy50') {
-          const end = performance.now() + 50;
-          while (performance.now() < end);
-        }
-        const body = JSON.stringify({ model, stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
-        const t0 = performance.now();
-        const r = await fetch(`${base}v1/chat/completions`, {
-          method: 'POST', body, cache: 'no-store', credentials: 'omit',
-          headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-        });
-        const reader = r.body.getReader();
-        const dec = new TextDecoder();
-        let first = null;
-        for (;;) {
-          const { done, value } = await reader.read();
-          const at = performance.now();
-          if (done) break;
-          if (first === null && /"content":"[^"]/.test(dec.decode(value, { stream: true }))) first = at;
-        }
-        const truth = await (await fetch(`${base}v1/lab/requests/${r.headers.get('x-latency-lab-request-id')}`)).json();
-        out.push(first - t0 - truth.chunks[0].sent_ms);
-      }
-      return out;
-    },
-    [base, MODEL, N, pause],
-  );
+  return page.evaluate(plainLoop, [base, MODEL, N, pause]);
 }
 
 const server = await startServer();

@@ -8,6 +8,7 @@ import { ARTIFACTS, startServer } from '../e2e/lib/lab.mjs';
 import { download, runLive } from '../e2e/lib/dom.mjs';
 import { bothBrowsers } from '../e2e/lib/firefox.mjs';
 import { launchWebKit, openWebKitPage } from '../e2e/lib/webkit.mjs';
+import { plainLoop } from './lib/plain_loop.mjs';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -30,42 +31,13 @@ async function lab(page) {
 }
 
 /**
- * A plain loop in the same page: fetch, read, stamp the first content read.
- * `pause`: wait three animation frames and a task before each request, as a page that
- * shows each result does (the lab waits for its view to settle); an idle
- * moment before a request costs the browser and the server a wake-up.
+ * A plain loop in the same page (`lib/plain_loop.mjs`). `pause`: wait three
+ * animation frames and a task before each request, as a page that shows
+ * each result does (the lab waits for its view to settle); an idle moment
+ * before a request costs the browser and the server a wake-up.
  */
 function plain(page, base, pause) {
-  return page.evaluate(
-    async ([base, model, n, pause]) => {
-      const out = [];
-      for (let i = 0; i < n; i++) {
-        if (pause) {
-          for (let f = 0; f < 3; f++) await new Promise((r) => requestAnimationFrame(r));
-          await new Promise((r) => setTimeout(r, 0));
-        }
-        const body = JSON.stringify({ model, stream: true, max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
-        const t0 = performance.now();
-        const r = await fetch(`${base}v1/chat/completions`, {
-          method: 'POST', body, cache: 'no-store', credentials: 'omit',
-          headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-        });
-        const reader = r.body.getReader();
-        const dec = new TextDecoder();
-        let first = null;
-        for (;;) {
-          const { done, value } = await reader.read();
-          const at = performance.now();
-          if (done) break;
-          if (first === null && /"content":"[^"]/.test(dec.decode(value, { stream: true }))) first = at;
-        }
-        const truth = await (await fetch(`${base}v1/lab/requests/${r.headers.get('x-latency-lab-request-id')}`)).json();
-        out.push(first - t0 - truth.chunks[0].sent_ms);
-      }
-      return out;
-    },
-    [base, MODEL, N, pause],
-  );
+  return page.evaluate(plainLoop, [base, MODEL, N, pause ? 'frames' : 'none']);
 }
 
 const server = await startServer();
