@@ -33,7 +33,9 @@
 //!   ([`DEFAULT_STALL_MS`] = 250 ms unless configured); the **longest stall**
 //!   is the largest such gap.
 //! - Client-only stages: **TTFB** (headers received − sent) → TTFT →
-//!   **TTFP** (first paint of a token chunk − sent).
+//!   **TTFP** (first paint of a token chunk − sent); **first answer paint**
+//!   (first paint of an answer chunk − sent) is when a reasoning model's
+//!   answer itself reached the screen.
 //! - Tool calls (agents; definitions in [`crate::trace::tool`]): a
 //!   tool-call fragment is a token chunk. **Time to first tool call** =
 //!   arrival of the first fragment − sent; **tool calls complete** = when
@@ -206,6 +208,10 @@ pub struct RequestMetrics {
     pub qoe: Option<f64>,
     /// Time to first paint.
     pub ttfp_ms: Option<f64>,
+    /// Time to the first paint of an answer (content) chunk: with reasoning
+    /// shown first, when the answer itself reached the screen.
+    #[serde(default)]
+    pub first_answer_paint_ms: Option<f64>,
     /// Tool calls in the response.
     #[serde(default)]
     pub tool_calls: usize,
@@ -371,6 +377,11 @@ impl RequestMetrics {
             fluidity_index: feel::fluidity(&arrivals, f.fluidity_ttft_ms, f.fluidity_tbt_ms),
             qoe: feel::qoe(&arrivals, f.qoe_ttft_ms, f.qoe_tokens_per_s),
             ttfp_ms: token_chunks.iter().find_map(|c| c.painted_ms).map(|p| p - sent),
+            first_answer_paint_ms: token_chunks
+                .iter()
+                .filter(|c| c.content)
+                .find_map(|c| c.painted_ms)
+                .map(|p| p - sent),
             tool_calls: 0,
             time_to_first_tool_call_ms: None,
             tool_calls_complete_ms: None,
@@ -441,6 +452,10 @@ pub struct RunMetrics {
     pub ttfb_ms: Option<Summary>,
     /// Time to first paint over completed requests that were painted.
     pub ttfp_ms: Option<Summary>,
+    /// Time to the first paint of the answer over completed requests whose
+    /// answer was painted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_answer_paint_ms: Option<Summary>,
     /// Paint lag (painted − arrived) over all painted token chunks.
     pub paint_lag_ms: Option<Summary>,
     /// Time to first answer (content) token over completed requests.
@@ -588,6 +603,7 @@ impl RunMetrics {
             e2el_ms: summary_of(done.iter().filter_map(|r| r.e2el_ms)),
             ttfb_ms: summary_of(done.iter().filter_map(|r| r.ttfb_ms)),
             ttfp_ms: summary_of(done.iter().filter_map(|r| r.ttfp_ms)),
+            first_answer_paint_ms: summary_of(done.iter().filter_map(|r| r.first_answer_paint_ms)),
             paint_lag_ms: summary_of(done.iter().flat_map(|r| r.paint_lags.iter().copied())),
             time_to_first_answer_ms: summary_of(done.iter().filter_map(|r| r.time_to_first_answer_ms)),
             reasoning_ms: summary_of(done.iter().filter_map(|r| r.reasoning_ms)),

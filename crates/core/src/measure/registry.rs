@@ -59,7 +59,7 @@ impl LatencyRow {
 }
 
 /// The latency rows, in the order every table shows them.
-pub const LATENCY: [LatencyRow; 11] = [
+pub const LATENCY: [LatencyRow; 12] = [
     LatencyRow {
         id: "ttfb",
         label: "TTFB (headers)",
@@ -91,6 +91,14 @@ pub const LATENCY: [LatencyRow; 11] = [
         what: "First paint of a token chunk − sent.",
         get: |m| m.ttfp_ms,
         shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "first_answer_paint",
+        label: "First paint of the answer",
+        short: "First answer paint",
+        what: "First paint of an answer (content) chunk − sent: when a reasoning model's answer itself reached the screen.",
+        get: |m| m.first_answer_paint_ms,
+        shown: Shown::WhenMeasured,
     },
     LatencyRow {
         id: "tpot",
@@ -202,6 +210,7 @@ mod tests {
         m.time_to_first_answer_ms = Some(s);
         m.paint_lag_ms = Some(s);
         m.ttfp_ms = Some(s);
+        m.first_answer_paint_ms = Some(s);
         let json = serde_json::to_value(&m).unwrap();
         let summaries: Vec<&String> = json
             .as_object()
@@ -220,6 +229,28 @@ mod tests {
             assert!(json.get(r.json_key()).is_some(), "row {} reads no figure named {}", r.id, r.json_key());
             assert!(r.short.chars().count() <= 22, "{}", r.short);
         }
+    }
+
+    /// The registry's example of a new figure: the first paint of the
+    /// answer itself, after the reasoning a model showed first.
+    #[test]
+    fn the_answer_is_painted_after_the_reasoning() {
+        let t = Trace::from_json(
+            r#"{"schema_version":1,"requests":[{"sent_ms":0,"end_ms":400,"chunks":[
+              {"arrived_ms":100,"text":"hmm","kind":"reasoning","painted_ms":105},
+              {"arrived_ms":300,"text":"Yes","painted_ms":310}]}]}"#,
+        )
+        .unwrap();
+        let m = RunMetrics::of(&t, &MetricsConfig::default());
+        assert_eq!(m.ttfp_ms.unwrap().median, 105.0, "the reasoning reached the screen first");
+        assert_eq!(m.first_answer_paint_ms.unwrap().median, 310.0, "the answer 205 ms later");
+        assert!(row("first_answer_paint").unwrap().shown_for(&m));
+        let unpainted = Trace::from_json(
+            r#"{"schema_version":1,"requests":[{"sent_ms":0,"end_ms":400,"chunks":[{"arrived_ms":100,"text":"a"}]}]}"#,
+        )
+        .unwrap();
+        let m = RunMetrics::of(&unpainted, &MetricsConfig::default());
+        assert!(!row("first_answer_paint").unwrap().shown_for(&m), "an import has no paints: no row");
     }
 
     #[test]
