@@ -400,6 +400,21 @@ pub fn to_csv(results: &StudyResults) -> String {
 mod tests {
     use super::*;
 
+    /// A rating of 3 by `participant` in `trial`.
+    fn rating(participant: &str, trial: usize, timing: Option<crate::study::timing::Timing>) -> Response {
+        Response {
+            participant: participant.into(),
+            trial,
+            block: crate::study::plan::Block::Rating,
+            conditions: vec!["c1".into()],
+            question: "q".into(),
+            answer: Answer::Rating(3),
+            rt_ms: 1.0,
+            level: None,
+            timing,
+        }
+    }
+
     #[test]
     fn answers_from_imprecise_playbacks_are_counted_by_engine_and_left_out_on_request() {
         use crate::study::timing::{SchedulerPath, Timing};
@@ -411,21 +426,7 @@ mod tests {
             ("p3", Some(timing(Engine::WebKit, SchedulerPath::Workers))),
             ("p4", None),
         ];
-        let responses = rows
-            .iter()
-            .enumerate()
-            .map(|(i, (p, t))| Response {
-                participant: (*p).into(),
-                trial: i,
-                block: crate::study::plan::Block::Rating,
-                conditions: vec!["c1".into()],
-                question: "q".into(),
-                answer: Answer::Rating(3),
-                rt_ms: 1.0,
-                level: None,
-                timing: *t,
-            })
-            .collect();
+        let responses = rows.iter().enumerate().map(|(i, (p, t))| rating(p, i, *t)).collect();
         let r = StudyResults::new("s", responses);
         let by = r.by_engine();
         let row = |e| by.iter().find(|x| x.engine == e).copied().unwrap();
@@ -452,17 +453,7 @@ mod tests {
     fn test_sessions_are_left_out_on_request() {
         let mut r = StudyResults::new("s", Vec::new());
         for p in ["p001-a", "test-001-b", "p002-c"] {
-            r.responses.push(Response {
-                participant: p.into(),
-                trial: 0,
-                block: crate::study::plan::Block::Rating,
-                conditions: vec!["c1".into()],
-                question: "q".into(),
-                answer: Answer::Rating(3),
-                rt_ms: 1.0,
-                level: None,
-                timing: None,
-            });
+            r.responses.push(rating(p, 0, None));
         }
         assert_eq!(r.test_participants(), ["test-001-b"]);
         assert_eq!(r.without_tests().participants(), ["p001-a", "p002-c"]);
