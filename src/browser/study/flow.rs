@@ -98,12 +98,7 @@ pub fn use_participant_flow(lib: Library, route: UseRoute) -> UseParticipantFlow
                 })
                 .collect();
             let timing = played(f.timing.get_untracked(), &released);
-            flow.update(|fl| {
-                fl.iter_mut().for_each(|fl| {
-                    fl.playback_ended(now_ms());
-                    fl.played_with(timing);
-                })
-            });
+            flow.update(|fl| fl.iter_mut().for_each(|fl| fl.playback_ended(now_ms(), Some(timing))));
         } else if f.engine.notice.get().is_some() {
             flow.update(|f| f.iter_mut().for_each(Flow::interrupted));
         }

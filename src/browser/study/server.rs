@@ -139,14 +139,13 @@ pub async fn design(id: &str, token: &str) -> Result<Study, StudyServerError> {
 
 /// Every answer to a published study.
 pub async fn results(id: &str, token: &str) -> Result<StudyResults, StudyServerError> {
+    const WHAT: &str = "Reading the server's answers failed";
     let reply = call("GET", &format!("/api/studies/{id}/results"), Some(token), None).await;
     if !reply.ok() {
-        return Err(reply.failure("Reading the server's answers failed"));
+        return Err(reply.failure(WHAT));
     }
-    StudyResults::from_json(&reply.body).map_err(|e| StudyServerError::Unreadable {
-        what: "Reading the server's answers failed",
-        detail: e.to_string(),
-    })
+    StudyResults::from_json(&reply.body)
+        .map_err(|e| StudyServerError::Unreadable { what: WHAT, detail: e.to_string() })
 }
 
 /// Stops a published study taking answers.

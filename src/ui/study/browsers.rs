@@ -2,6 +2,7 @@
 //! trials the participant's browser could not play precisely
 //! (`lab_core::study::timing`).
 
+use lab_core::study::timing::Timing;
 use leptos::prelude::*;
 
 use crate::browser::study::UseStudyResults;
@@ -29,7 +30,7 @@ pub fn ByEngine(results: UseStudyResults) -> impl IntoView {
                         </tbody>
                     </table>
                 </div>
-                <p class="hint">"An answer is \"not played precisely\" when its trial ran without cross-origin isolation, with a clock coarser than 0.1 ms, on a display under 50 Hz, or with chunks released on the page's main thread because the release-clock workers could not run. \"other\": answers saved before browsers were recorded."</p>
+                <p class="hint">{Timing::rule()}" \"other\": answers saved before browsers were recorded."</p>
                 {move || (imprecise() > 0).then(|| view! {
                     <label class="inline" data-testid="results-precise">
                         <input type="checkbox" data-testid="results-precise-only" prop:checked=move || r.precise_only.get()

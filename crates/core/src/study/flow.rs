@@ -158,17 +158,14 @@ impl Flow {
         Some(panes)
     }
 
-    /// Playback of the trial ended at `at_ms` (every pane on screen).
-    pub fn playback_ended(&mut self, at_ms: f64) {
+    /// Playback of the trial ended at `at_ms` (every pane on screen), with
+    /// what the browser could show in it (`timing`: recorded with each of
+    /// the trial's answers).
+    pub fn playback_ended(&mut self, at_ms: f64, timing: Option<Timing>) {
         if self.step == Step::Playing {
             self.step = Step::Answer(at_ms);
+            self.played = timing;
         }
-    }
-
-    /// The playback that just ended ran with `timing`: every answer to
-    /// this trial carries it.
-    pub fn played_with(&mut self, timing: Timing) {
-        self.played = Some(timing);
     }
 
     /// Playback was cut (the tab was hidden): the trial plays again.
@@ -198,10 +195,7 @@ impl Flow {
             return Err(AnswerError::Question(question.to_string()));
         };
         let before = self.trial().map(|t| t.index);
-        self.session.answer(&self.study, question, answer, now_ms - ended)?;
-        if let Some(r) = self.session.responses.last_mut() {
-            r.timing = self.played;
-        }
+        self.session.answer_with(&self.study, question, answer, now_ms - ended, self.played)?;
         Ok(if self.session.is_complete(&self.study) {
             self.step = Step::Done;
             AfterAnswer::Done
@@ -301,7 +295,7 @@ mod tests {
             }
             assert_eq!(f.step, Step::Playing);
             assert_eq!(f.question(), None, "no question while playing");
-            f.playback_ended(1000.0);
+            f.playback_ended(1000.0, None);
             let mut outcome = answer_current(&mut f, 1250.0);
             while outcome == AfterAnswer::NextQuestion {
                 outcome = answer_current(&mut f, 1300.0);
@@ -332,14 +326,13 @@ mod tests {
         assert_eq!(f.step, Step::Ready, "a cut playback plays again");
         assert!(f.answer("q1", Answer::Rating(3), 5.0).is_err(), "no answer before playback ends");
         f.play();
-        f.playback_ended(10.0);
         let fell_back = Timing {
             engine: crate::study::timing::Engine::WebKit,
             isolated: true,
             scheduler: crate::study::timing::SchedulerPath::MainThread,
             ..Timing::default()
         };
-        f.played_with(fell_back);
+        f.playback_ended(10.0, Some(fell_back));
         answer_current(&mut f, 20.0);
         let answered = f.session.responses.last().unwrap();
         assert_eq!(answered.timing, Some(fell_back), "the answer carries the playback's timing");

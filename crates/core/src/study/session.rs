@@ -10,6 +10,7 @@ use super::answer::{Answer, AnswerError, Response};
 use super::plan::{Block, Trial, plan};
 use super::results::StudyResults;
 use super::threshold::in_study;
+use super::timing::Timing;
 use super::{Question, Study};
 
 /// One participant's session.
@@ -101,6 +102,19 @@ impl Session {
         answer: Answer,
         rt_ms: f64,
     ) -> Result<(), AnswerError> {
+        self.answer_with(study, question, answer, rt_ms, None)
+    }
+
+    /// [`Self::answer`], recording what the browser could show in the trial
+    /// ([`super::timing`]).
+    pub fn answer_with(
+        &mut self,
+        study: &Study,
+        question: &str,
+        answer: Answer,
+        rt_ms: f64,
+        timing: Option<Timing>,
+    ) -> Result<(), AnswerError> {
         let trial = self.current(study).ok_or(AnswerError::Done)?.clone();
         let q = Self::questions(study, &trial)
             .into_iter()
@@ -124,7 +138,7 @@ impl Session {
             answer,
             rt_ms: if rt_ms.is_finite() { rt_ms.max(0.0) } else { 0.0 },
             level: trial.level,
-            timing: None,
+            timing,
         });
         if let Some(d) = &study.threshold {
             // The procedure picks the next trial from the answers so far.

@@ -177,6 +177,13 @@ impl Timing {
         out
     }
 
+    /// What "precise" means, for people reading results.
+    pub fn rule() -> String {
+        format!(
+            "An answer is \"not played precisely\" when its trial ran without cross-origin isolation, with a clock coarser than {MAX_CLOCK_STEP_MS} ms, on a display under {MIN_REFRESH_HZ:.0} Hz, or with chunks released on the page's main thread because the release-clock workers could not run."
+        )
+    }
+
     /// True when nothing limited the playback.
     pub fn precise(&self) -> bool {
         self.limits().is_empty()
@@ -224,6 +231,11 @@ mod tests {
                 && t.sentence().contains("precise timing.")
         );
         assert_eq!(t.check(), Ok(()));
+        assert!(
+            Timing::rule().contains("coarser than 0.1 ms, on a display under 50 Hz"),
+            "{}",
+            Timing::rule()
+        );
     }
 
     #[test]

@@ -158,7 +158,7 @@ mod tests {
                 PaneSource::Recorded { .. } => unreachable!(),
             };
             let (faster, level) = (u8::from(ttft(1) < ttft(0)), (ttft(1) - ttft(0)).abs());
-            f.playback_ended(1000.0);
+            f.playback_ended(1000.0, None);
             let pick = if rng.uniform() < truth.p(level) { faster } else { 1 - faster };
             if f.answer(QUESTION, Answer::Choice(pick), 1400.0).unwrap() == AfterAnswer::Done {
                 return f;
