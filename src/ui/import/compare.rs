@@ -3,7 +3,7 @@
 
 use lab_core::AnalysisOptions;
 use lab_core::chart::{LinearScale, step_polyline};
-use lab_core::import::digest::{COMPARED, Delta, RunDigest, browsers_note, compare_runs};
+use lab_core::import::digest::{Delta, RunDigest, browsers_note, compare_runs, compared};
 use lab_core::measure::slo::SloSet;
 use leptos::prelude::*;
 
@@ -139,7 +139,7 @@ fn CompareTable(runs: Signal<Vec<Candidate>>) -> impl IntoView {
                 <tr data-testid="compare-row">
                     <th scope="row"><span class=format!("swatch series-{i}")></span>{c.digest.label.clone()}</th>
                     <td>{c.digest.analysis.metrics.completed}" / "{c.digest.analysis.metrics.requests}</td>
-                    {deltas.iter().zip(COMPARED.iter()).map(|(d, f)| {
+                    {deltas.iter().zip(compared()).map(|(d, f)| {
                         let (value, delta, class) = cell(d, f.unit, i == 0);
                         view! { <td class=class><span class="value">{value}</span><span class="delta">{delta}</span></td> }
                     }).collect_view()}
@@ -152,7 +152,7 @@ fn CompareTable(runs: Signal<Vec<Candidate>>) -> impl IntoView {
             <table class="metrics compare" data-testid="compare-table">
                 <thead><tr>
                     <th scope="col">"run"</th><th scope="col">"completed"</th>
-                    {COMPARED.iter().map(|c| view! { <th scope="col">{c.label}{(!c.unit.is_empty() && c.unit != "%" && c.unit != "ratio").then(|| format!(" ({})", c.unit))}</th> }).collect_view()}
+                    {compared().into_iter().map(|c| view! { <th scope="col">{c.label}{(!c.unit.is_empty() && c.unit != "%" && c.unit != "ratio").then(|| format!(" ({})", c.unit))}</th> }).collect_view()}
                 </tr></thead>
                 <tbody>{rows}</tbody>
             </table>

@@ -2,22 +2,13 @@
 //! replay, and the tool's own summary beside the lab's.
 
 use lab_core::import::digest::RunDigest;
-use lab_core::measure::stats::Summary;
+use lab_core::measure::registry::{LATENCY, Stat};
 use leptos::prelude::*;
 
 use super::replay_picker::ReplayPicker;
 use super::tool_figures::ToolFigures;
 use crate::browser::importer::{Importer, LoadedRun};
 use crate::ui::format::{ms, opt, percent};
-
-type Row = (&'static str, &'static str, fn(&RunDigest) -> Option<Summary>);
-
-const ROWS: [Row; 4] = [
-    ("ttft", "TTFT", |d| d.analysis.metrics.ttft_ms),
-    ("tpot", "TPOT", |d| d.analysis.metrics.tpot_ms),
-    ("itl", "ITL", |d| d.analysis.metrics.itl_ms),
-    ("e2el", "E2EL", |d| d.analysis.metrics.e2el_ms),
-];
 
 /// An imported run.
 #[component]
@@ -65,21 +56,20 @@ fn Figures(digest: RunDigest) -> impl IntoView {
         <div class="table-scroll" tabindex="0">
             <table class="metrics" data-testid="import-figures">
                 <thead><tr>
-                    <th scope="col">"ms"</th><th scope="col">"mean"</th><th scope="col">"P50"</th>
-                    <th scope="col">"P90"</th><th scope="col">"P95"</th><th scope="col">"P99"</th>
+                    <th scope="col">"ms"</th>
+                    {Stat::COLUMNS.map(|c| view! { <th scope="col">{c.name()}</th> }).collect_view()}
                 </tr></thead>
                 <tbody>
-                    {ROWS.iter().map(|(id, name, get)| {
-                        let s = get(&d);
-                        let cell = move |f: fn(&Summary) -> f64| opt(s.as_ref().map(f), ms);
+                    // The registry's rows of imported runs (tools record no
+                    // response headers or paints).
+                    {LATENCY.iter().filter(|r| r.places.import && r.shown_for(&m)).map(|r| {
+                        let s = (r.get)(&m);
                         view! {
-                            <tr data-testid=format!("import-row-{id}")>
-                                <th scope="row">{*name}</th>
-                                <td>{cell(|s| s.mean)}</td>
-                                <td data-testid=format!("import-{id}-p50")>{cell(|s| s.p50)}</td>
-                                <td>{cell(|s| s.p90)}</td>
-                                <td>{cell(|s| s.p95)}</td>
-                                <td data-testid=format!("import-{id}-p99")>{cell(|s| s.p99)}</td>
+                            <tr data-testid=format!("import-row-{}", r.id) data-metric=r.id title=r.what>
+                                <th scope="row">{r.label}</th>
+                                {Stat::COLUMNS.map(|c| view! {
+                                    <td data-testid=format!("import-{}-{}", r.id, c.id())>{opt(s.map(|s| c.of(&s)), ms)}</td>
+                                }).collect_view()}
                             </tr>
                         }
                     }).collect_view()}

@@ -5,6 +5,7 @@
 
 mod row;
 
+use lab_core::measure::registry::LATENCY;
 use leptos::prelude::*;
 
 use row::{GroupRows, LibraryRow};
@@ -62,7 +63,9 @@ pub fn LibraryView() -> impl IntoView {
                         <thead><tr>
                             <th scope="col"><span class="sr-only">"select"</span></th>
                             <th scope="col">"name and tags"</th>
-                            <th scope="col">"TTFT P50"</th><th scope="col">"E2EL P50"</th>
+                            {LATENCY.iter().filter_map(|r| r.places.library.map(|s| view! {
+                                <th scope="col" title=r.what>{r.with_stat(s)}</th>
+                            })).collect_view()}
                             <th scope="col"><abbr title="median QoE: 1 = every token by the time a reader needs it (500 ms, 20 tokens/s)">"QoE"</abbr></th>
                             <th scope="col"><abbr title="Apdex of TTFT at 500 ms: satisfied + tolerating / 2">"Apdex"</abbr></th>
                             <th scope="col"><span class="sr-only">"actions"</span></th>

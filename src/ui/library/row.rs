@@ -1,6 +1,7 @@
 //! One library entry: select, rename, tag, what it holds, open, download,
 //! report; and the row of a replay playback, which opens onto its panes.
 
+use lab_core::measure::registry::LATENCY;
 use lab_core::share::library::{Entry, EntryKind, Row, parse_tags};
 use leptos::prelude::*;
 
@@ -44,8 +45,9 @@ pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
                         placeholder="+ tags" prop:value=e.tags.join(", ")
                         on:change=move |ev| v.retag(&id_tags, parse_tags(&event_target_value(&ev)))/></span>
             </td>
-            <td>{opt(e.ttft_p50_ms, ms)}</td>
-            <td>{opt(e.e2el_p50_ms, ms)}</td>
+            {LATENCY.iter().filter(|r| r.places.library.is_some()).map(|r| view! {
+                <td data-metric=r.id>{opt(e.kept(r.id), ms)}</td>
+            }).collect_view()}
             <td data-testid="library-qoe">{opt(e.qoe_p50, |v| format!("{v:.2}"))}</td>
             <td data-testid="library-apdex">{opt(e.apdex_ttft, |v| format!("{v:.2}"))}</td>
             <td class="actions"><div class="row-actions">

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ImportedRun;
 use crate::measure::metrics::RunMetrics;
+use crate::measure::registry::{self, LatencyRow};
 use crate::measure::stats::Samples;
 
 /// Latency figures agreeing within this (ms) are equal (tools print two decimals).
@@ -36,14 +37,22 @@ pub enum FigureMetric {
 }
 
 impl FigureMetric {
+    /// The registry's latency row it means, for latencies.
+    pub fn row(self) -> Option<&'static LatencyRow> {
+        match self {
+            Self::Ttft => registry::row("ttft"),
+            Self::Tpot => registry::row("tpot"),
+            Self::Itl => registry::row("itl"),
+            Self::E2el => registry::row("e2el"),
+            Self::OutputThroughput | Self::RequestThroughput => None,
+        }
+    }
+
     fn label(self) -> &'static str {
         match self {
-            Self::Ttft => "TTFT",
-            Self::Tpot => "TPOT",
-            Self::Itl => "ITL",
-            Self::E2el => "E2EL",
             Self::OutputThroughput => "output tokens/s",
             Self::RequestThroughput => "requests/s",
+            _ => self.row().map_or("", |r| r.short),
         }
     }
 }
@@ -126,16 +135,6 @@ fn samples(run: &ImportedRun, m: &RunMetrics, metric: FigureMetric) -> Samples {
 }
 
 /// The run's own summary of a metric (same samples as [`samples`]).
-fn run_summary(m: &RunMetrics, metric: FigureMetric) -> Option<Option<crate::measure::stats::Summary>> {
-    match metric {
-        FigureMetric::Ttft => Some(m.ttft_ms),
-        FigureMetric::Tpot => Some(m.tpot_ms),
-        FigureMetric::E2el => Some(m.e2el_ms),
-        FigureMetric::Itl => Some(m.itl_ms),
-        FigureMetric::OutputThroughput | FigureMetric::RequestThroughput => None,
-    }
-}
-
 /// The lab's value of a figure: from the run's summary when it holds the
 /// statistic, else from the metric's samples (built once, on demand).
 fn value_of(
@@ -147,7 +146,7 @@ fn value_of(
     let summary = match metric {
         FigureMetric::OutputThroughput => return m.output_tokens_per_s,
         FigureMetric::RequestThroughput => return m.request_throughput,
-        _ => run_summary(m, metric).flatten(),
+        _ => metric.row().and_then(|r| (r.get)(m)),
     };
     let from_summary = |x: crate::measure::stats::Summary| match stat {
         FigureStat::Mean | FigureStat::Value => Some(x.mean),

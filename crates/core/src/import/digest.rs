@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::{FigureComparison, Format, ImportedRun};
 use crate::measure::analysis::{Analysis, AnalysisOptions};
 use crate::measure::metrics::{RequestMetrics, RunMetrics};
+use crate::measure::registry::{LATENCY, LatencyRow, Stat};
 use crate::trace::Trace;
 
 /// Most points of a CDF sent to the page.
@@ -218,81 +219,65 @@ pub enum Better {
 }
 
 /// A figure compared across runs.
+#[derive(Debug, Clone)]
 pub struct Compared {
     /// Column label.
-    pub label: &'static str,
+    pub label: String,
     /// Unit shown after values.
     pub unit: &'static str,
     /// Direction.
     pub better: Better,
-    /// The figure of a run.
-    pub get: fn(&Analysis) -> Option<f64>,
+    /// Where its value comes from.
+    pub figure: ComparedFigure,
 }
 
-/// The figures of the run comparison table, in column order.
-pub const COMPARED: [Compared; 11] = [
-    Compared {
-        label: "TTFT P50",
-        unit: "ms",
-        better: Better::Lower,
-        get: |a| a.metrics.ttft_ms.map(|s| s.p50),
-    },
-    Compared {
-        label: "TTFT P99",
-        unit: "ms",
-        better: Better::Lower,
-        get: |a| a.metrics.ttft_ms.map(|s| s.p99),
-    },
-    Compared {
-        label: "TPOT P50",
-        unit: "ms",
-        better: Better::Lower,
-        get: |a| a.metrics.tpot_ms.map(|s| s.p50),
-    },
-    Compared {
-        label: "TPOT P99",
-        unit: "ms",
-        better: Better::Lower,
-        get: |a| a.metrics.tpot_ms.map(|s| s.p99),
-    },
-    Compared {
-        label: "ITL P99",
-        unit: "ms",
-        better: Better::Lower,
-        get: |a| a.metrics.itl_ms.map(|s| s.p99),
-    },
-    Compared {
-        label: "E2EL P50",
-        unit: "ms",
-        better: Better::Lower,
-        get: |a| a.metrics.e2el_ms.map(|s| s.p50),
-    },
-    Compared {
-        label: "E2EL P99",
-        unit: "ms",
-        better: Better::Lower,
-        get: |a| a.metrics.e2el_ms.map(|s| s.p99),
-    },
-    Compared {
-        label: "output tokens/s",
-        unit: "",
+/// Where a compared figure's value comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum ComparedFigure {
+    /// A statistic of a latency row of [`crate::measure::registry`].
+    Latency(&'static LatencyRow, Stat),
+    /// A figure of the run as a whole.
+    Run(fn(&Analysis) -> Option<f64>),
+}
+
+impl Compared {
+    /// The figure of a run.
+    pub fn value(&self, a: &Analysis) -> Option<f64> {
+        match self.figure {
+            ComparedFigure::Latency(row, stat) => (row.get)(&a.metrics).map(|s| stat.of(&s)),
+            ComparedFigure::Run(get) => get(a),
+        }
+    }
+}
+
+/// The figures of the run comparison table, in column order: the
+/// statistics each latency row of the registry names for comparison
+/// ([`crate::measure::registry::Places::compare`]), then the run's
+/// throughput, goodput, QoE and Apdex.
+pub fn compared() -> Vec<Compared> {
+    let latency = LATENCY.iter().flat_map(|r| {
+        r.places.compare.iter().map(move |s| Compared {
+            label: r.with_stat(*s),
+            unit: "ms",
+            better: Better::Lower,
+            figure: ComparedFigure::Latency(r, *s),
+        })
+    });
+    let run = |label: &str, unit, get| Compared {
+        label: label.to_string(),
+        unit,
         better: Better::Higher,
-        get: |a| a.metrics.output_tokens_per_s,
-    },
-    Compared {
-        label: "goodput",
-        unit: "%",
-        better: Better::Higher,
-        get: |a| a.goodput.as_ref().map(|g| g.ratio * 100.0),
-    },
-    Compared {
-        label: "QoE P50",
-        unit: "ratio",
-        better: Better::Higher,
-        get: |a| a.metrics.qoe.map(|s| s.p50),
-    },
-    Compared { label: "Apdex (TTFT)", unit: "ratio", better: Better::Higher, get: |a| a.metrics.apdex_ttft },
-];
+        figure: ComparedFigure::Run(get),
+    };
+    latency
+        .chain([
+            run("output tokens/s", "", |a| a.metrics.output_tokens_per_s),
+            run("goodput", "%", |a| a.goodput.as_ref().map(|g| g.ratio * 100.0)),
+            run("QoE P50", "ratio", |a| a.metrics.qoe.map(|s| s.p50)),
+            run("Apdex (TTFT)", "ratio", |a| a.metrics.apdex_ttft),
+        ])
+        .collect()
+}
 
 /// One cell of the comparison: the run's value and its difference from the
 /// baseline run (the first one).
@@ -309,16 +294,17 @@ pub struct Delta {
     pub improved: Option<bool>,
 }
 
-/// Every run's figures with deltas to the first run, in [`COMPARED`] order.
+/// Every run's figures with deltas to the first run, in [`compared`] order.
 pub fn compare_runs(runs: &[&Analysis]) -> Vec<Vec<Delta>> {
     let Some(base) = runs.first() else { return Vec::new() };
+    let figures = compared();
     runs.iter()
         .map(|a| {
-            COMPARED
+            figures
                 .iter()
                 .map(|c| {
-                    let value = (c.get)(a);
-                    let b = (c.get)(base);
+                    let value = c.value(a);
+                    let b = c.value(base);
                     let diff = value.zip(b).map(|(v, b)| v - b);
                     let relative = diff.zip(b).filter(|(_, b)| *b != 0.0).map(|(d, b)| d / b.abs());
                     let improved = diff.filter(|d| *d != 0.0).map(|d| match c.better {
@@ -443,6 +429,34 @@ mod tests {
         let Ok(Imported::Runs(runs)) = import(text) else { panic!() };
         let m = runs[0].metrics(&Default::default());
         RunDigest::of_import(&runs[0], m, &AnalysisOptions::default())
+    }
+
+    /// The comparison's columns come from the registry's `compare`
+    /// statistics, in its row order, then the run figures.
+    #[test]
+    fn compared_columns_follow_the_registry() {
+        let labels: Vec<String> = compared().into_iter().map(|c| c.label).collect();
+        assert_eq!(
+            labels,
+            [
+                "TTFT P50",
+                "TTFT P99",
+                "TPOT P50",
+                "TPOT P99",
+                "ITL P99",
+                "E2EL P50",
+                "E2EL P99",
+                "output tokens/s",
+                "goodput",
+                "QoE P50",
+                "Apdex (TTFT)"
+            ]
+        );
+        let stats: usize = LATENCY.iter().map(|r| r.places.compare.len()).sum();
+        assert_eq!(
+            compared().iter().filter(|c| matches!(c.figure, ComparedFigure::Latency(..))).count(),
+            stats
+        );
     }
 
     #[test]

@@ -12,6 +12,13 @@
 //!   [`Shown::WhenMeasured`] for figures only some runs have (tool calls):
 //!   every place leaves such a row out when its figure is absent.
 //!
+//! - **places**: where a row goes beyond the run tables (Live, the replay
+//!   pane's analysis, the report and `analyze` show every row):
+//!   [`Places::import`] for an imported run's card (benchmark tools record
+//!   arrivals, never response headers or paints), [`Places::compare`] for
+//!   the statistics that are columns of the run comparison, and
+//!   [`Places::library`] for the one statistic a library entry keeps.
+//!
 //! Figures that are not per-request latencies (tokens/s, QoE, fluidity,
 //! Apdex, stalls, jitter) are listed in [`OTHER_FIGURES`] with where they
 //! are shown instead, so a test can tell a figure of [`RunMetrics`] that no
@@ -29,6 +36,75 @@ pub enum Shown {
     WhenMeasured,
 }
 
+/// A statistic of a row's [`Summary`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stat {
+    /// Mean.
+    Mean,
+    /// Median.
+    P50,
+    /// 90th percentile.
+    P90,
+    /// 95th percentile.
+    P95,
+    /// 99th percentile.
+    P99,
+}
+
+impl Stat {
+    /// The columns of a latency table, in order.
+    pub const COLUMNS: [Stat; 5] = [Stat::Mean, Stat::P50, Stat::P90, Stat::P95, Stat::P99];
+
+    /// Its value in `s`.
+    pub fn of(self, s: &Summary) -> f64 {
+        match self {
+            Stat::Mean => s.mean,
+            Stat::P50 => s.p50,
+            Stat::P90 => s.p90,
+            Stat::P95 => s.p95,
+            Stat::P99 => s.p99,
+        }
+    }
+
+    /// Its name in labels ("P50").
+    pub fn name(self) -> &'static str {
+        match self {
+            Stat::Mean => "mean",
+            Stat::P50 => "P50",
+            Stat::P90 => "P90",
+            Stat::P95 => "P95",
+            Stat::P99 => "P99",
+        }
+    }
+
+    /// Its id in test ids and JSON (`p50`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Stat::Mean => "mean",
+            Stat::P50 => "p50",
+            Stat::P90 => "p90",
+            Stat::P95 => "p95",
+            Stat::P99 => "p99",
+        }
+    }
+}
+
+/// Where a row goes beyond the run tables (see the module doc).
+#[derive(Debug, Clone, Copy)]
+pub struct Places {
+    /// On an imported run's card.
+    pub import: bool,
+    /// Its statistics that are columns of the run comparison.
+    pub compare: &'static [Stat],
+    /// The statistic a library entry keeps and its row shows.
+    pub library: Option<Stat>,
+}
+
+/// A row only the run tables show: no import, comparison or library.
+const RUN_TABLES: Places = Places { import: false, compare: &[], library: None };
+/// A row of imported runs too, not compared or kept.
+const WITH_IMPORTS: Places = Places { import: true, compare: &[], library: None };
+
 /// One latency figure (ms, per request, summarized over requests).
 #[derive(Debug, Clone, Copy)]
 pub struct LatencyRow {
@@ -44,6 +120,8 @@ pub struct LatencyRow {
     pub get: fn(&RunMetrics) -> Option<Summary>,
     /// When it is shown.
     pub shown: Shown,
+    /// Where else it goes.
+    pub places: Places,
 }
 
 impl LatencyRow {
@@ -56,6 +134,11 @@ impl LatencyRow {
     pub fn shown_for(&self, m: &RunMetrics) -> bool {
         self.shown == Shown::Always || (self.get)(m).is_some()
     }
+
+    /// "TTFT P50": the row's short label with a statistic.
+    pub fn with_stat(&self, stat: Stat) -> String {
+        format!("{} {}", self.short, stat.name())
+    }
 }
 
 /// The latency rows, in the order every table shows them.
@@ -66,6 +149,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "TTFB",
         what: "Response headers received − sent.",
         get: |m| m.ttfb_ms,
+        places: RUN_TABLES,
         shown: Shown::Always,
     },
     LatencyRow {
@@ -74,6 +158,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "TTFT",
         what: "Arrival of the first token chunk (reasoning counts) − sent.",
         get: |m| m.ttft_ms,
+        places: Places { import: true, compare: &[Stat::P50, Stat::P99], library: Some(Stat::P50) },
         shown: Shown::Always,
     },
     LatencyRow {
@@ -82,6 +167,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "Time to first answer",
         what: "Arrival of the first answer (content) chunk − sent: TTFT without the reasoning.",
         get: |m| m.time_to_first_answer_ms,
+        places: WITH_IMPORTS,
         shown: Shown::Always,
     },
     LatencyRow {
@@ -90,6 +176,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "First paint (TTFP)",
         what: "First paint of a token chunk − sent.",
         get: |m| m.ttfp_ms,
+        places: RUN_TABLES,
         shown: Shown::Always,
     },
     LatencyRow {
@@ -98,6 +185,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "First answer paint",
         what: "First paint of an answer (content) chunk − sent: when a reasoning model's answer itself reached the screen.",
         get: |m| m.first_answer_paint_ms,
+        places: RUN_TABLES,
         shown: Shown::WhenMeasured,
     },
     LatencyRow {
@@ -106,6 +194,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "TPOT",
         what: "(E2EL − TTFT) / (output tokens − 1); 1-token responses excluded.",
         get: |m| m.tpot_ms,
+        places: Places { import: true, compare: &[Stat::P50, Stat::P99], library: None },
         shown: Shown::Always,
     },
     LatencyRow {
@@ -114,6 +203,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "ITL",
         what: "The gaps between successive token chunks, one per chunk after the first.",
         get: |m| m.itl_ms,
+        places: Places { import: true, compare: &[Stat::P99], library: None },
         shown: Shown::Always,
     },
     LatencyRow {
@@ -122,6 +212,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "ITL per token",
         what: "Each gap spread over its chunk's k tokens as k values of gap / k.",
         get: |m| m.itl_per_token_ms,
+        places: WITH_IMPORTS,
         shown: Shown::Always,
     },
     LatencyRow {
@@ -130,6 +221,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "E2EL",
         what: "Arrival of the last token chunk − sent.",
         get: |m| m.e2el_ms,
+        places: Places { import: true, compare: &[Stat::P50, Stat::P99], library: Some(Stat::P50) },
         shown: Shown::Always,
     },
     LatencyRow {
@@ -138,6 +230,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "Paint lag",
         what: "Painted − arrived, per painted token chunk.",
         get: |m| m.paint_lag_ms,
+        places: RUN_TABLES,
         shown: Shown::Always,
     },
     LatencyRow {
@@ -146,6 +239,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "First tool call",
         what: "Arrival of the first tool-call fragment − sent.",
         get: |m| m.time_to_first_tool_call_ms,
+        places: WITH_IMPORTS,
         shown: Shown::WhenMeasured,
     },
     LatencyRow {
@@ -154,6 +248,7 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "Tool calls complete",
         what: "When the last call's arguments had all arrived − sent.",
         get: |m| m.tool_calls_complete_ms,
+        places: WITH_IMPORTS,
         shown: Shown::WhenMeasured,
     },
 ];

@@ -21,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::measure::metrics::{MetricsConfig, RunMetrics};
+use crate::measure::registry;
 use crate::trace::{SourceKind, Trace, TraceError};
 
 /// The `format` of bundles.
@@ -168,7 +169,24 @@ fn yes() -> bool {
     true
 }
 
+/// The statistic the registry says a library entry keeps of row `id`.
+fn kept_of(m: &RunMetrics, id: &str) -> Option<f64> {
+    let r = registry::row(id)?;
+    let stat = r.places.library?;
+    (r.get)(m).map(|s| stat.of(&s))
+}
+
 impl Entry {
+    /// The value kept of a latency row whose
+    /// [`registry::Places::library`] is set (its field in the entry).
+    pub fn kept(&self, id: &str) -> Option<f64> {
+        match id {
+            "ttft" => self.ttft_p50_ms,
+            "e2el" => self.e2el_p50_ms,
+            _ => None,
+        }
+    }
+
     /// An entry for a trace.
     pub fn for_trace(id: String, kind: EntryKind, trace: &Trace, complete: bool, saved_ms: f64) -> Self {
         let m = RunMetrics::of(trace, &MetricsConfig::default());
@@ -181,8 +199,8 @@ impl Entry {
             complete,
             requests: m.requests,
             failed: m.failed,
-            ttft_p50_ms: m.ttft_ms.map(|s| s.p50),
-            e2el_p50_ms: m.e2el_ms.map(|s| s.p50),
+            ttft_p50_ms: kept_of(&m, "ttft"),
+            e2el_p50_ms: kept_of(&m, "e2el"),
             qoe_p50: m.qoe.map(|s| s.p50),
             apdex_ttft: m.apdex_ttft,
             file_name: None,
@@ -463,5 +481,22 @@ mod tests {
         let mut broken = b;
         broken.items[0].trace.as_mut().unwrap().requests[0].sent_ms = 1e9;
         assert!(matches!(Bundle::from_json(&broken.to_json()), Err(BundleError::Trace { .. })));
+    }
+
+    /// Every latency row the registry keeps in the library has its field in
+    /// an entry, and nothing else is kept: adding `library` to a row fails
+    /// here until the entry holds it.
+    #[test]
+    fn entries_keep_what_the_registry_names() {
+        let t = Trace::from_json(
+            r#"{"schema_version":1,"requests":[{"sent_ms":0,"end_ms":300,"chunks":[{"arrived_ms":100,"text":"a"},{"arrived_ms":200,"text":"b"}]}]}"#,
+        )
+        .unwrap();
+        let e = Entry::for_trace("x".into(), EntryKind::Live, &t, true, 0.0);
+        for r in crate::measure::registry::LATENCY {
+            assert_eq!(e.kept(r.id).is_some(), r.places.library.is_some(), "row {}", r.id);
+        }
+        assert_eq!(e.kept("ttft"), Some(100.0));
+        assert_eq!(e.kept("e2el"), Some(200.0));
     }
 }
