@@ -76,7 +76,10 @@ async fn stream_errors_are_reported_with_the_browser_message() {
     })
     .await
     .unwrap_err();
-    assert!(err.contains("network error: reset"), "{err}");
+    assert!(
+        matches!(&err, latency_lab_app::browser::fetch::FetchError::Network(m) if m.contains("network error: reset")),
+        "{err}"
+    );
     assert_eq!(got, piece, "bytes before the error are delivered");
 }
 
@@ -119,6 +122,33 @@ async fn indexeddb_writes_commit_and_read_back() {
     // A write to a store that does not exist fails with a reason, not a panic.
     let err = db.write(vec![("no-such-store", "k".into(), Some(JsValue::TRUE))]).await.unwrap_err();
     assert!(err.to_string().contains("storage"), "{err}");
+}
+
+/// Each hook family fails with its own error type, and the sentence says
+/// what happened: an HTTP error keeps its status and body, a refused
+/// connection is a network failure, a full Web Storage is a quota error
+/// (and a library entry that is not there is missing: `tests/web.rs`).
+#[wasm_bindgen_test]
+async fn failures_come_back_typed() {
+    use latency_lab_app::browser::fetch::{FetchError, get_text};
+    use latency_lab_app::browser::idb::StoreError;
+    use latency_lab_app::browser::storage::{Store, use_storage};
+
+    match get_text("/no-such-file-here.json", None).await {
+        Err(FetchError::Http { status: 404, .. }) => {}
+        other => panic!("expected HTTP 404, got {other:?}"),
+    }
+    // Nothing listens on port 9 (discard): the browser gets no response.
+    let err = get_text("http://127.0.0.1:9/models", Some("sk-secret")).await.unwrap_err();
+    assert!(matches!(err, FetchError::Network(_)), "{err:?}");
+    assert!(!err.to_string().contains("sk-secret"), "the key is never in a message");
+
+    let stored = use_storage(Store::Local, "latency-lab-test-quota");
+    // 6 M characters: more than any browser's 5 MB Web Storage quota.
+    let err = stored.set("x".repeat(6_000_000)).unwrap_err();
+    assert!(matches!(err, StoreError::Quota(_)), "{err:?}");
+    assert!(err.to_string().contains("delete runs or export"), "{err}");
+    stored.set(String::new()).unwrap();
 }
 
 #[wasm_bindgen_test]

@@ -230,6 +230,21 @@ fn quick_study() -> Study {
     s
 }
 
+/// The library's reads fail typed: an entry whose data is not there.
+#[wasm_bindgen_test]
+async fn a_library_entry_that_is_not_there_is_missing() {
+    use latency_lab_app::browser::idb::StoreError;
+    let lib = StoredValue::new_local(None);
+    let _handle = mount_to(container(), move || {
+        lib.set_value(Some(use_library()));
+    });
+    let lib = lib.get_value().unwrap();
+    let err = lib.trace("no-such-entry").await.unwrap_err();
+    assert_eq!(err, StoreError::Missing("its data"));
+    assert_eq!(err.to_string(), "its data is missing from browser storage");
+    assert!(matches!(lib.file("no-such-entry").await, Err(StoreError::Missing("its file"))));
+}
+
 #[wasm_bindgen_test]
 async fn participant_flow_moves_focus_through_a_trial() {
     let root = container();

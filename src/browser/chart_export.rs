@@ -5,7 +5,7 @@
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
-use super::files::{self, download_text, js_message};
+use super::files::{self, FileError, download_text, js_message};
 
 /// Colours of exported charts (the light theme's), so the file looks the
 /// same anywhere.
@@ -20,37 +20,30 @@ pub const EXPORT_CSS: &str = "svg{font:11px system-ui,sans-serif;color:#1b2333;b
 pub const PNG_SCALE: f64 = 2.0;
 
 /// The SVG text of a chart element, standalone.
-pub fn svg_text(svg: &web_sys::Element) -> Result<String, String> {
-    let clone: web_sys::Element =
-        svg.clone_node_with_deep(true).map_err(|e| js_message(&e))?.unchecked_into();
-    clone.set_attribute("xmlns", "http://www.w3.org/2000/svg").map_err(|e| js_message(&e))?;
+pub fn svg_text(svg: &web_sys::Element) -> Result<String, JsValue> {
+    let clone: web_sys::Element = svg.clone_node_with_deep(true)?.unchecked_into();
+    clone.set_attribute("xmlns", "http://www.w3.org/2000/svg")?;
     let rect = svg.get_bounding_client_rect();
     let _ = clone.set_attribute("width", &format!("{:.0}", rect.width().max(1.0)));
     let _ = clone.set_attribute("height", &format!("{:.0}", rect.height().max(1.0)));
     let html = clone.outer_html();
     // The style goes right after the opening tag.
-    let at = html.find('>').ok_or("not an SVG element")? + 1;
+    let at = html.find('>').ok_or_else(|| JsValue::from_str("not an SVG element"))? + 1;
     Ok(format!("{}<style>{EXPORT_CSS}</style>{}", &html[..at], &html[at..]))
 }
 
 /// Downloads a chart as SVG.
-pub fn download_svg(svg: &web_sys::Element, name: &str) -> Result<(), String> {
-    download_text(&format!("{name}.svg"), "image/svg+xml", &svg_text(svg)?).map_err(|e| js_message(&e))
+pub fn download_svg(svg: &web_sys::Element, name: &str) -> Result<(), FileError> {
+    let name = format!("{name}.svg");
+    let text = svg_text(svg).map_err(|e| FileError::Offer { name: name.clone(), message: js_message(&e) })?;
+    download_text(&name, "image/svg+xml", &text)
 }
 
 /// Downloads a chart as PNG (white background, [`PNG_SCALE`]×).
-pub fn download_png(svg: &web_sys::Element, name: &str) -> Result<(), String> {
-    let text = svg_text(svg)?;
-    let rect = svg.get_bounding_client_rect();
-    let (w, h) = (rect.width().max(1.0) * PNG_SCALE, rect.height().max(1.0) * PNG_SCALE);
-    let url = files::blob_url(&text, "image/svg+xml").map_err(|e| js_message(&e))?;
-    let doc = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
-    let img = web_sys::HtmlImageElement::new().map_err(|e| js_message(&e))?;
-    let canvas: web_sys::HtmlCanvasElement =
-        doc.create_element("canvas").map_err(|e| js_message(&e))?.unchecked_into();
-    canvas.set_width(w as u32);
-    canvas.set_height(h as u32);
+pub fn download_png(svg: &web_sys::Element, name: &str) -> Result<(), FileError> {
     let name = format!("{name}.png");
+    let (img, canvas, url, w, h) =
+        png_parts(svg).map_err(|e| FileError::Offer { name: name.clone(), message: js_message(&e) })?;
     let (img2, url2) = (img.clone(), url.clone());
     let onload = Closure::once_into_js(move || {
         let _ = web_sys::Url::revoke_object_url(&url2);
@@ -75,4 +68,21 @@ pub fn download_png(svg: &web_sys::Element, name: &str) -> Result<(), String> {
     img.set_onload(Some(onload.unchecked_ref()));
     img.set_src(&url);
     Ok(())
+}
+
+/// The image (to load the SVG into), the canvas to draw it on, the SVG's
+/// `blob:` URL and the PNG's size.
+type PngParts = (web_sys::HtmlImageElement, web_sys::HtmlCanvasElement, String, f64, f64);
+
+fn png_parts(svg: &web_sys::Element) -> Result<PngParts, JsValue> {
+    let text = svg_text(svg)?;
+    let rect = svg.get_bounding_client_rect();
+    let (w, h) = (rect.width().max(1.0) * PNG_SCALE, rect.height().max(1.0) * PNG_SCALE);
+    let url = files::blob_url(&text, "image/svg+xml")?;
+    let doc = web_sys::window().and_then(|w| w.document()).ok_or_else(|| JsValue::from_str("no document"))?;
+    let img = web_sys::HtmlImageElement::new()?;
+    let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas")?.unchecked_into();
+    canvas.set_width(w as u32);
+    canvas.set_height(h as u32);
+    Ok((img, canvas, url, w, h))
 }

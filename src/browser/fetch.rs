@@ -12,6 +12,26 @@ use web_sys::{Headers, RequestCredentials, RequestInit, Response};
 
 use super::files::js_message;
 
+/// Why an HTTP call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FetchError {
+    /// The request could not be made (no window, a header the browser refuses).
+    #[error("the request could not be made: {0}")]
+    Request(String),
+    /// No response: the network, the server or CORS (the browser does not
+    /// say which), or the request was aborted. The browser's message.
+    #[error("{0}")]
+    Network(String),
+    /// An HTTP error, with the start of the server's answer.
+    #[error("HTTP {status}: {body}")]
+    Http {
+        /// Status code.
+        status: u16,
+        /// The start of the body ([`lab_core::stream::openai::snippet`]).
+        body: String,
+    },
+}
+
 /// Headers for a request: `pairs` in order, then the API key (trimmed, if
 /// not blank) as a bearer token. The key goes nowhere else.
 pub fn headers(pairs: &[(&str, &str)], api_key: Option<&str>) -> Result<Headers, JsValue> {
@@ -27,11 +47,12 @@ pub fn headers(pairs: &[(&str, &str)], api_key: Option<&str>) -> Result<Headers,
 
 /// Sends a request; the error is what the browser said ("Failed to
 /// fetch", "The operation was aborted."), without the error's type.
-pub async fn send(url: &str, init: &RequestInit) -> Result<Response, String> {
-    let window = web_sys::window().ok_or("this page has no window")?;
-    let response =
-        JsFuture::from(window.fetch_with_str_and_init(url, init)).await.map_err(|e| js_message(&e))?;
-    response.dyn_into::<Response>().map_err(|e| js_message(&e))
+pub async fn send(url: &str, init: &RequestInit) -> Result<Response, FetchError> {
+    let window = web_sys::window().ok_or_else(|| FetchError::Request("this page has no window".into()))?;
+    let response = JsFuture::from(window.fetch_with_str_and_init(url, init))
+        .await
+        .map_err(|e| FetchError::Network(js_message(&e)))?;
+    response.dyn_into::<Response>().map_err(|e| FetchError::Network(js_message(&e)))
 }
 
 /// The body as text; empty when it cannot be read (the status still says
@@ -51,10 +72,10 @@ pub fn header(response: &Response, name: &str) -> Option<String> {
 /// Fetches a document with GET (no cookies; the key, if any, only in the
 /// Authorization header). Returns the body text, or a message that says
 /// what went wrong (with the server's answer for an HTTP error).
-pub async fn get_text(url: &str, api_key: Option<&str>) -> Result<String, String> {
+pub async fn get_text(url: &str, api_key: Option<&str>) -> Result<String, FetchError> {
     let init = RequestInit::new();
     init.set_method("GET");
-    let headers = headers(&[], api_key).map_err(|e| js_message(&e))?;
+    let headers = headers(&[], api_key).map_err(|e| FetchError::Request(js_message(&e)))?;
     init.set_headers(&headers);
     init.set_credentials(RequestCredentials::Omit);
     let response = send(url, &init).await?;
@@ -62,6 +83,6 @@ pub async fn get_text(url: &str, api_key: Option<&str>) -> Result<String, String
     if response.ok() {
         Ok(text)
     } else {
-        Err(format!("HTTP {}: {}", response.status(), lab_core::stream::openai::snippet(&text)))
+        Err(FetchError::Http { status: response.status(), body: lab_core::stream::openai::snippet(&text) })
     }
 }

@@ -24,6 +24,22 @@ pub enum FileError {
         /// Browser message.
         message: String,
     },
+    /// It was read but is not what this view opens.
+    #[error("{name}: {message}")]
+    Invalid {
+        /// File name.
+        name: String,
+        /// What is wrong (line and what was expected, from the parser).
+        message: String,
+    },
+    /// The browser would not offer it as a download.
+    #[error("could not offer {name} as a download: {message}")]
+    Offer {
+        /// File name.
+        name: String,
+        /// Browser message.
+        message: String,
+    },
 }
 
 /// Describes a JS error value in one line.
@@ -49,10 +65,10 @@ pub async fn read_text(file: &web_sys::File, limit: u64) -> Result<String, FileE
 
 /// Reads a trace file (at most `lab_core::trace::MAX_TRACE_BYTES`); the
 /// error names the file and says what is wrong with it.
-pub async fn read_trace(file: &web_sys::File) -> Result<lab_core::trace::Trace, String> {
+pub async fn read_trace(file: &web_sys::File) -> Result<lab_core::trace::Trace, FileError> {
     let name = file.name();
-    let text = read_text(file, lab_core::trace::MAX_TRACE_BYTES as u64).await.map_err(|e| e.to_string())?;
-    lab_core::trace::Trace::from_json(&text).map_err(|e| format!("{name}: {e}"))
+    let text = read_text(file, lab_core::trace::MAX_TRACE_BYTES as u64).await?;
+    lab_core::trace::Trace::from_json(&text).map_err(|e| FileError::Invalid { name, message: e.to_string() })
 }
 
 /// The files chosen in a file input (from its `change` event). The input is
@@ -76,13 +92,19 @@ pub fn blob_url(text: &str, mime: &str) -> Result<String, JsValue> {
 }
 
 /// Offers `text` as a file download named `name`.
-pub fn download_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
-    download_url(&blob_url(text, mime)?, name)
+pub fn download_text(name: &str, mime: &str, text: &str) -> Result<(), FileError> {
+    blob_url(text, mime).and_then(|url| download_url(&url, name)).map_err(|e| offer(name, &e))
 }
 
 /// Offers a Blob (or File) as a download named `name`.
-pub fn download_blob(blob: &web_sys::Blob, name: &str) -> Result<(), JsValue> {
-    download_url(&web_sys::Url::create_object_url_with_blob(blob)?, name)
+pub fn download_blob(blob: &web_sys::Blob, name: &str) -> Result<(), FileError> {
+    web_sys::Url::create_object_url_with_blob(blob)
+        .and_then(|url| download_url(&url, name))
+        .map_err(|e| offer(name, &e))
+}
+
+fn offer(name: &str, e: &JsValue) -> FileError {
+    FileError::Offer { name: name.to_string(), message: js_message(e) }
 }
 
 /// Clicks a download link to a `blob:` URL, then revokes it.

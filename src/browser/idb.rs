@@ -39,9 +39,21 @@ pub enum StoreError {
     /// Anything else.
     #[error("browser storage failed: {0}")]
     Failed(String),
+    /// The entry's data is not there (deleted in another tab?).
+    #[error("{0} is missing from browser storage")]
+    Missing(&'static str),
+    /// Stored data that cannot be read as what it should be.
+    #[error("the saved {what} cannot be read: {message}")]
+    Damaged {
+        /// What it should be ("trace", "file", "text").
+        what: &'static str,
+        /// Why not.
+        message: String,
+    },
 }
 
-fn classify(v: &JsValue) -> StoreError {
+/// Classifies a storage exception (IndexedDB or Web Storage).
+pub fn classify(v: &JsValue) -> StoreError {
     let name = v.dyn_ref::<web_sys::DomException>().map(|e| e.name()).unwrap_or_default();
     let msg = js_message(v);
     if name == "QuotaExceededError" {

@@ -9,7 +9,7 @@ use lab_core::replay::pane::{
 };
 use lab_core::replay::profile;
 use lab_core::replay::story;
-use lab_core::share::link::{Shared, SharedPane};
+use lab_core::share::link::{ShareError, Shared, SharedPane};
 use leptos::html::Div;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -44,7 +44,7 @@ pub struct UseReplayLab {
     /// Why a trace file could not be played.
     pub file_error: RwSignal<Option<String>>,
     /// The last share link (or why there is none).
-    pub share_link: RwSignal<Option<Result<String, String>>>,
+    pub share_link: RwSignal<Option<Result<String, ShareError>>>,
     /// Where each pane's text goes.
     pub outputs: [NodeRef<Div>; MAX_PANES],
     runs: SessionRuns,
@@ -146,10 +146,10 @@ impl UseReplayLab {
         panes: &[SharedPane],
         markdown: bool,
         speed: Option<f64>,
-    ) -> Result<(), String> {
-        let list = shared_panes(panes, MAX_PANES)?;
+    ) -> Result<(), ShareError> {
+        let list = shared_panes(panes, MAX_PANES).map_err(ShareError::Pane)?;
         if list.is_empty() {
-            return Err("The shared link holds no pane.".into());
+            return Err(ShareError::NoPane);
         }
         let story = story_of(panes, &story::stories()).map(|s| s.id.clone());
         self.render.set(if markdown { RenderMode::Markdown } else { RenderMode::Text });
@@ -208,7 +208,7 @@ impl UseReplayLab {
             let read = files::read_trace(&file).await;
             let trace = match read {
                 Ok(t) => t,
-                Err(e) => return lab.file_error.set(Some(e)),
+                Err(e) => return lab.file_error.set(Some(e.to_string())),
             };
             let Some(r) = trace.requests.iter().find(|r| r.chunks.iter().any(|c| c.tokens > 0)) else {
                 return lab
@@ -257,7 +257,7 @@ impl UseReplayLab {
         let markdown = self.render.get_untracked() == RenderMode::Markdown;
         let speed = Some(self.speed.get_untracked()).filter(|s| *s != 1.0);
         match shared {
-            Err(e) => link.set(Some(Err(e))),
+            Err(e) => link.set(Some(Err(ShareError::Pane(e)))),
             Ok(panes) => spawn_local(async move {
                 link.set(Some(share::link_for(&Shared::Panes { title, panes, markdown, speed }).await));
             }),

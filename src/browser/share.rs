@@ -66,10 +66,10 @@ async fn transform(bytes: &[u8], pair: &ReadableWritablePair, limit: usize) -> R
 }
 
 /// The payload (`v1.…`) of `shared`.
-pub async fn encode(shared: &Shared) -> Result<String, String> {
-    let packer = CompressionStream::new(DEFLATE_RAW).map_err(|e| js_message(&e))?;
+pub async fn encode(shared: &Shared) -> Result<String, ShareError> {
+    let packer = CompressionStream::new(DEFLATE_RAW).map_err(|e| ShareError::Unmade(js_message(&e)))?;
     let pair = ReadableWritablePair::new(&packer.readable(), &packer.writable());
-    Ok(payload_of(&transform(&shared.to_json(), &pair, usize::MAX).await?))
+    Ok(payload_of(&transform(&shared.to_json(), &pair, usize::MAX).await.map_err(ShareError::Unmade)?))
 }
 
 /// Reads a payload, a fragment (`#share=…`) or a whole URL.
@@ -83,8 +83,8 @@ pub async fn decode(link: &str) -> Result<Shared, ShareError> {
 }
 
 /// A full link to this page that opens `shared`, copied to the clipboard.
-pub async fn link_for(shared: &Shared) -> Result<String, String> {
-    let payload = encode(shared).await.map_err(|e| format!("The link could not be made: {e}"))?;
+pub async fn link_for(shared: &Shared) -> Result<String, ShareError> {
+    let payload = encode(shared).await?;
     let url = format!("{}{}", page::base_url(), Route::Share(payload).fragment());
     page::copy(&url);
     Ok(url)

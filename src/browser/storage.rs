@@ -7,6 +7,8 @@
 use leptos::ev;
 use leptos::prelude::*;
 
+use super::idb::{StoreError, classify};
+
 /// Which storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Store {
@@ -51,10 +53,11 @@ pub fn use_storage(store: Store, key: &'static str) -> UseStorage {
 impl UseStorage {
     /// Stores a value; an empty one removes the key. Returns the browser's
     /// message when it refuses (quota, private mode).
-    pub fn set(&self, v: String) -> Result<(), String> {
-        let s = storage(self.store).ok_or("storage is not available in this browser")?;
+    pub fn set(&self, v: String) -> Result<(), StoreError> {
+        let s = storage(self.store)
+            .ok_or_else(|| StoreError::Unavailable("this browser offers no Web Storage here".into()))?;
         let r = if v.is_empty() { s.remove_item(self.key) } else { s.set_item(self.key, &v) };
         self.set.set(v);
-        r.map_err(|e| super::files::js_message(&e))
+        r.map_err(|e| classify(&e))
     }
 }

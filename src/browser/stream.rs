@@ -12,6 +12,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::clock::now_ms;
+use super::fetch::FetchError;
 use super::files::js_message;
 
 /// A body being read, piece by piece.
@@ -77,17 +78,18 @@ impl Drop for StreamReader {
 }
 
 /// Reads `body` to its end, calling `on_bytes(arrival_ms, bytes)` for each
-/// piece. Returns `Err` with the browser's message when the stream errors.
+/// piece. Returns [`FetchError::Network`] with the browser's message when
+/// the stream errors.
 pub async fn read_stream(
     body: web_sys::ReadableStream,
     mut on_bytes: impl FnMut(f64, &[u8]),
-) -> Result<(), String> {
+) -> Result<(), FetchError> {
     let reader = StreamReader::new(&body);
     loop {
         match reader.read().await {
             Piece::Bytes(at, b) => on_bytes(at, &b),
             Piece::End => return Ok(()),
-            Piece::Failed(m) => return Err(m),
+            Piece::Failed(m) => return Err(FetchError::Network(m)),
         }
     }
 }

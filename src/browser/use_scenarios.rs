@@ -6,6 +6,8 @@
 use lab_core::measure::score::{Scenario, custom};
 use leptos::prelude::*;
 
+use super::files::FileError;
+use super::idb::StoreError;
 use super::storage::{Store, UseStorage, use_storage};
 
 /// Storage key of the custom scenarios.
@@ -40,25 +42,25 @@ pub fn use_scenarios() -> UseScenarios {
 
 impl UseScenarios {
     /// Saves `s` (replacing the custom scenario of its id).
-    pub fn save(&self, s: Scenario) -> Result<(), String> {
+    pub fn save(&self, s: Scenario) -> Result<(), StoreError> {
         let next = self.custom.with_untracked(|c| custom::with(c, s));
         self.stored.set(custom::write(&next))
     }
 
     /// Offers custom scenario `id` as a file, for `latency-lab analyze
     /// --scenario-file`.
-    pub fn download(&self, id: &str) -> Result<(), String> {
+    pub fn download(&self, id: &str) -> Result<(), FileError> {
+        let name = format!("{id}.scenario.json");
         let s = self
             .custom
             .with_untracked(|c| c.iter().find(|s| s.id == id).cloned())
-            .ok_or("no such scenario")?;
+            .ok_or_else(|| FileError::Offer { name: name.clone(), message: "no such scenario".into() })?;
         let json = serde_json::to_string_pretty(&s).unwrap_or_default();
-        super::files::download_text(&format!("{id}.scenario.json"), "application/json", &json)
-            .map_err(|e| super::files::js_message(&e))
+        super::files::download_text(&name, "application/json", &json)
     }
 
     /// Removes the custom scenario `id`.
-    pub fn remove(&self, id: &str) -> Result<(), String> {
+    pub fn remove(&self, id: &str) -> Result<(), StoreError> {
         let next: Vec<Scenario> =
             self.custom.with_untracked(|c| c.iter().filter(|s| s.id != id).cloned().collect());
         self.stored.set(if next.is_empty() { String::new() } else { custom::write(&next) })

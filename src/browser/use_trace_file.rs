@@ -37,7 +37,7 @@ impl UseTraceFile {
                     s.loaded.set(Some((name, MeasuredRun::of(trace, &[]))));
                     s.error.set(None);
                 }
-                Err(e) => s.error.set(Some(e)),
+                Err(e) => s.error.set(Some(e.to_string())),
             }
             s.busy.set(false);
         });

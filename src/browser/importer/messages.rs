@@ -3,7 +3,7 @@
 use lab_core::import::service::FromWorker;
 use leptos::prelude::*;
 
-use super::{FileStatus, Importer, LoadedRun};
+use super::{FileStatus, Importer, ImporterError, LoadedRun};
 
 impl Importer {
     pub(super) fn on_message(&self, msg: FromWorker) {
@@ -48,7 +48,7 @@ impl Importer {
             FromWorker::RequestFailed { purpose, message } => {
                 let done = self.rc().borrow().pending.borrow_mut().remove(&purpose);
                 if let Some(done) = done {
-                    done(Err(message));
+                    done(Err(ImporterError::Request(message)));
                 }
             }
             FromWorker::Failed { job: Some(job), message, .. } => {

@@ -15,17 +15,19 @@ use wasm_bindgen::prelude::Closure;
 
 use super::files::js_message;
 
+mod error;
 mod jobs;
 mod messages;
 mod replay;
 
+pub use error::ImporterError;
 pub use jobs::{FileJob, FileStatus, LoadedRun};
 pub use replay::{Pick, ReplayTarget, replay_pair};
 
 /// Loader script Trunk writes for the worker binary (`data-loader-shim`).
 pub const WORKER_URL: &str = "./import_worker_loader.js";
 
-type Pending = Rc<RefCell<HashMap<String, Box<dyn FnOnce(Result<RequestTrace, String>)>>>>;
+type Pending = Rc<RefCell<HashMap<String, Box<dyn FnOnce(Result<RequestTrace, ImporterError>)>>>>;
 
 struct Inner {
     worker: Option<web_sys::Worker>,
@@ -105,10 +107,7 @@ impl Importer {
         let worker = match web_sys::Worker::new_with_options(WORKER_URL, &opts) {
             Ok(w) => w,
             Err(e) => {
-                let why = format!(
-                    "The import worker could not start ({}); imports are unavailable in this browser.",
-                    js_message(&e)
-                );
+                let why = ImporterError::NoWorker(js_message(&e)).to_string();
                 self.files.update(|f| {
                     for j in f.iter_mut().filter(|j| matches!(j.status, FileStatus::Working(..))) {
                         j.status = FileStatus::Failed(why.clone());
@@ -122,19 +121,23 @@ impl Importer {
             let json = js_sys::Reflect::get(&ev.data(), &"json".into()).ok().and_then(|j| j.as_string());
             match json.as_deref().map(serde_json::from_str::<FromWorker>) {
                 Some(Ok(msg)) => self.on_message(msg),
-                _ => self
-                    .notice
-                    .set(Some("The import worker sent a message the page does not understand.".into())),
+                _ => self.notice.set(Some(ImporterError::Garbled.to_string())),
             }
         });
         worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
         let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
-            self.notice.set(Some(format!("The import worker failed: {}", ev.message())));
+            let e = ImporterError::Crashed(ev.message());
+            self.notice.set(Some(e.to_string()));
             self.files.update(|f| {
                 for j in f.iter_mut().filter(|j| matches!(j.status, FileStatus::Working(..))) {
                     j.status = FileStatus::Failed(format!("the import worker stopped: {}", ev.message()));
                 }
             });
+            // Requests waiting for it hear why they will not come.
+            let waiting: Vec<_> = self.rc().borrow().pending.borrow_mut().drain().collect();
+            for (_, done) in waiting {
+                done(Err(e.clone()));
+            }
         });
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         let rc = self.rc();
@@ -151,7 +154,7 @@ impl Importer {
         match (&inner.worker, inner.ready) {
             (Some(w), true) => {
                 if let Err(e) = w.post_message(&obj) {
-                    self.notice.set(Some(format!("Could not reach the import worker: {}", js_message(&e))));
+                    self.notice.set(Some(ImporterError::Unreachable(js_message(&e)).to_string()));
                 }
             }
             _ => inner.queue.push(obj),
@@ -202,7 +205,7 @@ impl Importer {
     pub fn apply_slos(&self, text: &str) {
         let text = text.trim().to_string();
         match (text.is_empty(), text.parse::<lab_core::measure::slo::SloSet>()) {
-            (false, Err(e)) => self.notice.set(Some(format!("SLOs: {e}"))),
+            (false, Err(e)) => self.notice.set(Some(ImporterError::Slos(e.to_string()).to_string())),
             _ => {
                 self.notice.set(None);
                 self.slos.set(text);
@@ -244,7 +247,7 @@ impl Importer {
         &self,
         key: RunKey,
         index: usize,
-        done: impl FnOnce(Result<RequestTrace, String>) + 'static,
+        done: impl FnOnce(Result<RequestTrace, ImporterError>) + 'static,
     ) {
         let purpose = {
             let rc = self.rc();

@@ -39,9 +39,9 @@ pub fn replay_pair(
         PaneConfig::recorded(title.clone(), format!("{label} · {title}"), trace)
     };
     importer.request(key, a.0, move |first| match first {
-        Err(e) => error.set(Some(e)),
+        Err(e) => error.set(Some(e.to_string())),
         Ok(first) => importer.request(key, b.0, move |second| match second {
-            Err(e) => error.set(Some(e)),
+            Err(e) => error.set(Some(e.to_string())),
             Ok(second) => {
                 error.set(None);
                 lab.show(vec![pane(&a, first), pane(&b, second)]);

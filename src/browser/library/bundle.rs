@@ -9,12 +9,13 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::{DATA, ENTRIES, Library};
 use crate::browser::files::js_message;
+use crate::browser::idb::{StoreError, classify};
 use crate::browser::page;
 
 impl Library {
     /// A bundle of the given entries (all when empty).
-    pub async fn bundle(&self, ids: &[String]) -> Result<Bundle, String> {
-        let db = self.db().ok_or("the library is not open")?;
+    pub async fn bundle(&self, ids: &[String]) -> Result<Bundle, StoreError> {
+        let db = self.opened().await?;
         let entries: Vec<Entry> = self
             .entries
             .get_untracked()
@@ -23,7 +24,7 @@ impl Library {
             .collect();
         let mut items = Vec::new();
         for entry in entries {
-            let v = db.get(DATA, &entry.id).await.map_err(|e| e.to_string())?;
+            let v = db.get(DATA, &entry.id).await?;
             let (trace, text) = match v {
                 Some(v) if v.is_string() => {
                     let text = v.as_string().unwrap_or_default();
@@ -36,7 +37,7 @@ impl Library {
                     Ok(b) => {
                         let t = wasm_bindgen_futures::JsFuture::from(b.text())
                             .await
-                            .map_err(|e| js_message(&e))?;
+                            .map_err(|e| StoreError::Damaged { what: "file", message: js_message(&e) })?;
                         (None, t.as_string())
                     }
                     Err(_) => (None, None),
@@ -49,7 +50,7 @@ impl Library {
     }
 
     /// Adds a bundle's items (new ids where they clash); returns how many.
-    pub async fn add_bundle(&self, bundle: Bundle) -> Result<usize, String> {
+    pub async fn add_bundle(&self, bundle: Bundle) -> Result<usize, StoreError> {
         let mut writes = Vec::new();
         let mut added = Vec::new();
         for mut item in bundle.items {
@@ -62,7 +63,7 @@ impl Library {
                 (None, Some(text)) => {
                     let parts = js_sys::Array::of1(&JsValue::from_str(text));
                     let name = item.entry.file_name.clone().unwrap_or_else(|| item.entry.name.clone());
-                    web_sys::File::new_with_str_sequence(&parts, &name).map_err(|e| js_message(&e))?.into()
+                    web_sys::File::new_with_str_sequence(&parts, &name).map_err(|e| classify(&e))?.into()
                 }
                 (None, None) => continue,
             };
@@ -71,7 +72,7 @@ impl Library {
             added.push(item.entry);
         }
         let n = added.len();
-        self.write(writes).await.map_err(|e| e.to_string())?;
+        self.write(writes).await?;
         for e in added {
             self.upsert(e);
         }

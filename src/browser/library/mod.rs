@@ -34,7 +34,7 @@ pub struct Library {
     /// Saved entries, newest first.
     pub entries: RwSignal<Vec<Entry>>,
     /// The last storage problem, for people.
-    pub error: RwSignal<Option<String>>,
+    pub error: RwSignal<Option<StoreError>>,
     /// True once the saved entries are listed.
     pub ready: RwSignal<bool>,
 }
@@ -61,10 +61,10 @@ pub fn use_library() -> Library {
                         entries.sort_by(|a, b| b.saved_ms.total_cmp(&a.saved_ms));
                         lib.entries.set(entries);
                     }
-                    Err(e) => lib.error.set(Some(e.to_string())),
+                    Err(e) => lib.error.set(Some(e)),
                 }
             }
-            Err(e) => lib.error.set(Some(e.to_string())),
+            Err(e) => lib.error.set(Some(e)),
         }
         lib.ready.set(true);
     });
@@ -77,7 +77,7 @@ impl Library {
     }
 
     /// Waits until the database is open (or failed to open), at most 10 s.
-    pub async fn opened(&self) -> Result<Db, String> {
+    pub async fn opened(&self) -> Result<Db, StoreError> {
         for _ in 0..500 {
             // Ready, or the library is gone with its owner (nothing to wait for).
             if self.ready.try_get_untracked().is_none_or(|ready| ready) {
@@ -89,35 +89,33 @@ impl Library {
             self.error
                 .try_get_untracked()
                 .flatten()
-                .unwrap_or_else(|| "browser storage did not open in time".into())
+                .unwrap_or_else(|| StoreError::Unavailable("it did not open within 10 s".into()))
         })
     }
 
     /// Stores a JSON document in a side store ([`idb::SESSIONS`],
     /// [`idb::STUDIES`]); resolves once committed.
-    pub async fn put_doc(&self, store: &'static str, key: &str, json: String) -> Result<(), String> {
+    pub async fn put_doc(&self, store: &'static str, key: &str, json: String) -> Result<(), StoreError> {
         self.opened().await?;
-        self.write(vec![(store, key.to_string(), Some(JsValue::from_str(&json)))])
-            .await
-            .map_err(|e| e.to_string())
+        self.write(vec![(store, key.to_string(), Some(JsValue::from_str(&json)))]).await
     }
 
     /// Deletes a document of a side store.
-    pub async fn delete_doc(&self, store: &'static str, key: &str) -> Result<(), String> {
+    pub async fn delete_doc(&self, store: &'static str, key: &str) -> Result<(), StoreError> {
         self.opened().await?;
-        self.write(vec![(store, key.to_string(), None)]).await.map_err(|e| e.to_string())
+        self.write(vec![(store, key.to_string(), None)]).await
     }
 
     /// A document of a side store.
-    pub async fn get_doc(&self, store: &'static str, key: &str) -> Result<Option<String>, String> {
+    pub async fn get_doc(&self, store: &'static str, key: &str) -> Result<Option<String>, StoreError> {
         let db = self.opened().await?;
-        Ok(db.get(store, key).await.map_err(|e| e.to_string())?.and_then(|v| v.as_string()))
+        Ok(db.get(store, key).await?.and_then(|v| v.as_string()))
     }
 
     /// Every document of a side store, in key order.
-    pub async fn all_docs(&self, store: &'static str) -> Result<Vec<String>, String> {
+    pub async fn all_docs(&self, store: &'static str) -> Result<Vec<String>, StoreError> {
         let db = self.opened().await?;
-        Ok(db.all(store).await.map_err(|e| e.to_string())?.iter().filter_map(JsValue::as_string).collect())
+        Ok(db.all(store).await?.iter().filter_map(JsValue::as_string).collect())
     }
 
     fn upsert(&self, entry: Entry) {
@@ -128,10 +126,10 @@ impl Library {
     }
 
     async fn write(&self, writes: Vec<idb::Write>) -> Result<(), StoreError> {
-        let db = self.opened().await.map_err(StoreError::Unavailable)?;
+        let db = self.opened().await?;
         let r = db.write(writes).await;
         if let Err(e) = &r {
-            self.error.set(Some(e.to_string()));
+            self.error.set(Some(e.clone()));
         }
         r
     }
@@ -203,10 +201,10 @@ impl Library {
     }
 
     /// The text of a text entry (study answers).
-    pub async fn text(&self, id: &str) -> Result<String, String> {
+    pub async fn text(&self, id: &str) -> Result<String, StoreError> {
         let db = self.opened().await?;
-        let v = db.get(DATA, id).await.map_err(|e| e.to_string())?.ok_or("its data is missing")?;
-        v.as_string().ok_or_else(|| "it holds a file, not text".to_string())
+        let v = db.get(DATA, id).await?.ok_or(StoreError::Missing("its data"))?;
+        v.as_string().ok_or_else(|| damaged("text", "it holds a file".into()))
     }
 
     /// Renames and retags an entry.
@@ -225,26 +223,30 @@ impl Library {
 
     /// Deletes entries and their data; the rows go once the deletion is
     /// committed (a failure leaves them listed, with the reason).
-    pub async fn delete(&self, ids: &[String]) -> Result<(), String> {
+    pub async fn delete(&self, ids: &[String]) -> Result<(), StoreError> {
         let writes =
             ids.iter().flat_map(|id| [(ENTRIES, id.clone(), None), (DATA, id.clone(), None)]).collect();
-        self.write(writes).await.map_err(|e| e.to_string())?;
+        self.write(writes).await?;
         self.entries.update(|l| l.retain(|e| !ids.contains(&e.id)));
         Ok(())
     }
 
     /// The saved trace of an entry.
-    pub async fn trace(&self, id: &str) -> Result<Trace, String> {
-        let db = self.db().ok_or("the library is not open")?;
-        let v = db.get(DATA, id).await.map_err(|e| e.to_string())?.ok_or("its data is missing")?;
-        let text = v.as_string().ok_or("it holds a file, not a trace")?;
-        Trace::from_json(&text).map_err(|e| e.to_string())
+    pub async fn trace(&self, id: &str) -> Result<Trace, StoreError> {
+        let db = self.opened().await?;
+        let v = db.get(DATA, id).await?.ok_or(StoreError::Missing("its data"))?;
+        let text = v.as_string().ok_or_else(|| damaged("trace", "it holds a file".into()))?;
+        Trace::from_json(&text).map_err(|e| damaged("trace", e.to_string()))
     }
 
     /// The saved file of an import entry.
-    pub async fn file(&self, id: &str) -> Result<web_sys::File, String> {
-        let db = self.db().ok_or("the library is not open")?;
-        let v = db.get(DATA, id).await.map_err(|e| e.to_string())?.ok_or("its file is missing")?;
-        v.dyn_into::<web_sys::File>().map_err(|_| "it holds no file".to_string())
+    pub async fn file(&self, id: &str) -> Result<web_sys::File, StoreError> {
+        let db = self.opened().await?;
+        let v = db.get(DATA, id).await?.ok_or(StoreError::Missing("its file"))?;
+        v.dyn_into::<web_sys::File>().map_err(|_| damaged("file", "it holds text".into()))
     }
+}
+
+fn damaged(what: &'static str, message: String) -> StoreError {
+    StoreError::Damaged { what, message }
 }

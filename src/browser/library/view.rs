@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::Library;
-use crate::browser::files::{self, download_text, js_message};
+use crate::browser::files::{self, download_text};
 use crate::browser::importer::Importer;
 use crate::browser::page;
 use crate::browser::use_route::UseRoute;
@@ -155,8 +155,9 @@ impl UseLibraryView {
                     .lib
                     .file(&e.id)
                     .await
-                    .and_then(|f| files::download_blob(&f, &f.name()).map_err(|e| js_message(&e))),
-                _ => v.lib.trace(&e.id).await.and_then(|t| {
+                    .map_err(|e| e.to_string())
+                    .and_then(|f| files::download_blob(&f, &f.name()).map_err(|e| e.to_string())),
+                _ => v.lib.trace(&e.id).await.map_err(|e| e.to_string()).and_then(|t| {
                     let r = if as_report {
                         // The SLOs and scenarios the run was shown with in Live.
                         let opts = AnalysisOptions::standard(v.scenarios.get_untracked());
@@ -166,7 +167,7 @@ impl UseLibraryView {
                     } else {
                         download_text(&file_name(&t, ".trace.json"), "application/json", &t.to_json())
                     };
-                    r.map_err(|e| js_message(&e))
+                    r.map_err(|e| e.to_string())
                 }),
             };
             if let Err(m) = r {
@@ -188,7 +189,7 @@ impl UseLibraryView {
             let name = format!("latency-lab-library-{}.bundle.json", page::today());
             v.message.set(Some(match download_text(&name, "application/json", &b.to_json()) {
                 Ok(()) => format!("Exported {n} entr{} to {name}.", plural(n)),
-                Err(m) => js_message(&m),
+                Err(m) => m.to_string(),
             }));
         });
     }
@@ -200,7 +201,7 @@ impl UseLibraryView {
             let name = file.name();
             let r = match files::read_text(&file, MAX_BUNDLE_BYTES).await {
                 Ok(text) => match Bundle::from_json(&text) {
-                    Ok(b) => v.lib.add_bundle(b).await,
+                    Ok(b) => v.lib.add_bundle(b).await.map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 },
                 Err(e) => Err(e.to_string()),

@@ -123,7 +123,7 @@ pub async fn stream_completion(
             let t = if abort.aborted() {
                 rec.finish(at, StreamEnd::Aborted)
             } else {
-                let msg = network_failure_message(&req.url, &page::origin(), &e, &req.cors_hint);
+                let msg = network_failure_message(&req.url, &page::origin(), &e.to_string(), &req.cors_hint);
                 rec.fail(at, FailureKind::Network, msg)
             };
             return (t, None);

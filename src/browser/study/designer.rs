@@ -11,7 +11,7 @@ use leptos::task::spawn_local;
 
 use super::flow::UseParticipantFlow;
 use super::store;
-use crate::browser::files::{self, download_text, js_message};
+use crate::browser::files::{self, download_text};
 use crate::browser::library::Library;
 use crate::browser::page;
 use crate::browser::share;
@@ -159,7 +159,7 @@ impl UseStudyDesigner {
             let read = files::read_trace(&file).await;
             let t = match read {
                 Ok(t) => t,
-                Err(e) => return d.file_error.set(Some(e)),
+                Err(e) => return d.file_error.set(Some(e.to_string())),
             };
             let label = t.meta.label.clone().unwrap_or_else(|| name.clone());
             match t.requests.into_iter().find(|r| r.chunks.iter().any(|c| c.tokens > 0)) {
@@ -176,7 +176,7 @@ impl UseStudyDesigner {
     pub fn download(&self) {
         let s = self.draft.get_untracked();
         if let Err(e) = download_text(&format!("{}.study.json", s.id), "application/json", &s.to_json()) {
-            self.message.set(Some(js_message(&e)));
+            self.message.set(Some(e.to_string()));
         }
     }
 
@@ -189,7 +189,7 @@ impl UseStudyDesigner {
                 spawn_local(async move {
                     match share::link_for(&lab_core::share::link::Shared::Study(Box::new(s))).await {
                         Ok(url) => d.link.set(Some(url)),
-                        Err(e) => d.message.set(Some(e)),
+                        Err(e) => d.message.set(Some(e.to_string())),
                     }
                 });
             }

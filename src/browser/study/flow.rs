@@ -24,7 +24,7 @@ use super::outbox::{UseOutbox, use_outbox};
 use super::store;
 use super::timing_check::{check_timing, played};
 use crate::browser::clock::now_ms;
-use crate::browser::files::{download_text, js_message};
+use crate::browser::files::download_text;
 use crate::browser::library::Library;
 use crate::browser::page;
 use crate::browser::replay::{RenderMode, ReplayEngine, SchedulerKind, use_replay_engine};
@@ -251,7 +251,7 @@ impl UseParticipantFlow {
         };
         let name = format!("{}-{}.results.json", session.study_id, session.participant);
         if let Err(e) = download_text(&name, "application/json", &session.results().to_json()) {
-            self.error.set(Some(js_message(&e)));
+            self.error.set(Some(e.to_string()));
         }
     }
 

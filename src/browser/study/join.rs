@@ -24,6 +24,7 @@ use leptos::task::spawn_local;
 use super::flow::UseParticipantFlow;
 use super::server::{self, StudyServerError};
 use super::store::{self, SessionRef};
+use crate::browser::idb::StoreError;
 use crate::browser::page;
 
 /// Why a published study could not open for a participant.
@@ -37,7 +38,7 @@ pub enum JoinError {
     Closed,
     /// This browser could not keep the session.
     #[error("{0}")]
-    Storage(String),
+    Storage(#[from] StoreError),
 }
 
 impl UseParticipantFlow {
@@ -127,7 +128,11 @@ impl UseParticipantFlow {
     /// Sets up a participant, then shows the flow at `#participate` (in
     /// place of the current history entry when `replace`: a link is read
     /// once).
-    fn enter(&self, setup: impl std::future::Future<Output = Result<(), String>> + 'static, replace: bool) {
+    fn enter(
+        &self,
+        setup: impl std::future::Future<Output = Result<(), StoreError>> + 'static,
+        replace: bool,
+    ) {
         let s = *self;
         s.starting.set_value(true);
         spawn_local(async move {
@@ -141,7 +146,7 @@ impl UseParticipantFlow {
 
     /// Saves a new participant's session, names it as the one in progress
     /// (and as the published study's, for `server_id`), and shows it.
-    async fn start(&self, flow: Flow, server_id: Option<String>) -> Result<(), String> {
+    async fn start(&self, flow: Flow, server_id: Option<String>) -> Result<(), StoreError> {
         let r = SessionRef {
             study_id: flow.study.id.clone(),
             participant: flow.session.participant.clone(),

@@ -91,7 +91,7 @@ impl UseOutbox {
         spawn_local(async move {
             let json = serde_json::to_string(&q).unwrap_or_default();
             if let Err(e) = o.lib.put_doc(idb::SESSIONS, &q.key(), json).await {
-                o.problem.set(Some(OutboxProblem::NotQueued(e)));
+                o.problem.set(Some(OutboxProblem::NotQueued(e.to_string())));
             }
             o.writing.update_value(|n| *n = n.saturating_sub(1));
             o.attempt.set_value(0);

@@ -26,7 +26,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::store;
-use crate::browser::files::{self, download_text, js_message};
+use crate::browser::files::{self, download_text};
 use crate::browser::library::Library;
 use crate::browser::page;
 use crate::browser::use_scenarios::UseScenarios;
@@ -120,11 +120,11 @@ pub fn use_study_results(
                     }
                     local.set(Some(all));
                 }
-                Err(e) => message.set(Some(e)),
+                Err(e) => message.set(Some(e.to_string())),
             }
             match files {
                 Ok(files) => merged.set(files),
-                Err(e) => message.set(Some(e)),
+                Err(e) => message.set(Some(e.to_string())),
             }
         });
     });
@@ -281,7 +281,7 @@ impl UseStudyResults {
             }
         };
         if let Err(e) = download_text(&name, mime, &text) {
-            self.message.set(Some(js_message(&e)));
+            self.message.set(Some(e.to_string()));
         }
     }
 }

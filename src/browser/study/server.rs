@@ -107,7 +107,7 @@ async fn call(method: &str, path: &str, token: Option<&str>, body: Option<&str>)
             retry_after: header(&r, "retry-after"),
             body: text_of(&r).await,
         },
-        Err(e) => Reply { status: None, body: e, retry_after: None },
+        Err(e) => Reply { status: None, body: e.to_string(), retry_after: None },
     }
 }
 

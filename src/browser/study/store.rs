@@ -18,7 +18,7 @@ use lab_core::study::results::StudyResults;
 use lab_core::study::session::Session;
 use serde::{Deserialize, Serialize};
 
-use crate::browser::idb;
+use crate::browser::idb::{self, StoreError};
 use crate::browser::library::Library;
 
 /// Key of the pointer to the session in progress (in the sessions store).
@@ -51,28 +51,28 @@ pub fn session_key(study_id: &str, participant: &str) -> String {
 }
 
 /// Saves a study design and makes it the designer's current one.
-pub async fn save_study(lib: &Library, study: &Study) -> Result<(), String> {
+pub async fn save_study(lib: &Library, study: &Study) -> Result<(), StoreError> {
     lib.put_doc(idb::STUDIES, &study.id, study.to_json()).await?;
     let current = serde_json::json!({ "id": study.id }).to_string();
     lib.put_doc(idb::STUDIES, CURRENT_KEY, current).await
 }
 
 /// Keeps a participant's copy of a study (out of the designer's list).
-pub async fn save_participant_study(lib: &Library, study: &Study) -> Result<(), String> {
+pub async fn save_participant_study(lib: &Library, study: &Study) -> Result<(), StoreError> {
     lib.put_doc(idb::SESSIONS, &format!("{PARTICIPANT_STUDY}{}", study.id), study.to_json()).await
 }
 
 /// The study of a session: the participant's copy, else the designer's.
-async fn session_study(lib: &Library, id: &str) -> Result<Option<Study>, String> {
+async fn session_study(lib: &Library, id: &str) -> Result<Option<Study>, StoreError> {
     match lib.get_doc(idb::SESSIONS, &format!("{PARTICIPANT_STUDY}{id}")).await? {
-        Some(text) => Study::from_json(&text).map(Some).map_err(|e| e.to_string()),
+        Some(text) => Study::from_json(&text).map(Some).map_err(|e| damaged("study", e.to_string())),
         None => study(lib, id).await,
     }
 }
 
 /// Names the session of published study `server_id` in this browser.
-pub async fn set_published_session(lib: &Library, server_id: &str, r: &SessionRef) -> Result<(), String> {
-    let json = serde_json::to_string(r).map_err(|e| e.to_string())?;
+pub async fn set_published_session(lib: &Library, server_id: &str, r: &SessionRef) -> Result<(), StoreError> {
+    let json = serde_json::to_string(r).map_err(|e| damaged("session", e.to_string()))?;
     lib.put_doc(idb::SESSIONS, &format!("{PUBLISHED_KEY}{server_id}"), json).await
 }
 
@@ -87,7 +87,7 @@ pub async fn published_session(lib: &Library, server_id: &str) -> Option<(Sessio
 
 /// Keeps a merged results file (keyed by its content: the same file merged
 /// twice is kept once, two files of the same name both).
-pub async fn save_merged(lib: &Library, results: &StudyResults) -> Result<(), String> {
+pub async fn save_merged(lib: &Library, results: &StudyResults) -> Result<(), StoreError> {
     let json = results.to_json();
     let hash =
         json.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
@@ -95,7 +95,7 @@ pub async fn save_merged(lib: &Library, results: &StudyResults) -> Result<(), St
 }
 
 /// The merged results files of a study.
-pub async fn merged(lib: &Library, study_id: &str) -> Result<Vec<StudyResults>, String> {
+pub async fn merged(lib: &Library, study_id: &str) -> Result<Vec<StudyResults>, StoreError> {
     Ok(lib
         .all_docs(idb::SESSIONS)
         .await?
@@ -106,15 +106,15 @@ pub async fn merged(lib: &Library, study_id: &str) -> Result<Vec<StudyResults>, 
 }
 
 /// A saved study.
-pub async fn study(lib: &Library, id: &str) -> Result<Option<Study>, String> {
+pub async fn study(lib: &Library, id: &str) -> Result<Option<Study>, StoreError> {
     match lib.get_doc(idb::STUDIES, id).await? {
-        Some(text) => Study::from_json(&text).map(Some).map_err(|e| e.to_string()),
+        Some(text) => Study::from_json(&text).map(Some).map_err(|e| damaged("study", e.to_string())),
         None => Ok(None),
     }
 }
 
 /// Every saved study (designs that no longer validate are skipped).
-pub async fn studies(lib: &Library) -> Result<Vec<Study>, String> {
+pub async fn studies(lib: &Library) -> Result<Vec<Study>, StoreError> {
     Ok(lib.all_docs(idb::STUDIES).await?.iter().filter_map(|t| Study::from_json(t).ok()).collect())
 }
 
@@ -126,13 +126,13 @@ pub async fn current_study(lib: &Library) -> Option<Study> {
 }
 
 /// Saves a session (after every answer).
-pub async fn save_session(lib: &Library, session: &Session) -> Result<(), String> {
-    let json = serde_json::to_string(session).map_err(|e| e.to_string())?;
+pub async fn save_session(lib: &Library, session: &Session) -> Result<(), StoreError> {
+    let json = serde_json::to_string(session).map_err(|e| damaged("session", e.to_string()))?;
     lib.put_doc(idb::SESSIONS, &session_key(&session.study_id, &session.participant), json).await
 }
 
 /// Every session of a study in this browser.
-pub async fn sessions(lib: &Library, study_id: &str) -> Result<Vec<Session>, String> {
+pub async fn sessions(lib: &Library, study_id: &str) -> Result<Vec<Session>, StoreError> {
     Ok(lib
         .all_docs(idb::SESSIONS)
         .await?
@@ -143,12 +143,12 @@ pub async fn sessions(lib: &Library, study_id: &str) -> Result<Vec<Session>, Str
 }
 
 /// Deletes a session.
-pub async fn delete_session(lib: &Library, study_id: &str, participant: &str) -> Result<(), String> {
+pub async fn delete_session(lib: &Library, study_id: &str, participant: &str) -> Result<(), StoreError> {
     lib.delete_doc(idb::SESSIONS, &session_key(study_id, participant)).await
 }
 
 /// Names (or clears) the session in progress.
-pub async fn set_active(lib: &Library, active: Option<&SessionRef>) -> Result<(), String> {
+pub async fn set_active(lib: &Library, active: Option<&SessionRef>) -> Result<(), StoreError> {
     match active {
         Some(r) => lib.put_doc(idb::SESSIONS, ACTIVE_KEY, serde_json::to_string(r).unwrap_or_default()).await,
         None => lib.delete_doc(idb::SESSIONS, ACTIVE_KEY).await,
@@ -169,4 +169,8 @@ async fn load(lib: &Library, r: &SessionRef) -> Option<(Study, Session)> {
     let text = lib.get_doc(idb::SESSIONS, &session_key(&r.study_id, &r.participant)).await.ok()??;
     let session: Session = serde_json::from_str(&text).ok()?;
     Some((study, session))
+}
+
+fn damaged(what: &'static str, message: String) -> StoreError {
+    StoreError::Damaged { what, message }
 }

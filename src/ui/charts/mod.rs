@@ -111,7 +111,7 @@ pub fn ChartFrame(
         } else {
             chart_export::download_svg(&svg, &name)
         };
-        error.set(r.err());
+        error.set(r.err().map(|e| e.to_string()));
     };
     view! {
         <figure class="chart" data-testid=id node_ref=figure>

@@ -29,7 +29,7 @@ pub fn LibraryView() -> impl IntoView {
                 "A live run is saved every second while it streams, so closing the tab loses at most a second. "
                 "Export a bundle to move the library to another browser or to a colleague; API keys are never stored in it."
             </p>
-            {move || lib.error.get().map(|m| view! { <p class="error" role="alert" data-testid="library-error">{m}</p> })}
+            {move || lib.error.get().map(|m| view! { <p class="error" role="alert" data-testid="library-error">{m.to_string()}</p> })}
             {move || v.message.get().map(|m| view! { <p class="notice" role="status" data-testid="library-message">{m}</p> })}
             <div class="library-controls">
                 <label>"Search "<input type="search" data-testid="library-filter" placeholder="name or tag"

@@ -99,7 +99,7 @@ pub fn ShareLine() -> impl IntoView {
                 </p>
             }
             .into_any(),
-            Err(m) => view! { <p class="error" role="alert" data-testid="replay-link-error">{m}</p> }.into_any(),
+            Err(m) => view! { <p class="error" role="alert" data-testid="replay-link-error">{m.to_string()}</p> }.into_any(),
         })
     }
 }

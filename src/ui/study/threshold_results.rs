@@ -144,8 +144,8 @@ fn CustomScenarios() -> impl IntoView {
                 let (a, b) = (c.id.clone(), c.id.clone());
                 view! {
                     <li data-testid="custom-scenario">{format!("{} ", c.name)}
-                        <button type="button" class="link" on:click=move |_| problem.set(s.download(&a).err())>"Download JSON"</button>
-                        " "<button type="button" class="link" on:click=move |_| problem.set(s.remove(&b).err())>"Remove"</button>
+                        <button type="button" class="link" on:click=move |_| problem.set(s.download(&a).err().map(|e| e.to_string()))>"Download JSON"</button>
+                        " "<button type="button" class="link" on:click=move |_| problem.set(s.remove(&b).err().map(|e| e.to_string()))>"Remove"</button>
                     </li>
                 }
             }).collect_view()}

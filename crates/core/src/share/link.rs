@@ -67,6 +67,15 @@ pub enum ShareError {
     /// A study that does not validate.
     #[error("the shared study cannot run: {0}")]
     Study(#[from] StudyError),
+    /// Panes that cannot play (the pane and why).
+    #[error("{0}")]
+    Pane(String),
+    /// A link of panes without any.
+    #[error("it holds no pane")]
+    NoPane,
+    /// This browser could not make a link (it cannot compress).
+    #[error("The link could not be made: {0}")]
+    Unmade(String),
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
