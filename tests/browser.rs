@@ -132,7 +132,7 @@ async fn indexeddb_writes_commit_and_read_back() {
 async fn failures_come_back_typed() {
     use latency_lab_app::browser::fetch::{FetchError, get_text};
     use latency_lab_app::browser::idb::StoreError;
-    use latency_lab_app::browser::storage::{Store, use_storage};
+    use latency_lab_app::browser::use_storage::{Store, use_storage};
 
     match get_text("/no-such-file-here.json", None).await {
         Err(FetchError::Http { status: 404, .. }) => {}

@@ -6,18 +6,30 @@
 //! | hook | owns |
 //! |---|---|
 //! | [`use_route`] | the view the URL names (Back, Forward, reload, pasted links) |
+//! | [`use_links`] | what a share link or a published study's link opens |
 //! | [`use_theme`] | the colour theme, stored |
+//! | [`use_storage`] | one Web Storage key, followed across tabs |
 //! | [`use_endpoint_settings`] | the Live endpoint's settings and key, stored; the model list |
 //! | [`live::use_live_run`] | a live run: its requests, the one recorder of each, live figures, checkpoints |
-//! | [`replay_lab::use_replay_lab`] | the replay lab's panes, stories, files and share links |
+//! | [`use_replay_lab`] | the replay lab's panes, stories and files ([`replay_links`]: its share links) |
 //! | [`replay::use_replay_engine`] | playback with exact timing, paint stamps, late frames |
 //! | [`study::use_participant_flow`] | a participant's way through a study, saved after every answer |
+//! | [`study::use_outbox`] | answers waiting for the study server, sent in order |
 //! | [`study::use_study_designer`], [`study::use_study_results`] | a study's design and its results |
+//! | [`study::use_study_server`] | publishing, polling and closing studies on the study server |
 //! | [`library::use_library`], [`library::use_library_view`] | everything saved in IndexedDB |
 //! | [`importer::use_importer`] | the import worker and the runs it holds |
-//! | [`session_runs::use_session_runs`] | the runs of this page, for replay panes and comparisons |
+//! | [`use_session_runs`] | the runs of this page, for replay panes and comparisons |
 //! | [`use_scenarios`] | the scenarios every analysis scores: presets and saved custom ones |
-//! | [`use_file_drop`] | a drop zone for files |
+//! | [`use_trace_file`], [`use_file_drop`] | a trace file chosen or dropped |
+//! | [`use_frame_loop`], [`use_visibility`] | animation frames; whether the page is hidden |
+//!
+//! A hook taking more than two settings takes an options struct
+//! (`Use…Options`); each lives in the file named after it. Errors are typed
+//! per family, with the sentence people read in their `Display`:
+//! [`fetch::FetchError`], [`idb::StoreError`] (IndexedDB and Web Storage),
+//! [`files::FileError`], [`study::server::StudyServerError`],
+//! [`importer::ImporterError`] and core's `ShareError`.
 //!
 //! Plain adapters beside them: [`clock`] (the page clock), [`page`] (the
 //! page's address, wall clock, clipboard…), [`stream`] (reading a body),
@@ -39,19 +51,20 @@ pub mod page;
 pub mod paint;
 pub mod render;
 pub mod replay;
-pub mod replay_lab;
+pub mod replay_links;
 pub mod resource;
-pub mod session_runs;
 pub mod share;
-pub mod storage;
 pub mod stream;
 pub mod study;
 pub mod use_endpoint_settings;
 pub mod use_file_drop;
 pub mod use_frame_loop;
 pub mod use_links;
+pub mod use_replay_lab;
 pub mod use_route;
 pub mod use_scenarios;
+pub mod use_session_runs;
+pub mod use_storage;
 pub mod use_theme;
 pub mod use_trace_file;
 pub mod use_visibility;

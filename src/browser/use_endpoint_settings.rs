@@ -1,5 +1,5 @@
 //! The Live endpoint's settings, kept in browser storage and in step with
-//! other tabs ([`super::storage`]): the preset, the
+//! other tabs ([`super::use_storage`]): the preset, the
 //! request config and the API key. The key is never part of the config: it
 //! sits in `sessionStorage` (gone when the tab closes) unless "remember" is
 //! ticked, which moves it to `localStorage`; nothing else ever holds it.
@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use super::fetch::get_text;
 use super::live::RunSpec;
 use super::page;
-use super::storage::{Store, UseStorage, use_storage};
+use super::use_storage::{Store, UseStorage, use_storage};
 
 /// Storage key of the request config (JSON, no key).
 pub const CONFIG_KEY: &str = "latency-lab.live.config";

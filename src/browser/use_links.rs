@@ -13,9 +13,9 @@ use lab_core::share::route::{Route, View};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::replay_lab::UseReplayLab;
 use super::share;
 use super::study::UseParticipantFlow;
+use super::use_replay_lab::UseReplayLab;
 use super::use_route::UseRoute;
 
 /// What a damaged share link says.
@@ -29,13 +29,22 @@ fn notice_of(e: &ShareError) -> String {
     }
 }
 
-/// Follows the route; `notice` receives what people should know.
-pub fn use_links(
-    route: UseRoute,
-    lab: UseReplayLab,
-    flow: UseParticipantFlow,
-    notice: RwSignal<Option<String>>,
-) {
+/// What [`use_links`] opens links with.
+#[derive(Clone, Copy)]
+pub struct UseLinksOptions {
+    /// The page's route.
+    pub route: UseRoute,
+    /// Plays shared panes.
+    pub lab: UseReplayLab,
+    /// Runs shared and published studies.
+    pub flow: UseParticipantFlow,
+    /// Receives what people should know (opened, damaged, closed).
+    pub notice: RwSignal<Option<String>>,
+}
+
+/// Follows the route: opens share links and published studies.
+pub fn use_links(options: UseLinksOptions) {
+    let UseLinksOptions { route, lab, flow, notice } = options;
     Effect::new(move |_| {
         let r = route.route.get();
         let open = flow.flow.with_untracked(Option::is_some);

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::files::FileError;
 use super::idb::StoreError;
-use super::storage::{Store, UseStorage, use_storage};
+use super::use_storage::{Store, UseStorage, use_storage};
 
 /// Storage key of the custom scenarios.
 pub const SCENARIOS_KEY: &str = "latency-lab.scenarios";

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use super::storage::{Store, UseStorage, use_storage};
+use super::use_storage::{Store, UseStorage, use_storage};
 
 /// Storage key (also read by the inline script of `index.html`).
 pub const KEY: &str = "latency-lab.theme";

@@ -10,12 +10,12 @@ use super::shell::{AppHeader, Landing, LandingPaths, Notice, TabBar};
 use super::{AnalyzeView, ImportView, LibraryView, LiveView, ParticipantMode, ReplayView, StudyView};
 use crate::browser::importer::use_importer;
 use crate::browser::library::use_library;
-use crate::browser::replay_lab::use_replay_lab;
-use crate::browser::session_runs::use_session_runs;
 use crate::browser::study::use_participant_flow;
-use crate::browser::use_links::use_links;
+use crate::browser::use_links::{UseLinksOptions, use_links};
+use crate::browser::use_replay_lab::{UseReplayLabOptions, use_replay_lab};
 use crate::browser::use_route::use_route;
 use crate::browser::use_scenarios::use_scenarios;
+use crate::browser::use_session_runs::use_session_runs;
 
 /// The app.
 #[component]
@@ -26,10 +26,11 @@ pub fn App() -> impl IntoView {
     let runs = use_session_runs();
     let importer = use_importer();
     let view = Memo::new(move |_| route.route.get().view());
-    let lab = use_replay_lab(lib, runs, Signal::derive(move || view.get() == View::Replay), landed);
+    let active = Signal::derive(move || view.get() == View::Replay);
+    let lab = use_replay_lab(UseReplayLabOptions { lib, runs, active, autoplay: landed });
     let flow = use_participant_flow(lib, route);
     let notice = RwSignal::new(None::<String>);
-    use_links(route, lab, flow, notice);
+    use_links(UseLinksOptions { route, lab, flow, notice });
     provide_context(route);
     provide_context(lib);
     provide_context(runs);

@@ -19,10 +19,12 @@ mod error;
 mod jobs;
 mod messages;
 mod replay;
+mod use_importer;
 
 pub use error::ImporterError;
 pub use jobs::{FileJob, FileStatus, LoadedRun};
 pub use replay::{Pick, ReplayTarget, replay_pair};
+pub use use_importer::use_importer;
 
 /// Loader script Trunk writes for the worker binary (`data-loader-shim`).
 pub const WORKER_URL: &str = "./import_worker_loader.js";
@@ -62,34 +64,6 @@ fn message(msg: &ToWorker, file: Option<&web_sys::File>) -> js_sys::Object {
         let _ = js_sys::Reflect::set(&obj, &"file".into(), f);
     }
     obj
-}
-
-/// Starts the import worker and returns its handle.
-pub fn use_importer() -> Importer {
-    let importer = Importer {
-        inner: StoredValue::new_local(Rc::new(RefCell::new(Inner {
-            worker: None,
-            ready: false,
-            queue: Vec::new(),
-            next_job: 0,
-            next_purpose: 0,
-            pending: Rc::new(RefCell::new(HashMap::new())),
-            _handler: None,
-            _on_error: None,
-        }))),
-        files: RwSignal::new(Vec::new()),
-        runs: RwSignal::new(Vec::new()),
-        slos: RwSignal::new(lab_core::measure::slo::SloSet::standard().to_string()),
-        notice: RwSignal::new(None),
-    };
-    on_cleanup(move || {
-        if let Some(rc) = importer.inner.try_get_value()
-            && let Some(w) = rc.borrow_mut().worker.take()
-        {
-            w.terminate();
-        }
-    });
-    importer
 }
 
 impl Importer {

@@ -6,7 +6,7 @@ use lab_core::share::route::{Route, View};
 use leptos::prelude::*;
 
 use super::Importer;
-use crate::browser::replay_lab::UseReplayLab;
+use crate::browser::use_replay_lab::UseReplayLab;
 use crate::browser::use_route::UseRoute;
 
 /// A request to replay: its index in the run and what it is ("worst (P99

@@ -7,8 +7,9 @@ use lab_core::trace::Trace;
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::{DATA, ENTRIES, Library};
+use super::Library;
 use crate::browser::files::js_message;
+use crate::browser::idb::{DATA, ENTRIES};
 use crate::browser::idb::{StoreError, classify};
 use crate::browser::page;
 

@@ -15,6 +15,7 @@ mod progress;
 mod request;
 mod run_spec;
 mod shapes;
+mod use_live_run;
 
 use futures_util::future::join_all;
 use lab_core::load::shape::RunShape;
@@ -32,11 +33,12 @@ use progress::Progress;
 pub use request::{CHECKPOINT_MS, LiveRequest, STATS_INTERVAL_MS};
 use request::{OnScreen, stream_completion};
 pub use run_spec::RunSpec;
+pub use use_live_run::use_live_run;
 
 use super::library::Library;
 use super::paint::measure_refresh_hz;
 use super::resource;
-use super::session_runs::SessionRuns;
+use super::use_session_runs::SessionRuns;
 
 /// Where a run stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,44 +100,6 @@ pub struct UseLiveRun {
     options: UseLiveRunOptions,
     abort: StoredValue<Option<Abort>, LocalStorage>,
     refresh_hz: StoredValue<Option<f64>>,
-}
-
-/// Creates the runner; aborts whatever is in flight when the owner is
-/// cleaned up.
-pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
-    let run = UseLiveRun {
-        phase: RwSignal::new(RunPhase::Idle),
-        stats: RwSignal::new(LiveStats::default()),
-        result: RwSignal::new(None),
-        cadence: RwSignal::new(None),
-        error: RwSignal::new(None),
-        checkpoint: RwSignal::new(None),
-        options,
-        abort: StoredValue::new_local(None),
-        refresh_hz: StoredValue::new(None),
-    };
-    resource::enlarge_buffer();
-    spawn_local(async move {
-        let hz = measure_refresh_hz(20).await;
-        run.refresh_hz.set_value(hz);
-    });
-    on_cleanup(move || {
-        if let Some(a) = run.abort.try_get_value().flatten() {
-            a.abort();
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(t) = run.checkpoint.get() {
-            options.library.save_trace(&t, false);
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(m) = run.result.get() {
-            options.library.save_trace(&m.trace, true);
-            options.runs.add(m);
-        }
-    });
-    run
 }
 
 impl UseLiveRun {

@@ -21,9 +21,9 @@ use lab_core::study::flow::{Flow, drawn_number, is_test, test_participant_id};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::flow::UseParticipantFlow;
 use super::server::{self, StudyServerError};
 use super::store::{self, SessionRef};
+use super::use_participant_flow::UseParticipantFlow;
 use crate::browser::idb::StoreError;
 use crate::browser::page;
 

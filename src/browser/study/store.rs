@@ -6,7 +6,7 @@
 //! a pointer ([`ACTIVE_KEY`]) so a reload returns to it.
 //!
 //! A participant's copy of a study (from a link or a study server) is kept
-//! beside their session ([`participant_study`]), never among the
+//! beside their session ([`save_participant_study`]), never among the
 //! designer's studies: a participant who leaves the flow finds no design,
 //! no condition name, in the study view. A published study's session is
 //! found again from its server id ([`published_session`]), so reopening

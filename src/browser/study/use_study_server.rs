@@ -19,7 +19,7 @@ use leptos::task::spawn_local;
 use super::server::{self, Listed};
 use crate::browser::library::Library;
 use crate::browser::page;
-use crate::browser::storage::{Store, UseStorage, use_storage};
+use crate::browser::use_storage::{Store, UseStorage, use_storage};
 use crate::browser::use_visibility::use_visibility;
 use lab_core::share::library::EntryKind;
 
@@ -51,8 +51,20 @@ pub struct UseStudyServer {
     lib: Library,
 }
 
-/// The server for `draft`; answers are polled while `shown`.
-pub fn use_study_server(lib: Library, draft: Signal<Study>, shown: Signal<bool>) -> UseStudyServer {
+/// What [`use_study_server`] works with.
+#[derive(Clone, Copy)]
+pub struct UseStudyServerOptions {
+    /// Keeps the published studies of this browser.
+    pub lib: Library,
+    /// The study open in the designer.
+    pub draft: Signal<Study>,
+    /// Answers are polled while true (the study view is shown).
+    pub shown: Signal<bool>,
+}
+
+/// The study server for the designer's study.
+pub fn use_study_server(options: UseStudyServerOptions) -> UseStudyServer {
+    let UseStudyServerOptions { lib, draft, shown } = options;
     let s = UseStudyServer {
         token: use_storage(Store::Session, TOKEN_KEY),
         published: RwSignal::new(Vec::new()),

@@ -8,7 +8,7 @@ use lab_core::measure::slo::SloSet;
 use leptos::prelude::*;
 
 use crate::browser::importer::Importer;
-use crate::browser::session_runs::SessionRuns;
+use crate::browser::use_session_runs::SessionRuns;
 
 /// Most runs drawn at once (the palette has this many colours).
 pub const MAX_COMPARED: usize = 6;

@@ -5,7 +5,7 @@ use lab_core::import::digest::{PickBy, RunDigest};
 use leptos::prelude::*;
 
 use crate::browser::importer::{Importer, Pick, ReplayTarget, replay_pair};
-use crate::browser::replay_lab::UseReplayLab;
+use crate::browser::use_replay_lab::UseReplayLab;
 use crate::browser::use_route::UseRoute;
 use crate::ui::format::{ms, opt};
 

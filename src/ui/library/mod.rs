@@ -12,7 +12,7 @@ use row::{GroupRows, LibraryRow};
 
 use crate::browser::files;
 use crate::browser::importer::Importer;
-use crate::browser::library::{Library, use_library_view};
+use crate::browser::library::{Library, UseLibraryViewOptions, use_library_view};
 use crate::browser::use_route::UseRoute;
 use crate::ui::live::RunResults;
 
@@ -20,7 +20,11 @@ use crate::ui::live::RunResults;
 #[component]
 pub fn LibraryView() -> impl IntoView {
     let lib = expect_context::<Library>();
-    let v = use_library_view(lib, expect_context::<Importer>(), expect_context::<UseRoute>());
+    let v = use_library_view(UseLibraryViewOptions {
+        lib,
+        importer: expect_context::<Importer>(),
+        route: expect_context::<UseRoute>(),
+    });
     view! {
         <section class="panel" data-testid="library-view">
             <h2>"Library"</h2>

@@ -23,8 +23,8 @@ pub use stats::{LiveStatsPanel, Sparkline};
 
 use crate::browser::library::Library;
 use crate::browser::live::{RunPhase, UseLiveRunOptions, use_live_run};
-use crate::browser::session_runs::SessionRuns;
 use crate::browser::use_endpoint_settings::use_endpoint_settings;
+use crate::browser::use_session_runs::SessionRuns;
 
 /// The live view.
 #[component]

@@ -5,7 +5,7 @@ use lab_core::replay::story;
 use leptos::prelude::*;
 
 use crate::browser::replay::{MAX_PANES, RenderMode, SchedulerKind};
-use crate::browser::replay_lab::{MIN_PANES, UseReplayLab};
+use crate::browser::use_replay_lab::{MIN_PANES, UseReplayLab};
 
 /// Playback speeds offered.
 pub const SPEEDS: [f64; 6] = [0.5, 1.0, 1.5, 2.0, 3.0, 4.0];

@@ -1,6 +1,6 @@
 //! The replay lab: 2–4 panes of profiles or recorded requests played side
 //! by side with exact timing, to feel "same tokens/s, different experience"
-//! (state and actions: [`crate::browser::replay_lab`]).
+//! (state and actions: [`crate::browser::use_replay_lab`]).
 
 mod controls;
 mod editor;
@@ -18,7 +18,7 @@ pub use pane::{PaneCard, PaneOutcome};
 use slot::PaneSlot;
 
 use crate::browser::replay::MAX_PANES;
-use crate::browser::replay_lab::UseReplayLab;
+use crate::browser::use_replay_lab::UseReplayLab;
 use crate::ui::charts::TimelineChart;
 
 /// The replay view.

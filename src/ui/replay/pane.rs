@@ -11,7 +11,7 @@ use super::editor::ProfileEditor;
 use super::smoothing::PaneSmoothing;
 use crate::browser::files::download_text;
 use crate::browser::library::file_name;
-use crate::browser::replay_lab::UseReplayLab;
+use crate::browser::use_replay_lab::UseReplayLab;
 use crate::ui::format::{ms_or_s, opt};
 
 /// Pane `index` of the replay lab.

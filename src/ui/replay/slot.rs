@@ -7,8 +7,8 @@ use leptos::prelude::*;
 
 use super::pane::PaneCard;
 use crate::browser::files;
-use crate::browser::replay_lab::UseReplayLab;
-use crate::browser::session_runs::SessionRuns;
+use crate::browser::use_replay_lab::UseReplayLab;
+use crate::browser::use_session_runs::SessionRuns;
 
 /// Requests of a session run offered as sources.
 pub const MAX_SOURCE_REQUESTS: usize = 20;

@@ -6,7 +6,7 @@ use lab_core::replay::pane::PaneConfig;
 use lab_core::replay::smooth::{CHOICES, Smoothing};
 use leptos::prelude::*;
 
-use crate::browser::replay_lab::UseReplayLab;
+use crate::browser::use_replay_lab::UseReplayLab;
 
 /// The cadence shown against the source's, in one sentence.
 fn describe(c: &PaneConfig) -> Option<String> {

@@ -22,7 +22,10 @@ pub use results::StudyResultsView;
 
 use crate::browser::files;
 use crate::browser::library::Library;
-use crate::browser::study::{UseParticipantFlow, use_study_designer, use_study_results, use_study_server};
+use crate::browser::study::{
+    UseParticipantFlow, UseStudyResultsOptions, UseStudyServerOptions, use_study_designer, use_study_results,
+    use_study_server,
+};
 use crate::browser::use_route::UseRoute;
 use lab_core::share::route::View;
 use lab_core::study::version::Frozen;
@@ -36,8 +39,14 @@ pub fn StudyView() -> impl IntoView {
     let route = expect_context::<UseRoute>();
     let closed = Signal::derive(move || !flow.is_open());
     let shown = Signal::derive(move || route.route.with(|r| r.view() == View::Study) && !flow.is_open());
-    let server = use_study_server(lib, d.draft.into(), shown);
-    let results = use_study_results(lib, d.draft.into(), server.design.into(), closed, server.results.into());
+    let server = use_study_server(UseStudyServerOptions { lib, draft: d.draft.into(), shown });
+    let results = use_study_results(UseStudyResultsOptions {
+        lib,
+        draft: d.draft.into(),
+        published: server.design.into(),
+        closed,
+        server: server.results.into(),
+    });
     // A draft with answers, or published, changes only as a new version.
     Effect::new(move |_| {
         let id = d.draft.with(|s| s.id.clone());

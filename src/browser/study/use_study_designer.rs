@@ -9,8 +9,8 @@ use lab_core::study::version::Frozen;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::flow::UseParticipantFlow;
 use super::store;
+use super::use_participant_flow::UseParticipantFlow;
 use crate::browser::files::{self, download_text};
 use crate::browser::library::Library;
 use crate::browser::page;

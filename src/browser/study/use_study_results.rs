@@ -71,17 +71,25 @@ pub struct UseStudyResults {
     lib: Library,
 }
 
-/// Results of the study open in the designer (`draft`), read again
-/// whenever `closed` turns true (a participant session ended) or on
-/// [`UseStudyResults::refresh`], with the study server's answers `server`
-/// and the design it published them with, `published`.
-pub fn use_study_results(
-    lib: Library,
-    draft: Signal<Study>,
-    published: Signal<Option<Study>>,
-    closed: Signal<bool>,
-    server: Signal<Option<StudyResults>>,
-) -> UseStudyResults {
+/// What [`use_study_results`] reads.
+#[derive(Clone, Copy)]
+pub struct UseStudyResultsOptions {
+    /// Sessions and merged files saved in this browser.
+    pub lib: Library,
+    /// The study open in the designer.
+    pub draft: Signal<Study>,
+    /// The design the study server published the answers with.
+    pub published: Signal<Option<Study>>,
+    /// Turns true when a participant session ended (results are read again).
+    pub closed: Signal<bool>,
+    /// The study server's answers.
+    pub server: Signal<Option<StudyResults>>,
+}
+
+/// Results of the study open in the designer, read again whenever a
+/// session closes or on [`UseStudyResults::refresh`].
+pub fn use_study_results(options: UseStudyResultsOptions) -> UseStudyResults {
+    let UseStudyResultsOptions { lib, draft, published, closed, server } = options;
     let local = RwSignal::new(None::<StudyResults>);
     let merged = RwSignal::new(Vec::<StudyResults>::new());
     let message = RwSignal::new(None::<String>);

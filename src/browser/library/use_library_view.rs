@@ -67,8 +67,20 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "y" } else { "ies" }
 }
 
+/// What [`use_library_view`] works with.
+#[derive(Clone, Copy)]
+pub struct UseLibraryViewOptions {
+    /// The library shown.
+    pub lib: Library,
+    /// Opens saved imports.
+    pub importer: Importer,
+    /// Goes to the view an opened entry belongs in.
+    pub route: UseRoute,
+}
+
 /// Creates the view's state over the library.
-pub fn use_library_view(lib: Library, importer: Importer, route: UseRoute) -> UseLibraryView {
+pub fn use_library_view(options: UseLibraryViewOptions) -> UseLibraryView {
+    let UseLibraryViewOptions { lib, importer, route } = options;
     let filter = RwSignal::new(String::new());
     let kind = RwSignal::new(String::new());
     let visible = Memo::new(move |_| {

@@ -1,15 +1,13 @@
 //! The replay lab's hook: which panes play (a story, profiles, recorded
 //! requests of this session or of a trace file, panes handed over by another
-//! view or a shared link), how they render and which scheduler plays them,
-//! share links of them, and the finished playbacks saved to the library and
-//! the session's runs.
+//! view), how they render and which scheduler plays them, and the finished
+//! playbacks saved to the library and the session's runs. Share links of
+//! the panes: [`super::replay_links`].
 
-use lab_core::replay::pane::{
-    PaneChoice, PaneConfig, PaneSource, ProfileDraft, shared_panes, story_of, story_panes,
-};
+use lab_core::replay::pane::{PaneChoice, PaneConfig, PaneSource, ProfileDraft, story_panes};
 use lab_core::replay::profile;
 use lab_core::replay::story;
-use lab_core::share::link::{ShareError, Shared, SharedPane};
+use lab_core::share::link::ShareError;
 use leptos::html::Div;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -18,8 +16,7 @@ use super::files;
 use super::library::Library;
 use super::paint::measure_refresh_hz;
 use super::replay::{MAX_PANES, RenderMode, ReplayEngine, SchedulerKind, use_replay_engine};
-use super::session_runs::SessionRuns;
-use super::share;
+use super::use_session_runs::SessionRuns;
 
 /// Fewest panes side by side.
 pub const MIN_PANES: usize = 2;
@@ -50,10 +47,22 @@ pub struct UseReplayLab {
     runs: SessionRuns,
 }
 
-/// Creates the lab on the landing story; `autoplay` plays it as soon as its
-/// panes are on the page while `active` (the replay view is shown), which
-/// also pauses playback when it turns false.
-pub fn use_replay_lab(lib: Library, runs: SessionRuns, active: Signal<bool>, autoplay: bool) -> UseReplayLab {
+/// What [`use_replay_lab`] works with.
+#[derive(Clone, Copy)]
+pub struct UseReplayLabOptions {
+    /// Saves recordings and opens saved traces.
+    pub lib: Library,
+    /// This page's runs, offered as pane sources.
+    pub runs: SessionRuns,
+    /// The replay view is shown; playback pauses when it turns false.
+    pub active: Signal<bool>,
+    /// Plays the landing story as soon as its panes are on the page.
+    pub autoplay: bool,
+}
+
+/// Creates the lab on the landing story.
+pub fn use_replay_lab(options: UseReplayLabOptions) -> UseReplayLab {
+    let UseReplayLabOptions { lib, runs, active, autoplay } = options;
     let first = story::stories().swap_remove(0);
     let lab = UseReplayLab {
         engine: use_replay_engine(),
@@ -138,27 +147,6 @@ impl UseReplayLab {
         self.load(true);
     }
 
-    /// Plays the panes of a share link as they were shared: as Markdown or
-    /// text, at the speed they played (a shared story keeps its
-    /// explanation); `Err` says why they cannot play.
-    pub fn show_shared(
-        &self,
-        panes: &[SharedPane],
-        markdown: bool,
-        speed: Option<f64>,
-    ) -> Result<(), ShareError> {
-        let list = shared_panes(panes, MAX_PANES).map_err(ShareError::Pane)?;
-        if list.is_empty() {
-            return Err(ShareError::NoPane);
-        }
-        let story = story_of(panes, &story::stories()).map(|s| s.id.clone());
-        self.render.set(if markdown { RenderMode::Markdown } else { RenderMode::Text });
-        self.set_speed(speed.filter(|s| s.is_finite() && *s > 0.0).unwrap_or(1.0));
-        self.show(list);
-        self.story_id.set(story.unwrap_or_default());
-        Ok(())
-    }
-
     /// Applies an edited profile to pane `i`.
     pub fn edit_pane(&self, i: usize, draft: ProfileDraft) {
         self.set_pane(i, |c| c.source = PaneSource::Profile(draft));
@@ -240,28 +228,6 @@ impl UseReplayLab {
             }
         });
         self.load(false);
-    }
-
-    /// Makes (and copies) a link to every pane, or to pane `only`.
-    pub fn share(&self, only: Option<usize>) {
-        let cfgs = self.panes.get_untracked();
-        let chosen: Vec<&PaneConfig> =
-            cfgs.iter().enumerate().filter(|(i, _)| only.is_none_or(|o| o == *i)).map(|(_, c)| c).collect();
-        let shared: Result<Vec<SharedPane>, String> = chosen.iter().map(|c| c.to_shared()).collect();
-        let title = match only {
-            Some(i) => cfgs.get(i).map(|c| c.title.clone()).unwrap_or_default(),
-            None => story::story(&self.story_id.get_untracked())
-                .map_or_else(|| "Side by side".to_string(), |s| s.title),
-        };
-        let link = self.share_link;
-        let markdown = self.render.get_untracked() == RenderMode::Markdown;
-        let speed = Some(self.speed.get_untracked()).filter(|s| *s != 1.0);
-        match shared {
-            Err(e) => link.set(Some(Err(ShareError::Pane(e)))),
-            Ok(panes) => spawn_local(async move {
-                link.set(Some(share::link_for(&Shared::Panes { title, panes, markdown, speed }).await));
-            }),
-        }
     }
 
     /// Plays or pauses.

@@ -20,9 +20,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use super::outbox::{UseOutbox, use_outbox};
 use super::store;
 use super::timing_check::{check_timing, played};
+use super::use_outbox::{UseOutbox, use_outbox};
 use crate::browser::clock::now_ms;
 use crate::browser::files::download_text;
 use crate::browser::library::Library;
