@@ -1,8 +1,8 @@
 //! A live run in progress: when it started, on which client, the requests
 //! finished so far, and the checkpoint it publishes for saving.
 
-use lab_core::stream::endpoint::ConfigError;
-use lab_core::trace::{ClientInfo, RequestTrace, SourceKind, Trace, TraceMeta, redact_endpoint};
+use lab_core::stream::endpoint::{Checkpoints, ConfigError, live_meta};
+use lab_core::trace::{ClientInfo, RequestTrace, Trace};
 use leptos::prelude::*;
 
 use super::{CHECKPOINT_MS, LiveRequest, RunSpec, UseLiveRun};
@@ -17,8 +17,8 @@ pub(super) struct Progress<'a> {
     started: Option<String>,
     client: ClientInfo,
     pub(super) so_far: Vec<RequestTrace>,
-    /// When the run so far was last published.
-    published_ms: f64,
+    /// When the run so far is published next.
+    checkpoints: Checkpoints,
 }
 
 impl<'a> Progress<'a> {
@@ -29,7 +29,7 @@ impl<'a> Progress<'a> {
             started: Some(page::iso_now()),
             client: client_info(),
             so_far: Vec::new(),
-            published_ms: f64::NEG_INFINITY,
+            checkpoints: Checkpoints::every(CHECKPOINT_MS),
         }
     }
 
@@ -39,7 +39,8 @@ impl<'a> Progress<'a> {
     pub(super) fn trace_at(&self, requests: Vec<RequestTrace>, concurrency: u32) -> Trace {
         let client =
             ClientInfo { display_refresh_hz: self.run.refresh_hz.get_value(), ..self.client.clone() };
-        trace_of(self.spec, requests, concurrency, self.started.clone(), client)
+        let meta = live_meta(&self.spec.label, &self.spec.config, concurrency, self.started.clone(), client);
+        Trace { meta, requests, ..Trace::default() }
     }
 
     /// The trace of `requests` at the run's concurrency.
@@ -59,9 +60,7 @@ impl<'a> Progress<'a> {
     /// it per request would load the page while a rate run sends).
     pub(super) fn extend(&mut self, traces: impl IntoIterator<Item = RequestTrace>) {
         self.so_far.extend(traces);
-        let now = clock::now_ms();
-        if now - self.published_ms >= CHECKPOINT_MS {
-            self.published_ms = now;
+        if self.checkpoints.due(clock::now_ms()) {
             self.run.checkpoint.set(Some(self.trace(self.so_far.clone())));
         }
     }
@@ -81,31 +80,5 @@ impl<'a> Progress<'a> {
                 None
             }
         }
-    }
-}
-
-/// The trace of a live run (or of one of its levels).
-fn trace_of(
-    spec: &RunSpec,
-    requests: Vec<RequestTrace>,
-    concurrency: u32,
-    at: Option<String>,
-    client: ClientInfo,
-) -> Trace {
-    Trace {
-        meta: TraceMeta {
-            label: Some(spec.label.clone()),
-            created_at: at,
-            source: SourceKind::Live,
-            endpoint: spec.config.completion_url().ok().map(|u| redact_endpoint(&u)),
-            api: Some(spec.config.api),
-            model: Some(spec.config.model.clone()),
-            tool: Some(format!("latency-lab {}", env!("CARGO_PKG_VERSION"))),
-            concurrency: Some(concurrency),
-            client,
-            ..TraceMeta::default()
-        },
-        requests,
-        ..Trace::default()
     }
 }

@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::trace::ApiFlavor;
+use crate::trace::{ApiFlavor, ClientInfo, SourceKind, TraceMeta, redact_endpoint};
 
 /// Which body field carries the token limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -309,6 +309,56 @@ pub fn parse_models(body: &str) -> Vec<String> {
     .unwrap_or_default()
 }
 
+/// The metadata of a live run's trace against `config`: the endpoint with
+/// its credentials removed ([`redact_endpoint`]; the API key is never in
+/// the config), the model, the tool and the run's concurrency.
+pub fn live_meta(
+    label: &str,
+    config: &EndpointConfig,
+    concurrency: u32,
+    created_at: Option<String>,
+    client: ClientInfo,
+) -> TraceMeta {
+    TraceMeta {
+        label: Some(label.to_string()),
+        created_at,
+        source: SourceKind::Live,
+        endpoint: config.completion_url().ok().map(|u| redact_endpoint(&u)),
+        api: Some(config.api),
+        model: Some(config.model.clone()),
+        tool: Some(format!("latency-lab {}", env!("CARGO_PKG_VERSION"))),
+        concurrency: Some(concurrency),
+        client,
+        ..TraceMeta::default()
+    }
+}
+
+/// When a run in progress publishes its checkpoint (the run so far, saved
+/// so a closed tab loses little): at most every `every_ms`, the first time
+/// at once. Publishing copies and saves the whole run, so doing it per
+/// request would load the page while a rate run sends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Checkpoints {
+    every_ms: f64,
+    last_ms: f64,
+}
+
+impl Checkpoints {
+    /// At most every `every_ms`.
+    pub fn every(every_ms: f64) -> Self {
+        Self { every_ms, last_ms: f64::NEG_INFINITY }
+    }
+
+    /// Whether to publish at `now_ms` (and, if so, counts it as published).
+    pub fn due(&mut self, now_ms: f64) -> bool {
+        let due = now_ms - self.last_ms >= self.every_ms;
+        if due {
+            self.last_ms = now_ms;
+        }
+        due
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,5 +416,30 @@ mod tests {
         let c = EndpointConfig::from_preset(preset("openai").unwrap(), "x");
         let json = serde_json::to_string(&c).unwrap();
         assert!(!json.to_lowercase().contains("key"), "{json}");
+    }
+
+    #[test]
+    fn checkpoints_are_published_at_most_every_interval() {
+        let mut c = Checkpoints::every(1000.0);
+        let published: Vec<f64> =
+            [0.0, 10.0, 999.0, 1000.0, 1500.0, 2100.0, 2200.0].into_iter().filter(|t| c.due(*t)).collect();
+        assert_eq!(published, [0.0, 1000.0, 2100.0]);
+    }
+
+    #[test]
+    fn a_live_trace_names_the_endpoint_without_credentials() {
+        let config = EndpointConfig {
+            base_url: "https://user:pw@llm.example/v1?api_key=sk-secret".into(),
+            model: "m".into(),
+            ..EndpointConfig::default()
+        };
+        let meta = live_meta("run", &config, 4, None, ClientInfo::default());
+        let endpoint = meta.endpoint.clone().unwrap();
+        assert!(!endpoint.contains("sk-secret") && !endpoint.contains("pw@"), "{endpoint}");
+        assert_eq!(
+            (meta.source, meta.concurrency, meta.model.as_deref()),
+            (SourceKind::Live, Some(4), Some("m"))
+        );
+        assert!(meta.tool.unwrap().starts_with("latency-lab "));
     }
 }
