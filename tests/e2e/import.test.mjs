@@ -1,7 +1,8 @@
 // Imports: a vLLM result dropped on the lab shows its summary (equal to the
 // CLI's and to vLLM's own figures), its P99 request replays in the replay
 // lab; an AIPerf pair compares the tool's figures; broken files say what was
-// expected and leave the loaded runs alone; two runs compare with deltas.
+// expected and leave the loaded runs alone (an error card goes when a later
+// import succeeds); two runs compare with deltas.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -13,12 +14,16 @@ const fixture = (name) => path.join(FIXTURES, name);
 
 /** Drops files on the import dropzone the way a person does (DataTransfer). */
 async function dropFiles(page, files) {
-  const payload = files.map((f) => ({ name: path.basename(f), text: readFileSync(f, 'utf8') }));
+  await dropTexts(page, files.map((f) => ({ name: path.basename(f), text: readFileSync(f, 'utf8') })));
+}
+
+/** Drops named texts on the import dropzone. */
+async function dropTexts(page, items) {
   const dataTransfer = await page.evaluateHandle((items) => {
     const dt = new DataTransfer();
     for (const { name, text } of items) dt.items.add(new File([text], name, { type: 'application/json' }));
     return dt;
-  }, payload);
+  }, items);
   await page.locator('[data-testid=import-view] .dropzone').dispatchEvent('drop', { dataTransfer });
 }
 
@@ -139,6 +144,17 @@ describe('import results', () => {
     // One browser left: no note.
     await page.getByTestId('compare-toggle').nth(1).uncheck();
     assert.equal(await page.getByTestId('compare-browsers').count(), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('an import error card goes when a later import succeeds', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#import`);
+    await dropTexts(page, [{ name: 'broken.json', text: '{"backend": "vllm", "ttfts": [' }]);
+    await waitForText(page.getByTestId('import-error').first(), /cannot be read/);
+    await dropFiles(page, [fixture('vllm_bench_serve.json')]);
+    await page.getByTestId('import-run').first().waitFor({ timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=import-error]').length === 0);
     assert.deepEqual(problems, []);
     await context.close();
   });

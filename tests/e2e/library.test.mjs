@@ -2,7 +2,8 @@
 // tab that goes away mid-run (as "interrupted", with what arrived); a bundle
 // exports everything and brings it back after deleting; imported files are
 // kept and open again in the Import view; a replay playback is one row; the
-// list fits a laptop screen; a run's report scores as Live does.
+// list fits a laptop screen; a run's report scores as Live does; a report
+// made while a run records says it is partial.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -150,6 +151,29 @@ describe('run library', () => {
     assert.match(html, /<td>Interactive chat \(perceived, e2e\)<\/td><td>(\d+)<\/td>/);
     assert.equal(html.match(/<td>Interactive chat \(perceived, e2e\)<\/td><td>(\d+)<\/td>/)[1], liveScore, 'the report and Live give the same score');
     assert.match(html, /<h2>Goodput<\/h2><p>1 of 1 requests \(100\.0%\) met every SLO/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a report made while a run records says it is partial; scenario names are not doubled', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
+    await setField(page, 'model', 'profile:ttft=100,tpot=40,tokens=300');
+    await page.getByTestId('start').click();
+    await waitForText(page.getByTestId('live-tokens').or(page.getByTestId('run-status')), /\S/);
+    await page.waitForTimeout(1500);
+    await page.getByTestId('tab-library').click();
+    const row = page.locator('[data-testid=library-row][data-kind=live][data-status=recording]');
+    await row.first().waitFor({ timeout: 10_000 });
+    const [d] = await Promise.all([page.waitForEvent('download'), row.first().getByTestId('library-report').click()]);
+    const html = readFileSync(await d.path(), 'utf8');
+    assert.match(html, /Partial: this run was still recording/);
+    assert.match(html, /Requests<\/th><td>1 \(0 completed, 0 failed, 1 still streaming when saved\)/);
+    for (const name of ['Interactive chat', 'Code completion', 'Agent / RAG', 'Batch generation', 'Long streaming text']) {
+      assert.ok(!html.includes(`${name}: ${name}`), `"${name}" is not doubled`);
+    }
+    await page.getByTestId('tab-live').click();
+    await page.getByTestId('stop').click();
+    await waitForText(page.getByTestId('run-status'), /^Stopped/);
     assert.deepEqual(problems, []);
     await context.close();
   });

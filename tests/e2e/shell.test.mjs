@@ -1,6 +1,7 @@
 // The app shell: the release build (wasm-opt'd) loads in Chromium from
 // `latency-lab serve`, cross-origin isolated, and its trace analyzer shows
-// the same figures as `latency-lab analyze`.
+// the same figures as `latency-lab analyze`; files that are not JSON say
+// what was expected in plain words; the page loads with no console warning.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -95,6 +96,41 @@ describe('app shell', () => {
       buffer: Buffer.from('{"date": "2024", "ttfts": [0.1]}'),
     });
     await waitForText(page.getByTestId('load-error'), /other\.json: this JSON is not a Latency Lab trace/);
+    await context.close();
+  });
+
+  test('files that are not JSON say what was expected in plain words, with line and column', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#analyze`);
+    await page.getByTestId('trace-input').setInputFiles({
+      name: 'notes.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('not json at all'),
+    });
+    const said = await waitForText(page.getByTestId('load-error'), /notes\.json/);
+    assert.match(said, /expected a JSON value \(an object \{…\}, a list \[…\], a number, a quoted text, true, false or null\).*\(line 1, column 2\)/);
+    await page.getByTestId('trace-input').setInputFiles({
+      name: 'cut.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from('{"schema_version": 1,\n "requests": ['),
+    });
+    const cut = await waitForText(page.getByTestId('load-error'), /cut\.json/);
+    assert.match(cut, /the text ends early \(cut off\?\): a list \[…\] is not closed \(line 2, column \d+\)/);
+    for (const m of [said, cut]) assert.doesNotMatch(m, /EOF|ident|at line \d+ column/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('the page loads with no console warning (no ignored integrity attribute)', async () => {
+    const context = await lab.browser.newContext();
+    const page = await context.newPage();
+    const said = [];
+    page.on('console', (m) => {
+      if (m.type() === 'warning' || m.type() === 'error') said.push(`${m.type()}: ${m.text()}`);
+    });
+    await page.goto(lab.server.url);
+    await page.getByTestId('app-header').waitFor();
+    await page.getByTestId('pane-1-result').waitFor({ timeout: 30_000 });
+    assert.deepEqual(said, []);
     await context.close();
   });
 });

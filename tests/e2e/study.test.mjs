@@ -2,11 +2,16 @@
 // runs it end to end (blind), reloads mid-study and continues, and the
 // exported CSV's rows and the summary statistics shown are checked against
 // values computed here from the answers the test gave. Also: share links
-// open a study and a replay preset; the library keeps runs across reloads.
+// open a study and a replay preset; the library keeps runs across reloads;
+// a participant finishes a trial with the keyboard alone, focus following
+// every step, the page behind inert and each question announced.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
+import path from 'node:path';
+import { ROOT, labSuite, openPage, setField, waitForText } from './lib/lab.mjs';
+
+const LINKS = JSON.parse(readFileSync(path.join(ROOT, 'tests/fixtures/share-links.json'), 'utf8'));
 
 const CONDITIONS = [
   { name: 'snappy', spec: 'ttft=80,tpot=8,tokens=12' },
@@ -56,6 +61,25 @@ async function answerTrial(page, k) {
   const side = k % 3 === 0 ? 'B' : 'A';
   await page.getByTestId(side === 'A' ? 'choose-a' : 'choose-b').click();
   return { block: 'choice', answer: side };
+}
+
+/** Where the keyboard focus is: its test id (or tag) and whether it is inside the participant overlay. */
+function focused(page) {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    return {
+      id: el?.dataset?.testid ?? el?.tagName?.toLowerCase() ?? null,
+      inOverlay: !!el?.closest('[data-testid=participant]'),
+    };
+  });
+}
+
+async function focusIs(page, testId) {
+  await page.waitForFunction((id) => document.activeElement?.dataset?.testid === id, testId, { timeout: 15_000 })
+    .catch(() => {});
+  const f = await focused(page);
+  assert.equal(f.id, testId, `focus on ${testId}`);
+  assert.ok(f.inOverlay, 'focus stays in the participant overlay');
 }
 
 describe('UX study', () => {
@@ -289,5 +313,58 @@ describe('UX study', () => {
     assert.deepEqual([...problems, ...fresh.problems], []);
     await context.close();
     await fresh.context.close();
+  });
+
+  test('a participant finishes a trial with the keyboard alone; focus follows; the page behind is inert', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}${LINKS.study.fragment}`);
+    await page.getByTestId('participant-consent').waitFor();
+    assert.equal(await page.locator('.app-page').evaluate((el) => el.inert), true, 'the page behind is inert');
+    const announce = page.getByTestId('participant-announce');
+    await focusIs(page, 'consent-accept');
+    await waitForText(announce, /please read the consent/);
+    // Tabbing never leaves the overlay for the hidden header and tabs.
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      const f = await focused(page);
+      assert.ok(f.inOverlay || f.id === 'body', `Tab ${i + 1} reached ${f.id} behind the overlay`);
+    }
+    await page.getByTestId('consent-accept').focus();
+    const url = page.url();
+    await page.keyboard.press('Enter');
+    await focusIs(page, 'participant-begin');
+    await waitForText(announce, /instructions/);
+    await page.keyboard.press('Enter');
+    await focusIs(page, 'trial-play');
+    await waitForText(announce, /press Play/);
+    await page.keyboard.press('Enter');
+    await waitForText(announce, /is playing/);
+    // The question appears when the samples finish; it takes the focus.
+    await page.locator('[data-testid=participant] fieldset.question').waitFor({ timeout: 30_000 });
+    const question = await page.locator('[data-testid=participant] fieldset.question legend').innerText();
+    await waitForText(announce, new RegExp(question.replace(/[?()]/g, '\\$&')));
+    const first = (await page.getByTestId('question-rating').count()) > 0 ? 'rate-1' : 'choose-a';
+    await focusIs(page, first);
+    // Answer every question of the trial from the keyboard.
+    for (let q = 0; q < 4; q++) {
+      const f = await focused(page);
+      if (f.id === 'rate-1') {
+        await page.keyboard.press('Tab');
+        await page.keyboard.press('Tab');
+        await page.keyboard.press('Tab');
+        assert.equal((await focused(page)).id, 'rate-4');
+      }
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((was) => document.activeElement?.dataset?.testid !== was || !document.activeElement.isConnected, f.id).catch(() => {});
+      await page.waitForTimeout(100);
+      const next = await focused(page);
+      assert.ok(next.inOverlay, `after answering, focus is in the overlay (${next.id})`);
+      if (next.id === 'trial-play' || next.id === 'participant-download') break;
+      assert.ok(['rate-1', 'choose-a'].includes(next.id), `the next question takes the focus (${next.id})`);
+    }
+    assert.match(await focused(page).then((f) => f.id), /^(trial-play|participant-download)$/);
+    assert.match(await page.getByTestId('participant-progress').innerText(), /^1 of \d+ done$/);
+    assert.equal(page.url(), url.replace(/#.*/, '#participate'), 'keys on hidden tabs did not change the URL');
+    assert.deepEqual(problems, []);
+    await context.close();
   });
 });
