@@ -8,17 +8,23 @@
 //!   trace file, as a table or as JSON (`--json`).
 //! - `latency-lab csp`: prints the app's Content-Security-Policy;
 //!   `--inject` writes it into the built `index.html` for static hosting.
+//! - `latency-lab compress`: writes the build's precompressed copies
+//!   (`.br`, `.gz`) that `serve` sends ([`assets`]).
+//! - `latency-lab size`: what a visitor downloads, module by module, against
+//!   the page's budgets (`--check` fails over budget; [`size`]).
 //!
 //! Exit codes: 0 success, 1 runtime failure (e.g. the port is taken),
 //! 2 bad input (unreadable or invalid file, bad option).
 
 mod analyze;
 mod api;
+mod assets;
 mod catalog;
 mod csp;
 mod emit;
 mod pacer;
 mod serve;
+mod size;
 mod studies;
 mod truth;
 
@@ -43,6 +49,48 @@ enum Command {
     Analyze(AnalyzeArgs),
     /// Print the app's Content-Security-Policy (or inject it as a meta tag).
     Csp(CspArgs),
+    /// Write Brotli and gzip copies beside the built app's files.
+    Compress(DistArgs),
+    /// Print what a visitor downloads, module by module, against the budgets.
+    Size(SizeArgs),
+}
+
+/// Arguments naming the built app.
+#[derive(Debug, clap::Args)]
+pub struct DistArgs {
+    /// Directory of the built app.
+    #[arg(long, default_value = "dist")]
+    pub dist: PathBuf,
+}
+
+/// Arguments of `size`.
+#[derive(Debug, clap::Args)]
+pub struct SizeArgs {
+    /// Directory of the built app.
+    #[arg(long, default_value = "dist")]
+    pub dist: PathBuf,
+    /// Fail (exit 1) when a module is over its budget, naming it.
+    #[arg(long)]
+    pub check: bool,
+}
+
+fn run_size(args: &SizeArgs) -> ExitCode {
+    let sizes = match size::measure(&args.dist, &size::BUDGETS) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("latency-lab size: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    print!("{}", size::table(&sizes));
+    let over = size::over_budget(&sizes);
+    if args.check && !over.is_empty() {
+        for line in over {
+            eprintln!("latency-lab size: over budget: {line}");
+        }
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 /// Arguments of `csp`.
@@ -131,6 +179,17 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Compress(args) => match assets::compress_dist(&args.dist) {
+            Ok(n) => {
+                println!("{n} files of {} compressed (Brotli and gzip)", args.dist.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("latency-lab compress: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Size(args) => run_size(&args),
         Command::Serve(args) => match serve::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -154,11 +154,15 @@ pub fn router(api: Arc<Api>, dist: Option<PathBuf>, studies: Arc<StudyApi>) -> R
         .merge(crate::studies::http::router(studies));
     let app = match dist {
         Some(dist) => {
-            let files = ServeDir::new(&dist).fallback(ServeFile::new(dist.join("index.html")));
+            // The copies `latency-lab compress` wrote, as the browser accepts
+            // them (Brotli first), with `Vary: Accept-Encoding`.
+            let index = ServeFile::new(dist.join("index.html")).precompressed_br().precompressed_gzip();
+            let files = ServeDir::new(&dist).precompressed_br().precompressed_gzip().fallback(index);
+            let files = Router::new().fallback_service(files).layer(axum::middleware::from_fn(cache_headers));
             let html = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
             let policy = HeaderValue::from_str(&crate::csp::policy(&html, true))
                 .unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'"));
-            app.fallback_service(files)
+            app.merge(files)
                 .layer(header("cross-origin-resource-policy", "same-origin"))
                 .layer(SetResponseHeaderLayer::overriding(
                     HeaderName::from_static("content-security-policy"),
@@ -172,6 +176,21 @@ pub fn router(api: Arc<Api>, dist: Option<PathBuf>, studies: Arc<StudyApi>) -> R
     app.layer(header("cross-origin-opener-policy", "same-origin"))
         .layer(header("cross-origin-embedder-policy", "require-corp"))
         .merge(api_router(api))
+}
+
+/// Sets `Cache-Control` on the app's files ([`crate::assets::cache_control`]):
+/// content-hashed names are immutable, the rest revalidated.
+async fn cache_headers(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let value = crate::assets::cache_control(req.uri().path());
+    let mut res = next.run(req).await;
+    let headers = res.headers_mut();
+    headers.insert(axum::http::header::CACHE_CONTROL, HeaderValue::from_static(value));
+    // Caches keep one copy per encoding (the file is sent precompressed).
+    headers.insert(axum::http::header::VARY, HeaderValue::from_static("accept-encoding"));
+    res
 }
 
 /// Threads planning requests and reading files (Tokio's blocking pool),

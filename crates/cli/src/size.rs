@@ -1,0 +1,239 @@
+//! What a visitor downloads, module by module, against the page's budgets
+//! (`latency-lab size`, `./lab size`; `--check` in `./lab test`).
+//!
+//! A module is the files a browser fetches together: the app (its wasm and
+//! JavaScript), the page around it (HTML, CSS, icon), the replay clock
+//! worker, the import worker (fetched on the first import). Sizes are read
+//! from the precompressed copies `latency-lab compress` wrote (computed
+//! when a copy is missing or older than its file), so they are the bytes
+//! `latency-lab serve` sends.
+//!
+//! [`BUDGETS`] holds two lines per module: the **budget**, which `--check`
+//! enforces (a build over it fails `./lab test`, naming the module and the
+//! bytes over), and the **target** of the page-load work (issue 31:
+//! first-visit app ≤ 450 kB gzip, every on-demand module ≤ 200 kB), which
+//! is printed with the distance to it until the budget reaches it.
+
+use std::path::{Path, PathBuf};
+
+use crate::assets::{self, AssetError};
+
+/// When a module is downloaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loaded {
+    /// On every first visit, before the landing replay plays (and before a
+    /// participant's consent screen).
+    FirstVisit,
+    /// When first needed.
+    OnDemand,
+}
+
+/// A module and its lines (gzip bytes).
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Its name.
+    pub module: &'static str,
+    /// Whether a file (path relative to `dist`, `/`-separated) belongs to it.
+    pub holds: fn(&str) -> bool,
+    /// When it is downloaded.
+    pub loaded: Loaded,
+    /// Enforced: gzip bytes it may not exceed.
+    pub budget: u64,
+    /// Where the page-load work is taking it.
+    pub target: u64,
+}
+
+/// The modules, their budgets (a little over the build of 2026-12-05, so
+/// it cannot grow unnoticed) and targets.
+pub const BUDGETS: [Budget; 4] = [
+    Budget {
+        module: "app",
+        holds: |f| f.starts_with("latency-lab-app"),
+        loaded: Loaded::FirstVisit,
+        budget: 885_000,
+        target: 450_000,
+    },
+    Budget {
+        module: "page (html, css, icon)",
+        holds: |f| f == "index.html" || f.ends_with(".css") || f.starts_with("favicon"),
+        loaded: Loaded::FirstVisit,
+        budget: 12_000,
+        target: 12_000,
+    },
+    Budget {
+        module: "replay clock worker",
+        holds: |f| f == "public/replay-clock.js",
+        loaded: Loaded::FirstVisit,
+        budget: 4_000,
+        target: 4_000,
+    },
+    Budget {
+        module: "import worker",
+        holds: |f| f.starts_with("import_worker"),
+        loaded: Loaded::OnDemand,
+        budget: 212_000,
+        target: 200_000,
+    },
+];
+
+/// Bytes of one module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleSize {
+    /// Its name.
+    pub module: &'static str,
+    /// When it is downloaded.
+    pub loaded: Loaded,
+    /// Files in it.
+    pub files: usize,
+    /// Uncompressed bytes.
+    pub raw: u64,
+    /// gzip bytes.
+    pub gzip: u64,
+    /// Brotli bytes.
+    pub brotli: u64,
+    /// Its enforced budget (gzip).
+    pub budget: u64,
+    /// Its target (gzip).
+    pub target: u64,
+}
+
+fn len_of(copy: &Path, of: &Path, data: &[u8], compress: fn(&[u8]) -> Vec<u8>) -> u64 {
+    let fresh = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    match (std::fs::metadata(copy), fresh(copy), fresh(of)) {
+        (Ok(m), Some(c), Some(f)) if c >= f => m.len(),
+        _ => compress(data).len() as u64,
+    }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The sizes of every module of the build in `dist`.
+pub fn measure(dist: &Path, budgets: &[Budget]) -> Result<Vec<ModuleSize>, AssetError> {
+    if !dist.join("index.html").is_file() {
+        return Err(AssetError::NotBuilt(dist.to_path_buf()));
+    }
+    let files = assets::files(dist)?;
+    let mut out: Vec<ModuleSize> = budgets
+        .iter()
+        .map(|b| ModuleSize {
+            module: b.module,
+            loaded: b.loaded,
+            files: 0,
+            raw: 0,
+            gzip: 0,
+            brotli: 0,
+            budget: b.budget,
+            target: b.target,
+        })
+        .collect();
+    for path in files {
+        let rel = path.strip_prefix(dist).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let Some(i) = budgets.iter().position(|b| (b.holds)(&rel)) else { continue };
+        let data = std::fs::read(&path).map_err(|source| AssetError::Io { path: path.clone(), source })?;
+        let m = &mut out[i];
+        m.files += 1;
+        m.raw += data.len() as u64;
+        m.gzip += len_of(&with_suffix(&path, ".gz"), &path, &data, assets::gzip);
+        m.brotli += len_of(&with_suffix(&path, ".br"), &path, &data, assets::brotli);
+    }
+    Ok(out)
+}
+
+/// One line per module over its budget: its name and the bytes over.
+pub fn over_budget(sizes: &[ModuleSize]) -> Vec<String> {
+    sizes
+        .iter()
+        .filter(|m| m.gzip > m.budget)
+        .map(|m| {
+            format!(
+                "{}: {} B gzip, {} B over its budget of {} B",
+                m.module,
+                m.gzip,
+                m.gzip - m.budget,
+                m.budget
+            )
+        })
+        .collect()
+}
+
+/// The Markdown table of `sizes`, with the totals of a first visit.
+pub fn table(sizes: &[ModuleSize]) -> String {
+    let mut s = String::from(
+        "| module | loaded | files | raw B | gzip B | Brotli B | budget (gzip) | target (gzip) |\n|---|---|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for m in sizes {
+        let when = match m.loaded {
+            Loaded::FirstVisit => "first visit",
+            Loaded::OnDemand => "on demand",
+        };
+        let target = if m.gzip > m.target {
+            format!("{} ({} over)", m.target, m.gzip - m.target)
+        } else {
+            m.target.to_string()
+        };
+        s.push_str(&format!(
+            "| {} | {when} | {} | {} | {} | {} | {} | {target} |\n",
+            m.module, m.files, m.raw, m.gzip, m.brotli, m.budget
+        ));
+    }
+    let first: Vec<&ModuleSize> = sizes.iter().filter(|m| m.loaded == Loaded::FirstVisit).collect();
+    let sum = |f: fn(&ModuleSize) -> u64| first.iter().map(|m| f(m)).sum::<u64>();
+    let total = format!("{} | {} | {}", sum(|m| m.raw), sum(|m| m.gzip), sum(|m| m.brotli));
+    s.push_str(&format!("| **first visit** | | | {total} | | |\n"));
+    // A participant link loads the same modules as a first visit today.
+    s.push_str(&format!("| **participant link, before consent** | | | {total} | | |\n"));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(dir: &Path, app_bytes: usize) {
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir.join("public")).unwrap();
+        std::fs::write(dir.join("index.html"), "<!doctype html>").unwrap();
+        std::fs::write(dir.join("public/replay-clock.js"), "postMessage(1)").unwrap();
+        // Bytes that do not compress (a xorshift stream), like a big wasm.
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let noise: Vec<u8> = (0..app_bytes)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        std::fs::write(dir.join("latency-lab-app-0123456789abcdef_bg.wasm"), noise).unwrap();
+    }
+
+    /// The check of `./lab test`: a build within budget passes, an
+    /// oversized one fails naming the module and the bytes over.
+    #[test]
+    fn an_oversized_build_fails_its_budget_by_name() {
+        let dir = std::env::temp_dir().join(format!("lab-size-{}", std::process::id()));
+        build(&dir, 10_000);
+        let sizes = measure(&dir, &BUDGETS).unwrap();
+        assert_eq!(over_budget(&sizes), Vec::<String>::new());
+        let app = &sizes[0];
+        assert_eq!((app.module, app.files, app.raw), ("app", 1, 10_000));
+        assert!(app.gzip > 10_000 && app.brotli > 9_000, "noise does not compress: {app:?}");
+
+        build(&dir, 1_000_000);
+        crate::assets::compress_dist(&dir).unwrap();
+        let sizes = measure(&dir, &BUDGETS).unwrap();
+        let over = over_budget(&sizes);
+        assert_eq!(over.len(), 1, "{over:?}");
+        let gzip = std::fs::metadata(dir.join("latency-lab-app-0123456789abcdef_bg.wasm.gz")).unwrap().len();
+        assert_eq!(sizes[0].gzip, gzip, "read from the precompressed copy");
+        assert_eq!(over[0], format!("app: {gzip} B gzip, {} B over its budget of 885000 B", gzip - 885_000));
+        let t = table(&sizes);
+        assert!(t.contains("| app | first visit | 1 | 1000000 |"), "{t}");
+        assert!(t.contains(&format!("450000 ({} over)", gzip - 450_000)), "{t}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
