@@ -23,6 +23,7 @@
 //! | [`use_scenarios`] | the scenarios every analysis scores: presets and saved custom ones |
 //! | [`use_trace_file`], [`use_file_drop`] | a trace file chosen or dropped |
 //! | [`use_frame_loop`], [`use_visibility`] | animation frames; whether the page is hidden |
+//! | [`use_prefetch`] | on-demand modules fetched in idle time once the landing replay has played |
 //!
 //! A hook taking more than two settings takes an options struct
 //! (`Use…Options`); each lives in the file named after it. Errors are typed
@@ -60,6 +61,7 @@ pub mod use_endpoint_settings;
 pub mod use_file_drop;
 pub mod use_frame_loop;
 pub mod use_links;
+pub mod use_prefetch;
 pub mod use_replay_lab;
 pub mod use_route;
 pub mod use_scenarios;

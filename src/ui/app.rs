@@ -8,10 +8,12 @@ use leptos::prelude::*;
 
 use super::shell::{AppHeader, Landing, LandingPaths, Notice, TabBar};
 use super::{AnalyzeView, ImportView, LibraryView, LiveView, ParticipantMode, ReplayView, StudyView};
+use crate::browser::importer::MODULE_FILES;
 use crate::browser::importer::use_importer;
 use crate::browser::library::use_library;
 use crate::browser::study::use_participant_flow;
 use crate::browser::use_links::{UseLinksOptions, use_links};
+use crate::browser::use_prefetch::use_prefetch;
 use crate::browser::use_replay_lab::{UseReplayLabOptions, use_replay_lab};
 use crate::browser::use_route::use_route;
 use crate::browser::use_scenarios::use_scenarios;
@@ -41,6 +43,14 @@ pub fn App() -> impl IntoView {
     provide_context(scenarios);
     // Imports are scored in the worker: it gets the saved scenarios too.
     Effect::new(move |_| importer.set_scenarios(scenarios.custom.get()));
+    // Once the landing replay has played (never for a participant), the
+    // on-demand modules come in idle time: opening their view is instant.
+    let played = Signal::derive(move || {
+        lab.engine.panes[0].result.with(Option::is_some)
+            && !flow.is_open()
+            && route.route.get() != Route::Participate
+    });
+    use_prefetch(played, &MODULE_FILES);
     let shown = move |v: View| move || view.get() != v;
     view! {
         <div class="app-page" inert=move || flow.is_open()>

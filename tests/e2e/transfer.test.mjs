@@ -67,6 +67,11 @@ describe('compressed, cacheable transfer', () => {
       assert.equal(r.headers['cache-control'], 'no-cache', p);
       assert.equal(r.headers['content-encoding'], 'br', `${p} is sent compressed`);
     }
+    // A file the build does not hold is 404, never the page under its name
+    // (a cached page would come back as "not modified" once the file is there).
+    const missing = await get(`${server.url}no-such-module_bg.wasm`);
+    assert.equal(missing.status, 404);
+    assert.doesNotMatch(missing.body.toString(), /<title>/);
     const api = await get(`${server.url}healthz`);
     assert.equal(api.headers['cache-control'], undefined, 'API answers are not app files');
   });

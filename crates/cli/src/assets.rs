@@ -143,6 +143,22 @@ pub fn is_hashed(file_name: &str) -> bool {
     })
 }
 
+/// Whether URL path `path` names a file (its last segment has an
+/// extension) that `dist` does not hold: such a request gets 404, not the
+/// app's page. (Served as the page, a missing script or wasm would be
+/// cached under its name and, once the file is back, revalidated as "not
+/// modified" against the page's date, so a Retry would get the page again.)
+/// Paths with `..` or escapes are left to the file service, which refuses
+/// or decodes them itself.
+pub fn missing_asset(dist: &Path, path: &str) -> bool {
+    let rel = path.trim_start_matches('/');
+    let last = rel.rsplit('/').next().unwrap_or("");
+    if !last.contains('.') || rel.contains("..") || rel.contains('%') || rel.contains('\\') {
+        return false;
+    }
+    !dist.join(rel).is_file()
+}
+
 /// The `Cache-Control` of the app file at URL path `path`.
 pub fn cache_control(path: &str) -> &'static str {
     let file = path.rsplit('/').next().unwrap_or("");
@@ -168,6 +184,22 @@ mod tests {
         {
             assert_eq!(cache_control(plain), REVALIDATE, "{plain}");
         }
+    }
+
+    #[test]
+    fn missing_files_are_not_the_page() {
+        let dir = std::env::temp_dir().join(format!("lab-missing-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("public")).unwrap();
+        std::fs::write(dir.join("index.html"), "x").unwrap();
+        std::fs::write(dir.join("public/clock.js"), "x").unwrap();
+        assert!(missing_asset(&dir, "/import_worker.js"));
+        assert!(missing_asset(&dir, "/public/gone.wasm"));
+        for kept in
+            ["/", "/index.html", "/public/clock.js", "/s/abc123", "/live", "/../secret.txt", "/a%2e%2e/x.js"]
+        {
+            assert!(!missing_asset(&dir, kept), "{kept}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

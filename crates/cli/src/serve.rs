@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, Method};
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use lab_core::replay::profile::Profile;
@@ -158,7 +159,10 @@ pub fn router(api: Arc<Api>, dist: Option<PathBuf>, studies: Arc<StudyApi>) -> R
             // them (Brotli first), with `Vary: Accept-Encoding`.
             let index = ServeFile::new(dist.join("index.html")).precompressed_br().precompressed_gzip();
             let files = ServeDir::new(&dist).precompressed_br().precompressed_gzip().fallback(index);
-            let files = Router::new().fallback_service(files).layer(axum::middleware::from_fn(cache_headers));
+            let files = Router::new()
+                .fallback_service(files)
+                .layer(axum::middleware::from_fn_with_state(Arc::new(dist.clone()), missing_files))
+                .layer(axum::middleware::from_fn(cache_headers));
             let html = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
             let policy = HeaderValue::from_str(&crate::csp::policy(&html, true))
                 .unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'"));
@@ -191,6 +195,19 @@ async fn cache_headers(
     // Caches keep one copy per encoding (the file is sent precompressed).
     headers.insert(axum::http::header::VARY, HeaderValue::from_static("accept-encoding"));
     res
+}
+
+/// Answers 404 for a file the build does not hold
+/// ([`crate::assets::missing_asset`]); everything else goes on to the files.
+async fn missing_files(
+    axum::extract::State(dist): axum::extract::State<Arc<PathBuf>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if crate::assets::missing_asset(&dist, req.uri().path()) {
+        return (axum::http::StatusCode::NOT_FOUND, "not found\n").into_response();
+    }
+    next.run(req).await
 }
 
 /// Threads planning requests and reading files (Tokio's blocking pool),

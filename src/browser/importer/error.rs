@@ -7,6 +7,10 @@ pub enum ImporterError {
     /// The browser would not start the worker.
     #[error("The import worker could not start ({0}); imports are unavailable in this browser.")]
     NoWorker(String),
+    /// A part of the import module (its script or its wasm) did not load:
+    /// offline, the server gone, or the request blocked. Retry loads it again.
+    #[error("The import module could not be loaded ({0}). Check the connection, then press Retry.")]
+    NotLoaded(String),
     /// The worker stopped with an uncaught error.
     #[error("The import worker failed: {0}")]
     Crashed(String),

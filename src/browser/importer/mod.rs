@@ -20,14 +20,22 @@ mod jobs;
 mod messages;
 mod replay;
 mod use_importer;
+mod worker;
 
 pub use error::ImporterError;
 pub use jobs::{FileJob, FileStatus, LoadedRun};
 pub use replay::{Pick, ReplayTarget, replay_pair};
 pub use use_importer::use_importer;
 
-/// Loader script Trunk writes for the worker binary (`data-loader-shim`).
-pub const WORKER_URL: &str = "./import_worker_loader.js";
+/// The worker's loader (`public/import-worker.js`): it loads wasm-bindgen's
+/// script and the wasm, and reports a part that does not load.
+pub const WORKER_URL: &str = "./public/import-worker.js";
+/// A file's state while the import module has not loaded.
+const LOAD_WAIT: &str = "waiting for the import module";
+/// The files of the import module, prefetched in idle time after the
+/// landing replay has played.
+pub const MODULE_FILES: [&str; 3] =
+    ["./public/import-worker.js", "./import_worker.js", "./import_worker_bg.wasm"];
 
 type Pending = Rc<RefCell<HashMap<String, Box<dyn FnOnce(Result<RequestTrace, ImporterError>)>>>>;
 
@@ -39,7 +47,7 @@ struct Inner {
     next_purpose: u64,
     pending: Pending,
     _handler: Option<Closure<dyn FnMut(web_sys::MessageEvent)>>,
-    _on_error: Option<Closure<dyn FnMut(web_sys::ErrorEvent)>>,
+    _on_error: Option<Closure<dyn FnMut(web_sys::Event)>>,
 }
 
 /// The importer handle (copyable; provided as context by the app).
@@ -54,6 +62,8 @@ pub struct Importer {
     pub slos: RwSignal<String>,
     /// A problem not tied to one file (worker could not start, bad SLOs).
     pub notice: RwSignal<Option<String>>,
+    /// Why the import module did not load ([`Importer::retry`] loads it again).
+    pub unloaded: RwSignal<Option<ImporterError>>,
 }
 
 fn message(msg: &ToWorker, file: Option<&web_sys::File>) -> js_sys::Object {
@@ -69,56 +79,6 @@ fn message(msg: &ToWorker, file: Option<&web_sys::File>) -> js_sys::Object {
 impl Importer {
     fn rc(&self) -> Rc<RefCell<Inner>> {
         self.inner.get_value()
-    }
-
-    /// Starts the worker on first use (its 400 kB of wasm load only when a
-    /// file is imported).
-    fn start(self) {
-        if self.rc().borrow().worker.is_some() {
-            return;
-        }
-        let opts = web_sys::WorkerOptions::new();
-        let worker = match web_sys::Worker::new_with_options(WORKER_URL, &opts) {
-            Ok(w) => w,
-            Err(e) => {
-                let why = ImporterError::NoWorker(js_message(&e)).to_string();
-                self.files.update(|f| {
-                    for j in f.iter_mut().filter(|j| matches!(j.status, FileStatus::Working(..))) {
-                        j.status = FileStatus::Failed(why.clone());
-                    }
-                });
-                self.notice.set(Some(why));
-                return;
-            }
-        };
-        let handler = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |ev: web_sys::MessageEvent| {
-            let json = js_sys::Reflect::get(&ev.data(), &"json".into()).ok().and_then(|j| j.as_string());
-            match json.as_deref().map(serde_json::from_str::<FromWorker>) {
-                Some(Ok(msg)) => self.on_message(msg),
-                _ => self.notice.set(Some(ImporterError::Garbled.to_string())),
-            }
-        });
-        worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
-        let on_error = Closure::<dyn FnMut(web_sys::ErrorEvent)>::new(move |ev: web_sys::ErrorEvent| {
-            let e = ImporterError::Crashed(ev.message());
-            self.notice.set(Some(e.to_string()));
-            self.files.update(|f| {
-                for j in f.iter_mut().filter(|j| matches!(j.status, FileStatus::Working(..))) {
-                    j.status = FileStatus::Failed(format!("the import worker stopped: {}", ev.message()));
-                }
-            });
-            // Requests waiting for it hear why they will not come.
-            let waiting: Vec<_> = self.rc().borrow().pending.borrow_mut().drain().collect();
-            for (_, done) in waiting {
-                done(Err(e.clone()));
-            }
-        });
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let rc = self.rc();
-        let mut inner = rc.borrow_mut();
-        inner.worker = Some(worker);
-        inner._handler = Some(handler);
-        inner._on_error = Some(on_error);
     }
 
     fn send(&self, obj: js_sys::Object) {

@@ -19,6 +19,7 @@ pub fn use_importer() -> Importer {
         runs: RwSignal::new(Vec::new()),
         slos: RwSignal::new(lab_core::measure::slo::SloSet::standard().to_string()),
         notice: RwSignal::new(None),
+        unloaded: RwSignal::new(None),
     };
     on_cleanup(move || {
         if let Some(rc) = importer.inner.try_get_value()

@@ -57,6 +57,11 @@ pub fn ImportView() -> impl IntoView {
                 <button type="submit" class="secondary" data-testid="import-slos-apply">"Apply"</button>
             </form>
             {move || importer.notice.get().map(|m| view! { <p class="error" role="alert" data-testid="import-notice">{m}</p> })}
+            {move || importer.unloaded.get().map(|e| view! {
+                <p class="error" role="alert" data-testid="import-unloaded">{e.to_string()}" "
+                    <button type="button" class="secondary" data-testid="import-retry" on:click=move |_| importer.retry()>"Retry"</button>
+                </p>
+            })}
             <FileJobs/>
             <Show when=move || !importer.runs.with(Vec::is_empty) fallback=|| view! {
                 <p class="empty" data-testid="import-empty">

@@ -1,0 +1,118 @@
+// On-demand modules, written once for every browser's adapter (`open(browser,
+// url)` → `{ page, close, problems }`): what the first screen needs works
+// with the on-demand modules missing from the server (proof they are not
+// needed), a view whose module is missing says so in one sentence and
+// Retry recovers once it is back, and the landing replay prefetches them.
+//
+// The server serves a copy of dist/ from which the import module's files
+// are moved aside and, for Retry, moved back: every driver sees the same
+// missing module, without request interception.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DIST, ROOT, startServer } from './lab.mjs';
+import { click, content, count, dropFiles, runLive, text, waitFor, waitText } from './dom.mjs';
+
+/** The files of the import module (`browser::importer::MODULE_FILES`), with their compressed copies. */
+const MODULE = /^(import_worker[^/]*|public\/import-worker\.js[^/]*)$/;
+const VLLM = path.join(ROOT, 'tests/fixtures/import/vllm_bench_serve.json');
+
+/** A copy of dist/ whose import module can be taken away and given back. */
+function movableDist() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lab-modules-'));
+  const dist = path.join(dir, 'dist');
+  const aside = path.join(dir, 'aside');
+  cpSync(DIST, dist, { recursive: true });
+  mkdirSync(path.join(aside, 'public'), { recursive: true });
+  const files = readdirSync(dist, { recursive: true }).map((f) => f.split(path.sep).join('/')).filter((f) => MODULE.test(f));
+  assert.ok(files.length >= 3, `the import module's files in dist/: ${files}`);
+  const move = (from, to) => files.forEach((f) => existsSync(path.join(from, f)) && renameSync(path.join(from, f), path.join(to, f)));
+  return { dir, dist, remove: () => move(dist, aside), restore: () => move(aside, dist) };
+}
+
+export function onDemandSuite({ name, launch, open }) {
+  describe(`on-demand modules (${name})`, () => {
+    let server;
+    let browser;
+    let dist;
+    before(async () => {
+      dist = movableDist();
+      dist.remove();
+      server = await startServer([], { dist: dist.dist });
+      browser = await launch();
+    });
+    after(async () => {
+      await browser?.close();
+      server?.stop();
+      if (dist) rmSync(dist.dir, { recursive: true, force: true });
+    });
+
+    test('without the import module: the landing replay plays, Live streams, a published study\'s participant answers', async () => {
+      const landing = await open(browser, server.url);
+      await waitFor(landing.page, 'pane-0-result', 30_000);
+      assert.ok((await content(landing.page, 'pane-0-output')).trim().length > 0, 'the landing replay showed text');
+      await landing.close();
+
+      const live = await open(browser, `${server.url}#live`);
+      const status = await runLive(live.page, { model: 'profile:ttft=60,tpot=8,tokens=30' });
+      assert.match(status, /^Finished/);
+      assert.deepEqual(await live.problems(), []);
+      await live.close();
+
+      const token = readFileSync(path.join(server.dir, 'data', 'researcher-token'), 'utf8').trim();
+      const study = {
+        schema_version: 1, id: `${name.toLowerCase()}-modules`, title: 'Modules', instructions: 'Watch, then answer.', consent: 'I agree.', text: 'chat',
+        conditions: [40, 200].map((ttft, i) => ({ id: `c${i + 1}`, name: `c${i}`, source: { profile: `ttft=${ttft},tpot=5,jitter=constant,tokens=8` } })),
+        questions: [{ kind: 'rating', id: 'responsive', prompt: 'How responsive?', points: 5, low: 'slow', high: 'fast' }],
+        repetitions: 1, order: { kind: 'latin_square' },
+      };
+      const res = await fetch(`${server.url}api/studies`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: JSON.stringify(study) });
+      assert.equal(res.status, 201);
+      const { id } = await res.json();
+      const p = await open(browser, `${server.url}s/${id}`);
+      await waitFor(p.page, 'consent-accept', 15_000);
+      const fetched = () => p.page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /import.worker/.test(n)));
+      assert.deepEqual(await fetched(), [], 'a participant link fetches no import module before consent');
+      await click(p.page, 'consent-accept');
+      await click(p.page, 'participant-begin');
+      await click(p.page, 'trial-play');
+      await waitFor(p.page, 'question-rating', 15_000);
+      await click(p.page, 'rate-3');
+      await waitText(p.page, 'participant-progress', /^1 of 2 done/);
+      await waitText(p.page, 'participant-server', /^\d+ answer\(s\) saved to the study server$/);
+      assert.deepEqual(await fetched(), [], 'nor while answering');
+      assert.deepEqual(await p.problems(), []);
+      await p.close();
+    });
+
+    test('an import waits for the missing module with one sentence; Retry loads it once it is back', async () => {
+      const { page, close } = await open(browser, `${server.url}#import`);
+      await dropFiles(page, '[data-testid=import-view] .dropzone', [{ name: 'vllm_bench_serve.json', text: readFileSync(VLLM, 'utf8') }]);
+      const said = await waitText(page, 'import-unloaded', /could not be loaded/, 15_000);
+      assert.match(said, /^The import module could not be loaded \(.+\)\. Check the connection, then press Retry\./);
+      assert.equal(await count(page, '[data-testid=import-run]'), 0);
+      dist.restore();
+      try {
+        await click(page, 'import-retry');
+        await waitFor(page, 'import-run', 20_000);
+        assert.equal(await count(page, '[data-testid=import-unloaded]'), 0, 'the sentence goes');
+        assert.match(await text(page, 'import-run-requests'), /40 requests/);
+      } finally {
+        dist.remove();
+      }
+      await close();
+    });
+
+    test('once the landing replay has played, the import module is prefetched in idle time', async () => {
+      const { page, close } = await open(browser, server.url);
+      await waitFor(page, 'pane-0-result', 30_000);
+      const deadline = Date.now() + 10_000;
+      while ((await count(page, 'link[rel=prefetch][data-prefetch]')) < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const hrefs = await page.evaluate(() => [...document.querySelectorAll('link[rel=prefetch][data-prefetch]')].map((l) => new URL(l.href).pathname));
+      assert.deepEqual(hrefs.sort(), ['/import_worker.js', '/import_worker_bg.wasm', '/public/import-worker.js']);
+      await close();
+    });
+  });
+}
