@@ -2,7 +2,7 @@
 //! replay, and the tool's own summary beside the lab's.
 
 use lab_core::import::digest::RunDigest;
-use lab_core::measure::registry::{LATENCY, Stat};
+use lab_core::measure::registry::{COLUMNS, LATENCY};
 use leptos::prelude::*;
 
 use super::replay_picker::ReplayPicker;
@@ -57,7 +57,7 @@ fn Figures(digest: RunDigest) -> impl IntoView {
             <table class="metrics" data-testid="import-figures">
                 <thead><tr>
                     <th scope="col">"ms"</th>
-                    {Stat::COLUMNS.map(|c| view! { <th scope="col">{c.name()}</th> }).collect_view()}
+                    {COLUMNS.map(|c| view! { <th scope="col">{c.label()}</th> }).collect_view()}
                 </tr></thead>
                 <tbody>
                     // The registry's rows of imported runs (tools record no
@@ -67,7 +67,7 @@ fn Figures(digest: RunDigest) -> impl IntoView {
                         view! {
                             <tr data-testid=format!("import-row-{}", r.id) data-metric=r.id title=r.what>
                                 <th scope="row">{r.label}</th>
-                                {Stat::COLUMNS.map(|c| view! {
+                                {COLUMNS.map(|c| view! {
                                     <td data-testid=format!("import-{}-{}", r.id, c.id())>{opt(s.map(|s| c.of(&s)), ms)}</td>
                                 }).collect_view()}
                             </tr>

@@ -36,58 +36,10 @@ pub enum Shown {
     WhenMeasured,
 }
 
-/// A statistic of a row's [`Summary`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stat {
-    /// Mean.
-    Mean,
-    /// Median.
-    P50,
-    /// 90th percentile.
-    P90,
-    /// 95th percentile.
-    P95,
-    /// 99th percentile.
-    P99,
-}
+pub use crate::measure::stats::Stat;
 
-impl Stat {
-    /// The columns of a latency table, in order.
-    pub const COLUMNS: [Stat; 5] = [Stat::Mean, Stat::P50, Stat::P90, Stat::P95, Stat::P99];
-
-    /// Its value in `s`.
-    pub fn of(self, s: &Summary) -> f64 {
-        match self {
-            Stat::Mean => s.mean,
-            Stat::P50 => s.p50,
-            Stat::P90 => s.p90,
-            Stat::P95 => s.p95,
-            Stat::P99 => s.p99,
-        }
-    }
-
-    /// Its name in labels ("P50").
-    pub fn name(self) -> &'static str {
-        match self {
-            Stat::Mean => "mean",
-            Stat::P50 => "P50",
-            Stat::P90 => "P90",
-            Stat::P95 => "P95",
-            Stat::P99 => "P99",
-        }
-    }
-
-    /// Its id in test ids and JSON (`p50`).
-    pub fn id(self) -> &'static str {
-        match self {
-            Stat::Mean => "mean",
-            Stat::P50 => "p50",
-            Stat::P90 => "p90",
-            Stat::P95 => "p95",
-            Stat::P99 => "p99",
-        }
-    }
-}
+/// The columns of a latency table, in order.
+pub const COLUMNS: [Stat; 5] = [Stat::Mean, Stat::P50, Stat::P90, Stat::P95, Stat::P99];
 
 /// Where a row goes beyond the run tables (see the module doc).
 #[derive(Debug, Clone, Copy)]
@@ -137,7 +89,7 @@ impl LatencyRow {
 
     /// "TTFT P50": the row's short label with a statistic.
     pub fn with_stat(&self, stat: Stat) -> String {
-        format!("{} {}", self.short, stat.name())
+        format!("{} {}", self.short, stat.label())
     }
 }
 

@@ -178,6 +178,63 @@ fn order_statistics(values: &mut [f64], ranks: &[usize]) -> Vec<f64> {
     out
 }
 
+/// A statistic of a [`Summary`]: what a table column, a comparison, a
+/// library entry or a scenario target reads of a figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stat {
+    /// Mean.
+    Mean,
+    /// Median / P50.
+    P50,
+    /// P90.
+    P90,
+    /// P95.
+    P95,
+    /// P99.
+    P99,
+    /// Maximum.
+    Max,
+}
+
+impl Stat {
+    /// Label for people ("P50").
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Mean => "mean",
+            Self::P50 => "P50",
+            Self::P90 => "P90",
+            Self::P95 => "P95",
+            Self::P99 => "P99",
+            Self::Max => "max",
+        }
+    }
+
+    /// Its id in test ids and JSON (`p50`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Mean => "mean",
+            Self::P50 => "p50",
+            Self::P90 => "p90",
+            Self::P95 => "p95",
+            Self::P99 => "p99",
+            Self::Max => "max",
+        }
+    }
+
+    /// Its value in `s`.
+    pub fn of(self, s: &Summary) -> f64 {
+        match self {
+            Self::Mean => s.mean,
+            Self::P50 => s.p50,
+            Self::P90 => s.p90,
+            Self::P95 => s.p95,
+            Self::P99 => s.p99,
+            Self::Max => s.max,
+        }
+    }
+}
+
 /// The figures reported for one metric (all in the metric's own unit).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Summary {

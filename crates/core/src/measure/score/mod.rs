@@ -102,48 +102,8 @@ impl ScoreMetric {
     }
 }
 
-/// Which statistic of the metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stat {
-    /// Mean.
-    Mean,
-    /// Median / P50.
-    P50,
-    /// P90.
-    P90,
-    /// P95.
-    P95,
-    /// P99.
-    P99,
-    /// Maximum.
-    Max,
-}
-
-impl Stat {
-    /// Label for people.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Mean => "mean",
-            Self::P50 => "P50",
-            Self::P90 => "P90",
-            Self::P95 => "P95",
-            Self::P99 => "P99",
-            Self::Max => "max",
-        }
-    }
-
-    fn of(self, s: &Summary) -> f64 {
-        match self {
-            Self::Mean => s.mean,
-            Self::P50 => s.p50,
-            Self::P90 => s.p90,
-            Self::P95 => s.p95,
-            Self::P99 => s.p99,
-            Self::Max => s.max,
-        }
-    }
-}
+/// Which statistic of the metric (one definition: [`crate::measure::stats::Stat`]).
+pub use crate::measure::stats::Stat;
 
 /// A point of a target's scoring curve.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
