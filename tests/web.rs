@@ -308,7 +308,8 @@ async fn the_designer_turns_a_study_into_a_threshold_study_and_back() {
     let _handle = mount_to(root.clone(), move || {
         let route = use_route();
         let lib = use_library();
-        let d = use_study_designer(lib, use_participant_flow(lib, route));
+        let flow = use_participant_flow(lib, route);
+        let d = use_study_designer(lib, Callback::new(move |s| flow.run_test(s)));
         designer.set_value(Some(d));
         view! { <StudyDesigner designer=d/> }
     });

@@ -24,6 +24,8 @@
 //! | [`use_trace_file`], [`use_file_drop`] | a trace file chosen or dropped |
 //! | [`use_frame_loop`], [`use_visibility`] | animation frames; whether the page is hidden |
 //! | [`use_prefetch`] | on-demand modules fetched in idle time once the landing replay has played |
+//! | [`use_module`] | a view in an on-demand module: fetched when first shown, mounted, Retry |
+//! | [`use_commands`] | what on-demand modules ask of the main one (run a study as a participant) |
 //!
 //! A hook taking more than two settings takes an options struct
 //! (`Use…Options`); each lives in the file named after it. Errors are typed
@@ -57,10 +59,12 @@ pub mod resource;
 pub mod share;
 pub mod stream;
 pub mod study;
+pub mod use_commands;
 pub mod use_endpoint_settings;
 pub mod use_file_drop;
 pub mod use_frame_loop;
 pub mod use_links;
+pub mod use_module;
 pub mod use_prefetch;
 pub mod use_replay_lab;
 pub mod use_route;

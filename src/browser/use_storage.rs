@@ -1,13 +1,27 @@
 //! Small settings in browser storage, as a hook: a string under a key in
 //! `localStorage` or `sessionStorage`, read when the hook starts, written
 //! at once on every change, and kept in step with other tabs (the `storage`
-//! event). Hand-written rather than `leptos-use`'s `use_storage`: see
+//! event) and with the page's other modules (`storage` events reach only
+//! other tabs, so a write also sends `lab_core::share::command::STORAGE_EVENT`). Hand-written rather than `leptos-use`'s `use_storage`: see
 //! `ARCHITECTURE.md` ("What a hook costs").
 
 use leptos::ev;
 use leptos::prelude::*;
 
+use lab_core::share::command::STORAGE_EVENT;
+use wasm_bindgen::{JsCast, JsValue};
+
 use super::idb::{StoreError, classify};
+
+/// Tells the page's other modules that `key` was written.
+fn announce(key: &str) {
+    let Some(window) = web_sys::window() else { return };
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(&JsValue::from_str(key));
+    if let Ok(ev) = web_sys::CustomEvent::new_with_event_init_dict(STORAGE_EVENT, &init) {
+        let _ = window.dispatch_event(&ev);
+    }
+}
 
 /// Which storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +60,17 @@ pub fn use_storage(store: Store, key: &'static str) -> UseStorage {
             set.set(read());
         }
     });
-    on_cleanup(move || listener.remove());
+    // Another module of this page changed it.
+    let here = window_event_listener_untyped(STORAGE_EVENT, move |e: web_sys::Event| {
+        let changed = e.dyn_ref::<web_sys::CustomEvent>().and_then(|e| e.detail().as_string());
+        if changed.as_deref() == Some(key) && value.get_untracked() != read() {
+            set.set(read());
+        }
+    });
+    on_cleanup(move || {
+        listener.remove();
+        here.remove();
+    });
     UseStorage { value, set, store, key }
 }
 
@@ -58,6 +82,9 @@ impl UseStorage {
             .ok_or_else(|| StoreError::Unavailable("this browser offers no Web Storage here".into()))?;
         let r = if v.is_empty() { s.remove_item(self.key) } else { s.set_item(self.key, &v) };
         self.set.set(v);
+        if r.is_ok() {
+            announce(self.key);
+        }
         r.map_err(|e| classify(&e))
     }
 }

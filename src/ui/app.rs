@@ -7,17 +7,23 @@ use lab_core::share::route::{Route, View};
 use leptos::prelude::*;
 
 use super::shell::{AppHeader, Landing, LandingPaths, Notice, TabBar};
-use super::{AnalyzeView, ImportView, LibraryView, LiveView, ParticipantMode, ReplayView, StudyView};
+use super::{AnalyzeView, ImportView, LazyView, LibraryView, LiveView, ParticipantMode, ReplayView};
 use crate::browser::importer::MODULE_FILES;
 use crate::browser::importer::use_importer;
 use crate::browser::library::use_library;
 use crate::browser::study::use_participant_flow;
+use crate::browser::use_commands::use_commands;
 use crate::browser::use_links::{UseLinksOptions, use_links};
+use crate::browser::use_module::STUDY_MODULE;
 use crate::browser::use_prefetch::use_prefetch;
 use crate::browser::use_replay_lab::{UseReplayLabOptions, use_replay_lab};
 use crate::browser::use_route::use_route;
 use crate::browser::use_scenarios::use_scenarios;
 use crate::browser::use_session_runs::use_session_runs;
+
+/// The files of every on-demand module: the import worker's and the study view's.
+const ON_DEMAND: [&str; 5] =
+    [MODULE_FILES[0], MODULE_FILES[1], MODULE_FILES[2], STUDY_MODULE.script, STUDY_MODULE.wasm];
 
 /// The app.
 #[component]
@@ -33,6 +39,7 @@ pub fn App() -> impl IntoView {
     let flow = use_participant_flow(lib, route);
     let notice = RwSignal::new(None::<String>);
     use_links(UseLinksOptions { route, lab, flow, notice });
+    use_commands(flow);
     provide_context(route);
     provide_context(lib);
     provide_context(runs);
@@ -50,7 +57,7 @@ pub fn App() -> impl IntoView {
             && !flow.is_open()
             && route.route.get() != Route::Participate
     });
-    use_prefetch(played, &MODULE_FILES);
+    use_prefetch(played, &ON_DEMAND);
     let shown = move |v: View| move || view.get() != v;
     view! {
         <div class="app-page" inert=move || flow.is_open()>
@@ -64,7 +71,11 @@ pub fn App() -> impl IntoView {
                 <div hidden=shown(View::Live)><LiveView/></div>
                 <div hidden=shown(View::Import)><ImportView/></div>
                 <div hidden=shown(View::Analyze)><AnalyzeView/></div>
-                <div hidden=shown(View::Study)><StudyView/></div>
+                <div hidden=shown(View::Study)>
+                    // Opened as `#study` only: a participant (`#participate`,
+                    // `#s/<id>`) never downloads the researcher's views.
+                    <LazyView module=STUDY_MODULE shown=Signal::derive(move || route.route.get() == Route::View(View::Study))/>
+                </div>
                 <div hidden=shown(View::Library)><LibraryView/></div>
             </main>
             <footer class="app-footer">

@@ -4,6 +4,7 @@
 //! full disk included) land in [`Library::error`] with the reason.
 
 mod bundle;
+mod sync;
 mod use_library;
 mod use_library_view;
 

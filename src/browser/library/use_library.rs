@@ -13,6 +13,8 @@ use crate::browser::clock::sleep_ms;
 use crate::browser::idb::{self, DATA, Db, ENTRIES, StoreError};
 use crate::browser::page;
 
+use super::sync::Channel;
+
 /// Resolves after `ms` milliseconds.
 /// A fresh entry id of `kind`.
 fn new_id(kind: EntryKind) -> String {
@@ -29,6 +31,7 @@ pub struct Library {
     pub error: RwSignal<Option<StoreError>>,
     /// True once the saved entries are listed.
     pub ready: RwSignal<bool>,
+    pub(super) channel: StoredValue<Option<Rc<Channel>>, LocalStorage>,
 }
 
 /// Opens the library and lists what is saved.
@@ -38,7 +41,10 @@ pub fn use_library() -> Library {
         entries: RwSignal::new(Vec::new()),
         error: RwSignal::new(None),
         ready: RwSignal::new(false),
+        channel: StoredValue::new_local(None),
     };
+    // Closed when the owner goes (the stored channel is dropped with it).
+    lib.channel.set_value(lib.listen());
     spawn_local(async move {
         match idb::open().await {
             Ok(db) => {
@@ -119,9 +125,11 @@ impl Library {
 
     pub(super) async fn write(&self, writes: Vec<idb::Write>) -> Result<(), StoreError> {
         let db = self.opened().await?;
+        let changes: Vec<idb::Write> = writes.iter().filter(|(s, ..)| *s == ENTRIES).cloned().collect();
         let r = db.write(writes).await;
-        if let Err(e) = &r {
-            self.error.set(Some(e.clone()));
+        match &r {
+            Ok(()) => self.announce(&changes),
+            Err(e) => self.error.set(Some(e.clone())),
         }
         r
     }

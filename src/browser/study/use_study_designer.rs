@@ -10,7 +10,6 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::store;
-use super::use_participant_flow::UseParticipantFlow;
 use crate::browser::files::{self, download_text};
 use crate::browser::library::Library;
 use crate::browser::page;
@@ -36,11 +35,13 @@ pub struct UseStudyDesigner {
     /// its answers and the study server); `None`: it can.
     pub frozen: RwSignal<Option<Frozen>>,
     lib: Library,
-    flow: UseParticipantFlow,
+    run_test: Callback<Study>,
 }
 
-/// Opens the designer on the study open last time (or the example).
-pub fn use_study_designer(lib: Library, flow: UseParticipantFlow) -> UseStudyDesigner {
+/// Opens the designer on the study open last time (or the example);
+/// `run_test` runs a study as a test participant (the participant flow,
+/// which lives in the main module: `browser::use_commands`).
+pub fn use_study_designer(lib: Library, run_test: Callback<Study>) -> UseStudyDesigner {
     let d = UseStudyDesigner {
         draft: RwSignal::new(Study::example()),
         saved: RwSignal::new(Vec::new()),
@@ -49,7 +50,7 @@ pub fn use_study_designer(lib: Library, flow: UseParticipantFlow) -> UseStudyDes
         file_error: RwSignal::new(None),
         frozen: RwSignal::new(None),
         lib,
-        flow,
+        run_test,
     };
     let loaded = RwSignal::new(false);
     spawn_local(async move {
@@ -201,7 +202,7 @@ impl UseStudyDesigner {
     pub fn run(&self) {
         let s = self.draft.get_untracked();
         match s.validate() {
-            Ok(()) => self.flow.run_test(s),
+            Ok(()) => self.run_test.run(s),
             Err(e) => self.message.set(Some(format!("The study cannot run yet: {e}"))),
         }
     }

@@ -23,22 +23,24 @@ pub use results::StudyResultsView;
 use crate::browser::files;
 use crate::browser::library::Library;
 use crate::browser::study::{
-    UseParticipantFlow, UseStudyResultsOptions, UseStudyServerOptions, use_study_designer, use_study_results,
-    use_study_server,
+    UseStudyResultsOptions, UseStudyServerOptions, use_study_designer, use_study_results, use_study_server,
 };
 use crate::browser::use_route::UseRoute;
 use lab_core::share::route::View;
+use lab_core::study::Study;
 use lab_core::study::version::Frozen;
 
-/// The study view.
+/// The study view (the study module's: `ui::study_module`); `run_test`
+/// runs a study as a test participant.
 #[component]
-pub fn StudyView() -> impl IntoView {
+pub fn StudyView(run_test: Callback<Study>) -> impl IntoView {
     let lib = expect_context::<Library>();
-    let flow = expect_context::<UseParticipantFlow>();
-    let d = use_study_designer(lib, flow);
+    let d = use_study_designer(lib, run_test);
     let route = expect_context::<UseRoute>();
-    let closed = Signal::derive(move || !flow.is_open());
-    let shown = Signal::derive(move || route.route.with(|r| r.view() == View::Study) && !flow.is_open());
+    // Shown while the route is `#study`: a participant session (`#participate`)
+    // hides it, and its end shows it again, when the results are read anew.
+    let shown = Signal::derive(move || route.route.with(|r| r.view() == View::Study));
+    let closed = shown;
     let server = use_study_server(UseStudyServerOptions { lib, draft: d.draft.into(), shown });
     let results = use_study_results(UseStudyResultsOptions {
         lib,

@@ -4,9 +4,10 @@
 // needed), a view whose module is missing says so in one sentence and
 // Retry recovers once it is back, and the landing replay prefetches them.
 //
-// The server serves a copy of dist/ from which the import module's files
-// are moved aside and, for Retry, moved back: every driver sees the same
-// missing module, without request interception.
+// The server serves a copy of dist/ from which the on-demand modules' files
+// (the import worker, the study view) are moved aside and, for Retry, moved
+// back: every driver sees the same missing modules, without request
+// interception.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -15,8 +16,8 @@ import path from 'node:path';
 import { DIST, ROOT, startServer } from './lab.mjs';
 import { click, content, count, dropFiles, runLive, text, waitFor, waitText } from './dom.mjs';
 
-/** The files of the import module (`browser::importer::MODULE_FILES`), with their compressed copies. */
-const MODULE = /^(import_worker[^/]*|public\/import-worker\.js[^/]*)$/;
+/** The files of the on-demand modules (`ON_DEMAND` in `ui/app.rs`), with their compressed copies. */
+const MODULE = /^(import_worker[^/]*|public\/import-worker\.js[^/]*|study_module[^/]*)$/;
 const VLLM = path.join(ROOT, 'tests/fixtures/import/vllm_bench_serve.json');
 
 /** A copy of dist/ whose import module can be taken away and given back. */
@@ -27,7 +28,7 @@ function movableDist() {
   cpSync(DIST, dist, { recursive: true });
   mkdirSync(path.join(aside, 'public'), { recursive: true });
   const files = readdirSync(dist, { recursive: true }).map((f) => f.split(path.sep).join('/')).filter((f) => MODULE.test(f));
-  assert.ok(files.length >= 3, `the import module's files in dist/: ${files}`);
+  assert.ok(files.length >= 5, `the on-demand modules' files in dist/: ${files}`);
   const move = (from, to) => files.forEach((f) => existsSync(path.join(from, f)) && renameSync(path.join(from, f), path.join(to, f)));
   return { dir, dist, remove: () => move(dist, aside), restore: () => move(aside, dist) };
 }
@@ -49,7 +50,7 @@ export function onDemandSuite({ name, launch, open }) {
       if (dist) rmSync(dist.dir, { recursive: true, force: true });
     });
 
-    test('without the import module: the landing replay plays, Live streams, a published study\'s participant answers', async () => {
+    test('without the on-demand modules: the landing replay plays, Live streams, a published study\'s participant answers', async () => {
       const landing = await open(browser, server.url);
       await waitFor(landing.page, 'pane-0-result', 30_000);
       assert.ok((await content(landing.page, 'pane-0-output')).trim().length > 0, 'the landing replay showed text');
@@ -73,8 +74,8 @@ export function onDemandSuite({ name, launch, open }) {
       const { id } = await res.json();
       const p = await open(browser, `${server.url}s/${id}`);
       await waitFor(p.page, 'consent-accept', 15_000);
-      const fetched = () => p.page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /import.worker/.test(n)));
-      assert.deepEqual(await fetched(), [], 'a participant link fetches no import module before consent');
+      const fetched = () => p.page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /import.worker|study_module/.test(n)));
+      assert.deepEqual(await fetched(), [], 'a participant link fetches no on-demand module before consent');
       await click(p.page, 'consent-accept');
       await click(p.page, 'participant-begin');
       await click(p.page, 'trial-play');
@@ -105,13 +106,28 @@ export function onDemandSuite({ name, launch, open }) {
       await close();
     });
 
-    test('once the landing replay has played, the import module is prefetched in idle time', async () => {
+    test('the study view says so when its module is missing; Retry opens it once it is back', async () => {
+      const { page, close } = await open(browser, `${server.url}#study`);
+      const said = await waitText(page, 'module-failed', /could not be loaded/, 15_000);
+      assert.match(said, /^The study view could not be loaded \(.+\)\. Check the connection, then press Retry\./);
+      dist.restore();
+      try {
+        await click(page, 'module-retry');
+        await waitFor(page, 'study-run', 20_000);
+        assert.equal(await count(page, '[data-testid=module-failed]'), 0, 'the sentence goes');
+      } finally {
+        dist.remove();
+      }
+      await close();
+    });
+
+    test('once the landing replay has played, the on-demand modules are prefetched in idle time', async () => {
       const { page, close } = await open(browser, server.url);
       await waitFor(page, 'pane-0-result', 30_000);
       const deadline = Date.now() + 10_000;
-      while ((await count(page, 'link[rel=prefetch][data-prefetch]')) < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while ((await count(page, 'link[rel=prefetch][data-prefetch]')) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       const hrefs = await page.evaluate(() => [...document.querySelectorAll('link[rel=prefetch][data-prefetch]')].map((l) => new URL(l.href).pathname));
-      assert.deepEqual(hrefs.sort(), ['/import_worker.js', '/import_worker_bg.wasm', '/public/import-worker.js']);
+      assert.deepEqual(hrefs.sort(), ['/import_worker.js', '/import_worker_bg.wasm', '/public/import-worker.js', '/study_module.js', '/study_module_bg.wasm']);
       await close();
     });
   });

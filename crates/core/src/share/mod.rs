@@ -6,7 +6,9 @@
 //! - [`report`]: self-contained HTML reports of runs and studies.
 //! - [`route`]: the app's own addresses (`#live`, `#participate`, …): which
 //!   view a URL opens.
+//! - [`command`]: what one module of the page asks another to do.
 
+pub mod command;
 pub mod library;
 pub mod link;
 pub mod report;

@@ -1,0 +1,59 @@
+//! What one module of the page asks another to do.
+//!
+//! The page is more than one wasm module: views fetched on demand run in
+//! their own module, beside the main one, and share nothing in memory.
+//! What they share is what both read (IndexedDB, Web Storage, the URL);
+//! the few actions that cross, they ask for as a [`Command`], sent as JSON
+//! in a DOM event and carried out by the module that owns the action.
+
+use serde::{Deserialize, Serialize};
+
+use crate::study::Study;
+
+/// The DOM event a command travels in (on `window`, its `detail` the JSON).
+pub const EVENT: &str = "latency-lab:command";
+/// The DOM event a module sends when it wrote Web Storage, so the others in
+/// the same page read it again (`storage` events only reach other tabs);
+/// its `detail` is the key.
+pub const STORAGE_EVENT: &str = "latency-lab:storage";
+
+/// An action one module asks another for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "command")]
+pub enum Command {
+    /// Run this study as a test participant (the participant flow is the
+    /// main module's).
+    RunTest {
+        /// The study, as the designer holds it.
+        study: Box<Study>,
+    },
+}
+
+impl Command {
+    /// Its JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A command from JSON; `None` for anything else (an event of another
+    /// version of the page, a damaged one): it is ignored.
+    pub fn from_json(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_travel_as_json_and_strangers_are_ignored() {
+        let c = Command::RunTest { study: Box::new(Study::example()) };
+        let json = c.to_json();
+        assert!(json.starts_with(r#"{"command":"run_test","#), "{json}");
+        assert_eq!(Command::from_json(&json), Some(c));
+        for other in ["", "{}", r#"{"command":"format_disk"}"#, "[1,2]"] {
+            assert_eq!(Command::from_json(other), None, "{other}");
+        }
+    }
+}
