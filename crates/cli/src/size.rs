@@ -43,14 +43,14 @@ pub struct Budget {
     pub target: u64,
 }
 
-/// The modules, their budgets (about 3 kB over the build of 2026-12-05, so
+/// The modules, their budgets (a few kB over the build of 2026-12-05, so
 /// it cannot grow unnoticed) and targets.
 pub const BUDGETS: [Budget; 5] = [
     Budget {
         module: "app",
         holds: |f| f.starts_with("latency-lab-app"),
         loaded: Loaded::FirstVisit,
-        budget: 887_000,
+        budget: 805_000,
         target: 450_000,
     },
     Budget {
@@ -71,7 +71,7 @@ pub const BUDGETS: [Budget; 5] = [
         module: "study view",
         holds: |f| f.starts_with("study_module"),
         loaded: Loaded::OnDemand,
-        budget: 390_000,
+        budget: 395_000,
         target: 200_000,
     },
     Budget {
@@ -237,7 +237,7 @@ mod tests {
         assert_eq!(over.len(), 1, "{over:?}");
         let gzip = std::fs::metadata(dir.join("latency-lab-app-0123456789abcdef_bg.wasm.gz")).unwrap().len();
         assert_eq!(sizes[0].gzip, gzip, "read from the precompressed copy");
-        assert_eq!(over[0], format!("app: {gzip} B gzip, {} B over its budget of 887000 B", gzip - 887_000));
+        assert_eq!(over[0], format!("app: {gzip} B gzip, {} B over its budget of 805000 B", gzip - 805_000));
         let t = table(&sizes);
         assert!(t.contains("| app | first visit | 1 | 1000000 |"), "{t}");
         assert!(t.contains(&format!("450000 ({} over)", gzip - 450_000)), "{t}");
