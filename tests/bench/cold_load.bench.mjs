@@ -11,7 +11,7 @@
 // Each twice, side by side in one run: "uncompressed" serves a copy of
 // dist/ without the precompressed files (the transfer before issue 31),
 // "compressed" serves dist/ as built (Brotli to Chromium).
-// Run: node tests/bench/cold_load.bench.mjs   (RUNS=5 by default; part of ./lab bench)
+// Run: node tests/bench/cold_load.bench.mjs   (RUNS=5 by default; ONLY=regex picks targets; part of ./lab bench)
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -57,7 +57,9 @@ async function load(browser, url, target, conditions) {
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  // A new context starts with an empty cache; it stays off for the cold
+  // loads, on for the prefetched one (what was prefetched is in it).
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: !target.prefetched });
   if (conditions) {
     await cdp.send('Network.emulateNetworkConditions', {
       offline: false,
@@ -102,8 +104,9 @@ const servers = {
 const browser = await launchBrowser();
 const rows = [];
 try {
+  const only = process.env.ONLY ? new RegExp(process.env.ONLY) : null;
   for (const net of NETWORKS) {
-    for (const target of TARGETS) {
+    for (const target of TARGETS.filter((t) => !only || only.test(t.name))) {
       const cell = {};
       for (const [kind, server] of Object.entries(servers)) cell[kind] = [];
       // Alternate the two servers run by run, so drift hits both alike.
