@@ -69,3 +69,14 @@ pub fn full_screen() {
         let _ = el.request_fullscreen();
     }
 }
+
+/// Sends a DOM event named `name` on `window` with `detail` (a string),
+/// for the page's other modules (`lab_core::share::command`).
+pub fn dispatch(name: &str, detail: &str) {
+    let Some(window) = web_sys::window() else { return };
+    let init = web_sys::CustomEventInit::new();
+    init.set_detail(&wasm_bindgen::JsValue::from_str(detail));
+    if let Ok(ev) = web_sys::CustomEvent::new_with_event_init_dict(name, &init) {
+        let _ = window.dispatch_event(&ev);
+    }
+}

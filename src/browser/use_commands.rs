@@ -4,18 +4,13 @@
 
 use lab_core::share::command::{Command, EVENT};
 use leptos::prelude::*;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 
 use super::study::UseParticipantFlow;
 
 /// Asks the module that owns `command` to carry it out.
 pub fn send(command: &Command) {
-    let Some(window) = web_sys::window() else { return };
-    let init = web_sys::CustomEventInit::new();
-    init.set_detail(&JsValue::from_str(&command.to_json()));
-    if let Ok(ev) = web_sys::CustomEvent::new_with_event_init_dict(EVENT, &init) {
-        let _ = window.dispatch_event(&ev);
-    }
+    super::page::dispatch(EVENT, &command.to_json());
 }
 
 /// Carries out the commands sent to the main module while its owner lives.

@@ -9,18 +9,13 @@ use leptos::ev;
 use leptos::prelude::*;
 
 use lab_core::share::command::STORAGE_EVENT;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsCast;
 
 use super::idb::{StoreError, classify};
 
 /// Tells the page's other modules that `key` was written.
 fn announce(key: &str) {
-    let Some(window) = web_sys::window() else { return };
-    let init = web_sys::CustomEventInit::new();
-    init.set_detail(&JsValue::from_str(key));
-    if let Ok(ev) = web_sys::CustomEvent::new_with_event_init_dict(STORAGE_EVENT, &init) {
-        let _ = window.dispatch_event(&ev);
-    }
+    super::page::dispatch(STORAGE_EVENT, key);
 }
 
 /// Which storage.
