@@ -50,12 +50,11 @@ pub fn App() -> impl IntoView {
     provide_context(scenarios);
     // Imports are scored in the worker: it gets the saved scenarios too.
     Effect::new(move |_| importer.set_scenarios(scenarios.custom.get()));
-    // Once the landing replay has played (never for a participant), the
-    // on-demand modules come in idle time: opening their view is instant.
+    // Once the landing replay has played to its end (never during it: the
+    // downloads would compete with its releases; never for a participant),
+    // the on-demand modules come in idle time: opening their view is instant.
     let played = Signal::derive(move || {
-        lab.engine.panes[0].result.with(Option::is_some)
-            && !flow.is_open()
-            && route.route.get() != Route::Participate
+        !lab.engine.finished.with(Vec::is_empty) && !flow.is_open() && route.route.get() != Route::Participate
     });
     use_prefetch(played, &ON_DEMAND);
     let shown = move |v: View| move || view.get() != v;

@@ -124,7 +124,8 @@ export function onDemandSuite({ name, launch, open }) {
     test('once the landing replay has played, the on-demand modules are prefetched in idle time', async () => {
       const { page, close } = await open(browser, server.url);
       await waitFor(page, 'pane-0-result', 30_000);
-      const deadline = Date.now() + 10_000;
+      // Not while it plays: only after its last pane ends.
+      const deadline = Date.now() + 30_000;
       while ((await count(page, 'link[rel=prefetch][data-prefetch]')) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       const hrefs = await page.evaluate(() => [...document.querySelectorAll('link[rel=prefetch][data-prefetch]')].map((l) => new URL(l.href).pathname));
       assert.deepEqual(hrefs.sort(), ['/import_worker.js', '/import_worker_bg.wasm', '/public/import-worker.js', '/study_module.js', '/study_module_bg.wasm']);
