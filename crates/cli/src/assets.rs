@@ -125,8 +125,8 @@ pub fn compress_dist(dist: &Path) -> Result<usize, AssetError> {
     Ok(n)
 }
 
-/// `app.wasm` → `app.wasm.br`.
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
+/// `app.wasm` → `app.wasm.br`: where a file's precompressed copy lives.
+pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(".");
     s.push(suffix);

@@ -14,7 +14,7 @@
 //! first-visit app ≤ 450 kB gzip, every on-demand module ≤ 200 kB), which
 //! is printed with the distance to it until the budget reaches it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::assets::{self, AssetError};
 
@@ -112,12 +112,6 @@ fn len_of(copy: &Path, of: &Path, data: &[u8], compress: fn(&[u8]) -> Vec<u8>) -
     }
 }
 
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
 /// The sizes of every module of the build in `dist`.
 pub fn measure(dist: &Path, budgets: &[Budget]) -> Result<Vec<ModuleSize>, AssetError> {
     if !dist.join("index.html").is_file() {
@@ -144,8 +138,8 @@ pub fn measure(dist: &Path, budgets: &[Budget]) -> Result<Vec<ModuleSize>, Asset
         let m = &mut out[i];
         m.files += 1;
         m.raw += data.len() as u64;
-        m.gzip += len_of(&with_suffix(&path, ".gz"), &path, &data, assets::gzip);
-        m.brotli += len_of(&with_suffix(&path, ".br"), &path, &data, assets::brotli);
+        m.gzip += len_of(&assets::sibling(&path, "gz"), &path, &data, assets::gzip);
+        m.brotli += len_of(&assets::sibling(&path, "br"), &path, &data, assets::brotli);
     }
     Ok(out)
 }

@@ -34,8 +34,7 @@ pub const WORKER_URL: &str = "./public/import-worker.js";
 const LOAD_WAIT: &str = "waiting for the import module";
 /// The files of the import module, prefetched in idle time after the
 /// landing replay has played.
-pub const MODULE_FILES: [&str; 3] =
-    ["./public/import-worker.js", "./import_worker.js", "./import_worker_bg.wasm"];
+pub const MODULE_FILES: [&str; 3] = [WORKER_URL, "./import_worker.js", "./import_worker_bg.wasm"];
 
 type Pending = Rc<RefCell<HashMap<String, Box<dyn FnOnce(Result<RequestTrace, ImporterError>)>>>>;
 
