@@ -70,6 +70,7 @@ pub mod use_replay_lab;
 pub mod use_route;
 pub mod use_scenarios;
 pub mod use_session_runs;
+pub mod use_shared;
 pub mod use_storage;
 pub mod use_theme;
 pub mod use_trace_file;

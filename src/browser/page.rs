@@ -30,6 +30,13 @@ pub fn epoch_ms() -> f64 {
     js_sys::Date::now()
 }
 
+/// When this page was opened, in ms since the Unix epoch (the same for
+/// every module of the page: `performance.timeOrigin`; for "saved in this
+/// page", never for measuring).
+pub fn opened_ms() -> f64 {
+    window().and_then(|w| w.performance()).map_or_else(epoch_ms, |p| p.time_origin())
+}
+
 /// Now as ISO 8601 (`2026-12-03T10:00:00.000Z`).
 pub fn iso_now() -> String {
     js_sys::Date::new_0().to_iso_string().into()

@@ -5,10 +5,15 @@
 //! (`data-type="worker" data-bindgen-target="web"`: built, not injected;
 //! ARCHITECTURE.md says why). Loading it is a dynamic `import()` of its
 //! script, wasm-bindgen's `default()` with its wasm, then its exported
-//! `mount(element)`, which starts the view's own Leptos runtime in that
-//! element. A part that does not load leaves [`ModuleState::Failed`] with
-//! one sentence; [`UseModule::retry`] loads it again (under a fresh URL:
-//! browsers keep a failed `import()` for the page's lifetime).
+//! `mount(element, part)`, which starts the view `part` in that element.
+//! A module holding several views is loaded once for all of them (one
+//! instance, whose views share its state). A part that does not load
+//! leaves [`ModuleState::Failed`] with one sentence; [`UseModule::retry`]
+//! loads it again (under a fresh URL: browsers keep a failed `import()` for
+//! the page's lifetime).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use leptos::html::Div;
 use leptos::prelude::*;
@@ -19,9 +24,24 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::files::js_message;
 
-#[wasm_bindgen(inline_js = "export function import_module(url) { return import(url); }")]
+#[wasm_bindgen(inline_js = "export function load_module(script, wasm) {
+    return import(script).then((m) => m.default({ module_or_path: wasm }).then(() => m));
+}")]
 extern "C" {
-    fn import_module(url: &str) -> js_sys::Promise;
+    fn load_module(script: &str, wasm: &str) -> js_sys::Promise;
+}
+
+/// A module being loaded or loaded (its exports once started), and how
+/// many of its loads failed.
+#[derive(Default)]
+struct Slot {
+    failed: u32,
+    loading: Option<js_sys::Promise>,
+}
+
+thread_local! {
+    /// Every module's slot, by script.
+    static SLOTS: RefCell<HashMap<&'static str, Slot>> = RefCell::new(HashMap::new());
 }
 
 /// An on-demand module.
@@ -33,11 +53,24 @@ pub struct Module {
     pub script: &'static str,
     /// Its wasm (relative to the page).
     pub wasm: &'static str,
+    /// Which of its views (its `mount` takes it).
+    pub part: &'static str,
 }
 
 /// The study designer, results and study server's researcher side.
 pub const STUDY_MODULE: Module =
-    Module { what: "study view", script: "./study_module.js", wasm: "./study_module_bg.wasm" };
+    Module { what: "study view", script: "./study_module.js", wasm: "./study_module_bg.wasm", part: "study" };
+
+/// The module of the views that work on runs and files: Import (with the
+/// comparison), Analyze and the Library (with reports).
+const RUNS: Module = Module { what: "", script: "./runs_module.js", wasm: "./runs_module_bg.wasm", part: "" };
+
+/// The Import view (its module: [`RUNS`]).
+pub const IMPORT_VIEW: Module = Module { what: "Import view", part: "import", ..RUNS };
+/// The Analyze view (its module: [`RUNS`]).
+pub const ANALYZE_VIEW: Module = Module { what: "Analyze view", part: "analyze", ..RUNS };
+/// The Library view (its module: [`RUNS`]).
+pub const LIBRARY_VIEW: Module = Module { what: "library", part: "library", ..RUNS };
 
 /// Why a module is not on the page.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -81,7 +114,6 @@ pub struct UseModuleOptions {
 pub struct UseModule {
     /// Where it is.
     pub state: RwSignal<ModuleState>,
-    attempts: StoredValue<u32>,
 }
 
 impl UseModule {
@@ -96,7 +128,7 @@ impl UseModule {
 /// Loads `module` into `into` once `when` is first true.
 pub fn use_module(options: UseModuleOptions) -> UseModule {
     let UseModuleOptions { module, into, when } = options;
-    let m = UseModule { state: RwSignal::new(ModuleState::Idle), attempts: StoredValue::new(0) };
+    let m = UseModule { state: RwSignal::new(ModuleState::Idle) };
     Effect::new(move |_| {
         let idle = m.state.with(|s| *s == ModuleState::Idle);
         let Some(el) = into.get() else { return };
@@ -104,10 +136,8 @@ pub fn use_module(options: UseModuleOptions) -> UseModule {
             return;
         }
         m.state.set(ModuleState::Loading);
-        let attempt = m.attempts.get_value();
-        m.attempts.set_value(attempt + 1);
         spawn_local(async move {
-            let state = match load(module, &el, attempt).await {
+            let state = match load(module, &el).await {
                 Ok(()) => ModuleState::Ready,
                 Err(e) => {
                     ModuleState::Failed(ModuleError::NotLoaded { what: module.what, why: js_message(&e) })
@@ -131,13 +161,37 @@ fn url_of(path: &str, attempt: u32) -> Result<String, JsValue> {
     Ok(url.href())
 }
 
-async fn load(module: Module, el: &web_sys::HtmlDivElement, attempt: u32) -> Result<(), JsValue> {
-    let exports = JsFuture::from(import_module(&url_of(module.script, attempt)?)).await?;
-    let init: js_sys::Function = js_sys::Reflect::get(&exports, &"default".into())?.dyn_into()?;
-    let args = js_sys::Object::new();
-    js_sys::Reflect::set(&args, &"module_or_path".into(), &url_of(module.wasm, attempt)?.into())?;
-    JsFuture::from(init.call1(&JsValue::NULL, &args)?.dyn_into::<js_sys::Promise>()?).await?;
+/// The module's exports once it has started: the load under way or done,
+/// or a new one (with a fresh URL after a failed one).
+fn started(module: Module) -> Result<js_sys::Promise, JsValue> {
+    SLOTS.with(|slots| {
+        let mut slots = slots.borrow_mut();
+        let slot = slots.entry(module.script).or_default();
+        if let Some(p) = &slot.loading {
+            return Ok(p.clone());
+        }
+        let p = load_module(&url_of(module.script, slot.failed)?, &url_of(module.wasm, slot.failed)?);
+        slot.loading = Some(p.clone());
+        Ok(p)
+    })
+}
+
+/// Forgets load `p` of `module`, which failed: the next starts afresh.
+fn failed(module: Module, p: &js_sys::Promise) {
+    SLOTS.with(|slots| {
+        if let Some(slot) = slots.borrow_mut().get_mut(module.script)
+            && slot.loading.as_ref().is_some_and(|l| js_sys::Object::is(l, p))
+        {
+            slot.loading = None;
+            slot.failed += 1;
+        }
+    });
+}
+
+async fn load(module: Module, el: &web_sys::HtmlDivElement) -> Result<(), JsValue> {
+    let p = started(module)?;
+    let exports = JsFuture::from(p.clone()).await.inspect_err(|_| failed(module, &p))?;
     let mount: js_sys::Function = js_sys::Reflect::get(&exports, &"mount".into())?.dyn_into()?;
-    mount.call1(&JsValue::NULL, el)?;
+    mount.call2(&JsValue::NULL, el, &module.part.into())?;
     Ok(())
 }

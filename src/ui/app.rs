@@ -7,23 +7,30 @@ use lab_core::share::route::{Route, View};
 use leptos::prelude::*;
 
 use super::shell::{AppHeader, Landing, LandingPaths, Notice, TabBar};
-use super::{AnalyzeView, ImportView, LazyView, LibraryView, LiveView, ParticipantMode, ReplayView};
+use super::{LazyView, LiveView, ParticipantMode, ReplayView};
 use crate::browser::importer::MODULE_FILES;
-use crate::browser::importer::use_importer;
 use crate::browser::library::use_library;
 use crate::browser::study::use_participant_flow;
-use crate::browser::use_commands::use_commands;
+use crate::browser::use_commands::{UseCommandsOptions, use_commands};
 use crate::browser::use_links::{UseLinksOptions, use_links};
-use crate::browser::use_module::STUDY_MODULE;
+use crate::browser::use_module::{ANALYZE_VIEW, IMPORT_VIEW, LIBRARY_VIEW, Module, STUDY_MODULE};
 use crate::browser::use_prefetch::use_prefetch;
 use crate::browser::use_replay_lab::{UseReplayLabOptions, use_replay_lab};
 use crate::browser::use_route::use_route;
 use crate::browser::use_scenarios::use_scenarios;
 use crate::browser::use_session_runs::use_session_runs;
 
-/// The files of every on-demand module: the import worker's and the study view's.
-const ON_DEMAND: [&str; 5] =
-    [MODULE_FILES[0], MODULE_FILES[1], MODULE_FILES[2], STUDY_MODULE.script, STUDY_MODULE.wasm];
+/// The files of every on-demand module: the runs views', the import
+/// worker's (which the Import view starts) and the study view's.
+const ON_DEMAND: [&str; 7] = [
+    IMPORT_VIEW.script,
+    IMPORT_VIEW.wasm,
+    MODULE_FILES[0],
+    MODULE_FILES[1],
+    MODULE_FILES[2],
+    STUDY_MODULE.script,
+    STUDY_MODULE.wasm,
+];
 
 /// The app.
 #[component]
@@ -32,24 +39,19 @@ pub fn App() -> impl IntoView {
     let landed = route.route.get_untracked() == Route::Landing;
     let lib = use_library();
     let runs = use_session_runs();
-    let importer = use_importer();
     let view = Memo::new(move |_| route.route.get().view());
     let active = Signal::derive(move || view.get() == View::Replay);
     let lab = use_replay_lab(UseReplayLabOptions { lib, runs, active, autoplay: landed });
     let flow = use_participant_flow(lib, route);
     let notice = RwSignal::new(None::<String>);
     use_links(UseLinksOptions { route, lab, flow, notice });
-    use_commands(flow);
+    use_commands(UseCommandsOptions { flow, lab, route });
     provide_context(route);
     provide_context(lib);
     provide_context(runs);
-    provide_context(importer);
     provide_context(lab);
     provide_context(flow);
-    let scenarios = use_scenarios();
-    provide_context(scenarios);
-    // Imports are scored in the worker: it gets the saved scenarios too.
-    Effect::new(move |_| importer.set_scenarios(scenarios.custom.get()));
+    provide_context(use_scenarios());
     // Once the landing replay has played to its end (never during it: the
     // downloads would compete with its releases; never for a participant),
     // the on-demand modules come in idle time: opening their view is instant.
@@ -58,6 +60,11 @@ pub fn App() -> impl IntoView {
     });
     use_prefetch(played, &ON_DEMAND);
     let shown = move |v: View| move || view.get() != v;
+    // Opened as `#<view>` only: a participant (`#participate`, `#s/<id>`)
+    // never downloads the views a researcher or an engineer works in.
+    let lazy = move |m: Module, v: View| {
+        view! { <LazyView module=m shown=Signal::derive(move || route.route.get() == Route::View(v))/> }
+    };
     view! {
         <div class="app-page" inert=move || flow.is_open()>
             <AppHeader/>
@@ -68,14 +75,10 @@ pub fn App() -> impl IntoView {
                 <div hidden=shown(View::Replay)><ReplayView/></div>
                 <LandingPaths shown=Signal::derive(move || route.route.get() == Route::Landing)/>
                 <div hidden=shown(View::Live)><LiveView/></div>
-                <div hidden=shown(View::Import)><ImportView/></div>
-                <div hidden=shown(View::Analyze)><AnalyzeView/></div>
-                <div hidden=shown(View::Study)>
-                    // Opened as `#study` only: a participant (`#participate`,
-                    // `#s/<id>`) never downloads the researcher's views.
-                    <LazyView module=STUDY_MODULE shown=Signal::derive(move || route.route.get() == Route::View(View::Study))/>
-                </div>
-                <div hidden=shown(View::Library)><LibraryView/></div>
+                <div hidden=shown(View::Import)>{lazy(IMPORT_VIEW, View::Import)}</div>
+                <div hidden=shown(View::Analyze)>{lazy(ANALYZE_VIEW, View::Analyze)}</div>
+                <div hidden=shown(View::Study)>{lazy(STUDY_MODULE, View::Study)}</div>
+                <div hidden=shown(View::Library)>{lazy(LIBRARY_VIEW, View::Library)}</div>
             </main>
             <footer class="app-footer">
                 "Metrics follow vLLM's benchmark definitions; percentiles are computed like numpy's."

@@ -5,9 +5,10 @@
 //   - landing: the landing replay's first text on screen (pane 0);
 //   - participant: a study link's consent screen;
 //   - study view: `#study` with the designer shown (its module loaded cold);
-//   - study view, prefetched: the landing page first, its replay played and
-//     the on-demand modules prefetched in idle time, then the Study tab,
-//     timed from the click until the designer is shown.
+//   - library view: `#library` shown (the runs module loaded cold);
+//   - study and library views, prefetched: the landing page first, its
+//     replay played and the on-demand modules prefetched in idle time, then
+//     the view's tab, timed from the click until the view is shown.
 // Each twice, side by side in one run: "uncompressed" serves a copy of
 // dist/ without the precompressed files (the transfer before issue 31),
 // "compressed" serves dist/ as built (Brotli to Chromium).
@@ -28,7 +29,9 @@ const TARGETS = [
   { name: 'landing replay, first text', hash: '', selector: '[data-testid=pane-0-output]', text: true },
   { name: 'participant link, consent', hash: LINKS.study.fragment, selector: '[data-testid=participant-consent]' },
   { name: 'study view, designer', hash: '#study', selector: '[data-testid=study-run]' },
-  { name: 'study view after prefetch, from the click', hash: '', selector: '[data-testid=study-run]', prefetched: true },
+  { name: 'library view (runs module)', hash: '#library', selector: '[data-testid=library-view]' },
+  { name: 'study view after prefetch, from the click', hash: '', selector: '[data-testid=study-run]', prefetched: { wasm: 'study_module_bg.wasm', tab: 'tab-study' } },
+  { name: 'library view after prefetch, from the click', hash: '', selector: '[data-testid=library-view]', prefetched: { wasm: 'runs_module_bg.wasm', tab: 'tab-library' } },
 ];
 
 const median = (xs) => {
@@ -75,12 +78,12 @@ async function load(browser, url, target, conditions) {
   if (target.prefetched) {
     // The landing replay plays, then the modules come in idle time.
     await page.waitForFunction(
-      () => performance.getEntriesByType('resource').some((e) => e.name.includes('study_module_bg.wasm') && e.responseEnd > 0),
-      null,
+      (wasm) => performance.getEntriesByType('resource').some((e) => e.name.includes(wasm) && e.responseEnd > 0),
+      target.prefetched.wasm,
       { timeout: 120_000, polling: 250 },
     );
     from = await page.evaluate(() => performance.now());
-    await page.evaluate(() => document.querySelector('[data-testid=tab-study]').click());
+    await page.evaluate((tab) => document.querySelector(`[data-testid=${tab}]`).click(), target.prefetched.tab);
   }
   // The page's clock starts at navigation: the moment it is done, read there.
   const done = await page.waitForFunction(

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { LATE_MS, ROOT, analyzeJson, labSuite, openPage, waitForText } from './lib/lab.mjs';
+import { runLive } from './lib/dom.mjs';
 
 const FIXTURES = path.join(ROOT, 'tests/fixtures/import');
 const fixture = (name) => path.join(FIXTURES, name);
@@ -121,6 +122,19 @@ describe('import results', () => {
     await page.getByTestId('import-slos').fill('ttft:1000');
     await page.getByTestId('import-slos-apply').click();
     await waitForText(page.getByTestId('import-goodput').first(), /Goodput under ttft:1000/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('a live run of this page joins the comparison (read back from the library by the Import view\'s module)', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
+    assert.match(await runLive(page, { model: 'profile:ttft=80,tpot=5,tokens=20', mode: 'concurrent', n: 3 }), /^Finished/);
+    await page.getByTestId('tab-import').click();
+    await dropFiles(page, [fixture('vllm_bench_serve.json')]);
+    const rows = page.getByTestId('compare-row');
+    await rows.nth(1).waitFor({ timeout: 15_000 });
+    assert.equal(await rows.count(), 2);
+    assert.match(await rows.nth(1).innerText(), /^profile:ttft=80,tpot=5,tokens=20\s+3 \/ 3/, "the live run, all 3 requests");
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -97,6 +97,7 @@ describe('replay lab', () => {
     await page.getByTestId('scheduler').selectOption('precise');
     // Both panes of each playback are in the library, as one group each.
     await page.getByTestId('tab-library').click();
+    await page.getByTestId('library-group').nth(1).waitFor();
     assert.equal(await page.getByTestId('library-group').count(), 2);
     for (const toggle of await page.getByTestId('library-group-toggle').all()) await toggle.click();
     await page.locator('[data-testid=library-row][data-kind=replay]').nth(3).waitFor();

@@ -45,12 +45,12 @@ pub struct Budget {
 
 /// The modules, their budgets (a few kB over the build of 2026-12-05, so
 /// it cannot grow unnoticed) and targets.
-pub const BUDGETS: [Budget; 5] = [
+pub const BUDGETS: [Budget; 6] = [
     Budget {
         module: "app",
         holds: |f| f.starts_with("latency-lab-app"),
         loaded: Loaded::FirstVisit,
-        budget: 805_000,
+        budget: 690_000,
         target: 450_000,
     },
     Budget {
@@ -72,6 +72,13 @@ pub const BUDGETS: [Budget; 5] = [
         holds: |f| f.starts_with("study_module"),
         loaded: Loaded::OnDemand,
         budget: 395_000,
+        target: 200_000,
+    },
+    Budget {
+        module: "Import, Analyze and Library views",
+        holds: |f| f.starts_with("runs_module"),
+        loaded: Loaded::OnDemand,
+        budget: 460_000,
         target: 200_000,
     },
     Budget {
@@ -231,7 +238,8 @@ mod tests {
         assert_eq!(over.len(), 1, "{over:?}");
         let gzip = std::fs::metadata(dir.join("latency-lab-app-0123456789abcdef_bg.wasm.gz")).unwrap().len();
         assert_eq!(sizes[0].gzip, gzip, "read from the precompressed copy");
-        assert_eq!(over[0], format!("app: {gzip} B gzip, {} B over its budget of 805000 B", gzip - 805_000));
+        let budget = BUDGETS[0].budget;
+        assert_eq!(over[0], format!("app: {gzip} B gzip, {} B over its budget of {budget} B", gzip - budget));
         let t = table(&sizes);
         assert!(t.contains("| app | first visit | 1 | 1000000 |"), "{t}");
         assert!(t.contains(&format!("450000 ({} over)", gzip - 450_000)), "{t}");

@@ -24,7 +24,7 @@ mod worker;
 
 pub use error::ImporterError;
 pub use jobs::{FileJob, FileStatus, LoadedRun};
-pub use replay::{Pick, ReplayTarget, replay_pair};
+pub use replay::{Pick, replay_pair};
 pub use use_importer::use_importer;
 
 /// The worker's loader (`public/import-worker.js`): it loads wasm-bindgen's

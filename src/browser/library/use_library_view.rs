@@ -108,7 +108,7 @@ pub fn use_library_view(options: UseLibraryViewOptions) -> UseLibraryView {
         shown: RwSignal::new(None),
         message: RwSignal::new(None),
         visible,
-        page_start: page::epoch_ms(),
+        page_start: page::opened_ms(),
         lib,
         importer,
         route,

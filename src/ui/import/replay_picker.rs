@@ -4,16 +4,13 @@
 use lab_core::import::digest::{PickBy, RunDigest};
 use leptos::prelude::*;
 
-use crate::browser::importer::{Importer, Pick, ReplayTarget, replay_pair};
-use crate::browser::use_replay_lab::UseReplayLab;
-use crate::browser::use_route::UseRoute;
+use crate::browser::importer::{Importer, Pick, replay_pair};
 use crate::ui::format::{ms, opt};
 
 /// The replay section of run `key`.
 #[component]
 pub fn ReplayPicker(key: u32, digest: RunDigest) -> impl IntoView {
     let importer = expect_context::<Importer>();
-    let to = ReplayTarget { lab: expect_context::<UseReplayLab>(), route: expect_context::<UseRoute>() };
     let by = RwSignal::new(PickBy::Ttft);
     let pick = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
@@ -33,7 +30,7 @@ pub fn ReplayPicker(key: u32, digest: RunDigest) -> impl IntoView {
         })
     };
     let go = move |a: Option<Pick>, b: Option<Pick>| match (a, b) {
-        (Some(a), Some(b)) => replay_pair(importer, to, key, d.with_value(|d| d.label.clone()), a, b, error),
+        (Some(a), Some(b)) => replay_pair(importer, key, d.with_value(|d| d.label.clone()), a, b, error),
         _ => error.set(Some("no completed request to replay in this run".into())),
     };
     let picked = move |_| {

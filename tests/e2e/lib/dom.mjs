@@ -30,6 +30,15 @@ export async function waitFor(page, id, timeout = 10_000) {
   }
 }
 
+/** Waits for an element matching `css` to exist (a view in an on-demand module is there once loaded). */
+export async function waitForCss(page, css, timeout = 20_000) {
+  const deadline = Date.now() + timeout;
+  while (!(await page.evaluate((c) => !!document.querySelector(c), css))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${css}`);
+    await sleep(25);
+  }
+}
+
 /** Waits until the element's text matches `pattern`; returns the text. */
 export async function waitText(page, id, pattern, timeout = 10_000) {
   const deadline = Date.now() + timeout;
@@ -113,6 +122,7 @@ export function attr(page, id, name) {
  * `{ name, text }`, set through a DataTransfer, then `change` fires.
  */
 export async function chooseFiles(page, id, files) {
+  await waitForCss(page, sel(id));
   await page.evaluate(
     ([s, items]) => {
       const input = document.querySelector(s);
@@ -127,6 +137,7 @@ export async function chooseFiles(page, id, files) {
 
 /** Drops files (`{ name, text }`) on the element matching `css`. */
 export async function dropFiles(page, css, files) {
+  await waitForCss(page, css);
   await page.evaluate(
     ([s, items]) => {
       const dt = new DataTransfer();

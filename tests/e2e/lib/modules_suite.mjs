@@ -5,8 +5,8 @@
 // Retry recovers once it is back, and the landing replay prefetches them.
 //
 // The server serves a copy of dist/ from which the on-demand modules' files
-// (the import worker, the study view) are moved aside and, for Retry, moved
-// back: every driver sees the same missing modules, without request
+// (the Import/Analyze/Library views, the import worker, the study view) are
+// moved aside and, for Retry, moved back (all, or one module's): every driver sees the same missing modules, without request
 // interception.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,7 +17,9 @@ import { DIST, ROOT, startServer } from './lab.mjs';
 import { click, content, count, dropFiles, runLive, text, waitFor, waitText } from './dom.mjs';
 
 /** The files of the on-demand modules (`ON_DEMAND` in `ui/app.rs`), with their compressed copies. */
-const MODULE = /^(import_worker[^/]*|public\/import-worker\.js[^/]*|study_module[^/]*)$/;
+const MODULE = /^(runs_module[^/]*|import_worker[^/]*|public\/import-worker\.js[^/]*|study_module[^/]*)$/;
+/** The runs views' module alone. */
+const RUNS = /^runs_module/;
 const VLLM = path.join(ROOT, 'tests/fixtures/import/vllm_bench_serve.json');
 
 /** A copy of dist/ whose import module can be taken away and given back. */
@@ -28,9 +30,9 @@ function movableDist() {
   cpSync(DIST, dist, { recursive: true });
   mkdirSync(path.join(aside, 'public'), { recursive: true });
   const files = readdirSync(dist, { recursive: true }).map((f) => f.split(path.sep).join('/')).filter((f) => MODULE.test(f));
-  assert.ok(files.length >= 5, `the on-demand modules' files in dist/: ${files}`);
-  const move = (from, to) => files.forEach((f) => existsSync(path.join(from, f)) && renameSync(path.join(from, f), path.join(to, f)));
-  return { dir, dist, remove: () => move(dist, aside), restore: () => move(aside, dist) };
+  assert.ok(files.length >= 7, `the on-demand modules' files in dist/: ${files}`);
+  const move = (from, to, only = /./) => files.filter((f) => only.test(f)).forEach((f) => existsSync(path.join(from, f)) && renameSync(path.join(from, f), path.join(to, f)));
+  return { dir, dist, remove: () => move(dist, aside), restore: (only) => move(aside, dist, only) };
 }
 
 export function onDemandSuite({ name, launch, open }) {
@@ -74,7 +76,7 @@ export function onDemandSuite({ name, launch, open }) {
       const { id } = await res.json();
       const p = await open(browser, `${server.url}s/${id}`);
       await waitFor(p.page, 'consent-accept', 15_000);
-      const fetched = () => p.page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /import.worker|study_module/.test(n)));
+      const fetched = () => p.page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /import.worker|study_module|runs_module/.test(n)));
       assert.deepEqual(await fetched(), [], 'a participant link fetches no on-demand module before consent');
       await click(p.page, 'consent-accept');
       await click(p.page, 'participant-begin');
@@ -88,14 +90,20 @@ export function onDemandSuite({ name, launch, open }) {
       await p.close();
     });
 
-    test('an import waits for the missing module with one sentence; Retry loads it once it is back', async () => {
+    test('the Import view and then the import worker say so when missing; Retry loads each once it is back', async () => {
       const { page, close } = await open(browser, `${server.url}#import`);
-      await dropFiles(page, '[data-testid=import-view] .dropzone', [{ name: 'vllm_bench_serve.json', text: readFileSync(VLLM, 'utf8') }]);
-      const said = await waitText(page, 'import-unloaded', /could not be loaded/, 15_000);
-      assert.match(said, /^The import module could not be loaded \(.+\)\. Check the connection, then press Retry\./);
-      assert.equal(await count(page, '[data-testid=import-run]'), 0);
-      dist.restore();
+      const said = await waitText(page, 'module-failed', /could not be loaded/, 15_000);
+      assert.match(said, /^The Import view could not be loaded \(.+\)\. Check the connection, then press Retry\./);
       try {
+        dist.restore(RUNS);
+        await click(page, 'module-retry');
+        await waitFor(page, 'import-view', 20_000);
+        assert.equal(await count(page, '[data-testid=module-failed]'), 0, 'the sentence goes');
+        await dropFiles(page, '[data-testid=import-view] .dropzone', [{ name: 'vllm_bench_serve.json', text: readFileSync(VLLM, 'utf8') }]);
+        const unloaded = await waitText(page, 'import-unloaded', /could not be loaded/, 15_000);
+        assert.match(unloaded, /^The import module could not be loaded \(.+\)\. Check the connection, then press Retry\./);
+        assert.equal(await count(page, '[data-testid=import-run]'), 0);
+        dist.restore();
         await click(page, 'import-retry');
         await waitFor(page, 'import-run', 20_000);
         assert.equal(await count(page, '[data-testid=import-unloaded]'), 0, 'the sentence goes');
@@ -121,15 +129,31 @@ export function onDemandSuite({ name, launch, open }) {
       await close();
     });
 
-    test('once the landing replay has played, the on-demand modules are prefetched in idle time', async () => {
-      const { page, close } = await open(browser, server.url);
-      await waitFor(page, 'pane-0-result', 30_000);
-      // Not while it plays: only after its last pane ends.
-      const deadline = Date.now() + 30_000;
-      while ((await count(page, 'link[rel=prefetch][data-prefetch]')) < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      const hrefs = await page.evaluate(() => [...document.querySelectorAll('link[rel=prefetch][data-prefetch]')].map((l) => new URL(l.href).pathname));
-      assert.deepEqual(hrefs.sort(), ['/import_worker.js', '/import_worker_bg.wasm', '/public/import-worker.js', '/study_module.js', '/study_module_bg.wasm']);
-      await close();
+    test('once the landing replay has played, the on-demand modules are prefetched in idle time; every view then opens', async () => {
+      dist.restore();
+      try {
+        const { page, close } = await open(browser, server.url);
+        await waitFor(page, 'pane-0-result', 30_000);
+        // Not while it plays: only after its last pane ends.
+        const deadline = Date.now() + 30_000;
+        while ((await count(page, 'link[rel=prefetch][data-prefetch]')) < 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        const hrefs = await page.evaluate(() => [...document.querySelectorAll('link[rel=prefetch][data-prefetch]')].map((l) => new URL(l.href).pathname));
+        assert.deepEqual(hrefs.sort(), [
+          '/import_worker.js', '/import_worker_bg.wasm', '/public/import-worker.js',
+          '/runs_module.js', '/runs_module_bg.wasm', '/study_module.js', '/study_module_bg.wasm',
+        ]);
+        // Each lazily loaded view opens; the three of the runs module share
+        // one instance (the library the Library view lists is the one an
+        // import is saved to).
+        for (const [tab, view] of [['import', 'import-view'], ['analyze', 'analyze-view'], ['library', 'library-view'], ['study', 'study-run']]) {
+          await page.evaluate((h) => { location.hash = h; }, tab);
+          await waitFor(page, view, 20_000);
+        }
+        assert.equal(await count(page, '[data-testid=module-failed]'), 0);
+        await close();
+      } finally {
+        dist.remove();
+      }
     });
   });
 }

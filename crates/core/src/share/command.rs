@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::study::Study;
+use crate::trace::RequestTrace;
 
 /// The DOM event a command travels in (on `window`, its `detail` the JSON).
 pub const EVENT: &str = "latency-lab:command";
@@ -27,6 +28,23 @@ pub enum Command {
         /// The study, as the designer holds it.
         study: Box<Study>,
     },
+    /// Play these recorded requests side by side in the Replay view, and
+    /// show it (the replay lab is the main module's).
+    Replay {
+        /// The panes, left to right.
+        panes: Vec<RecordedPane>,
+    },
+}
+
+/// A recorded request to replay in a pane.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedPane {
+    /// The pane's title ("worst (P99 TTFT) · request #7").
+    pub title: String,
+    /// Where it comes from, for the pane's label ("vllm.json · worst…").
+    pub label: String,
+    /// The request.
+    pub request: RequestTrace,
 }
 
 impl Command {
@@ -52,6 +70,14 @@ mod tests {
         let json = c.to_json();
         assert!(json.starts_with(r#"{"command":"run_test","#), "{json}");
         assert_eq!(Command::from_json(&json), Some(c));
+        let r = Command::Replay {
+            panes: vec![RecordedPane {
+                title: "typical".into(),
+                label: "run · typical".into(),
+                request: RequestTrace::default(),
+            }],
+        };
+        assert_eq!(Command::from_json(&r.to_json()), Some(r));
         for other in ["", "{}", r#"{"command":"format_disk"}"#, "[1,2]"] {
             assert_eq!(Command::from_json(other), None, "{other}");
         }

@@ -258,6 +258,20 @@ impl Row {
     }
 }
 
+/// The whole runs (live runs and replays) among `entries` saved since
+/// `since_ms` (a page's opening: its session's runs), oldest first, the
+/// last `keep` of them.
+pub fn runs_since(entries: &[Entry], since_ms: f64, keep: usize) -> Vec<&Entry> {
+    let mut runs: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| {
+            matches!(e.kind, EntryKind::Live | EntryKind::Replay) && e.complete && e.saved_ms >= since_ms
+        })
+        .collect();
+    runs.sort_by(|a, b| a.saved_ms.total_cmp(&b.saved_ms));
+    runs.split_off(runs.len().saturating_sub(keep))
+}
+
 /// `entries` (newest first) as the list shows them: each replay
 /// playback's panes together, at the place of its newest pane; everything
 /// else one row each. A playback with one pane left is a plain row.
@@ -388,6 +402,28 @@ impl Bundle {
 mod tests {
     use super::*;
     use crate::replay::profile::Profile;
+
+    #[test]
+    fn a_sessions_runs_are_its_pages_whole_runs_oldest_first_up_to_a_count() {
+        let t = Trace::default();
+        let entry =
+            |id: &str, kind, saved_ms, complete| Entry::for_trace(id.into(), kind, &t, complete, saved_ms);
+        let mut all = vec![
+            entry("before", EntryKind::Live, 90.0, true),
+            entry("import", EntryKind::Import, 150.0, true),
+            entry("recording", EntryKind::Live, 160.0, false),
+            entry("b", EntryKind::Replay, 130.0, true),
+            entry("a", EntryKind::Live, 120.0, true),
+        ];
+        let ids = |l: &[Entry], keep| {
+            runs_since(l, 100.0, keep).into_iter().map(|e| e.id.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&all, 12), ["a", "b"]);
+        all.extend((0..20).map(|i| entry(&format!("r{i}"), EntryKind::Replay, 200.0 + f64::from(i), true)));
+        let kept = ids(&all, 12);
+        assert_eq!(kept.len(), 12);
+        assert_eq!((kept[0].as_str(), kept[11].as_str()), ("r8", "r19"));
+    }
 
     #[test]
     fn ids_status_and_kinds() {

@@ -1,0 +1,49 @@
+//! The runs module's root: the views that work on runs and files (Import
+//! with the comparison, Analyze, the Library with reports), each mounted
+//! where the main module shows it, sharing one importer, library and route
+//! in the module's own Leptos runtime. They follow the main module through
+//! the URL, IndexedDB and Web Storage; a replay they ask for is played by
+//! the main module (`lab_core::share::command::Command::Replay`).
+
+use leptos::prelude::*;
+
+use super::{AnalyzeView, ImportView, LibraryView};
+use crate::browser::importer::{Importer, use_importer};
+use crate::browser::library::{Library, use_library, use_page_runs};
+use crate::browser::use_route::{UseRoute, use_route};
+use crate::browser::use_scenarios::{UseScenarios, use_scenarios};
+use crate::browser::use_session_runs::SessionRuns;
+use crate::browser::use_shared::use_shared;
+
+/// What the module's views share.
+#[derive(Clone, Copy)]
+struct Shared {
+    route: UseRoute,
+    lib: Library,
+    scenarios: UseScenarios,
+    importer: Importer,
+    runs: SessionRuns,
+}
+
+/// View `part` (`import`, `analyze` or `library`) as the runs module mounts it.
+#[component]
+pub fn RunsModule(part: String) -> impl IntoView {
+    let s = use_shared(|| {
+        let lib = use_library();
+        let scenarios = use_scenarios();
+        let importer = use_importer();
+        // Imports are scored in the worker: it gets the saved scenarios too.
+        Effect::new(move |_| importer.set_scenarios(scenarios.custom.get()));
+        Shared { route: use_route(), lib, scenarios, importer, runs: use_page_runs(lib) }
+    });
+    provide_context(s.route);
+    provide_context(s.lib);
+    provide_context(s.scenarios);
+    provide_context(s.importer);
+    provide_context(s.runs);
+    match part.as_str() {
+        "import" => view! { <ImportView/> }.into_any(),
+        "analyze" => view! { <AnalyzeView/> }.into_any(),
+        _ => view! { <LibraryView/> }.into_any(),
+    }
+}
