@@ -1,7 +1,8 @@
 //! [`use_commands`]: the main module carries out what an on-demand module
 //! asks of it ([`send`] a `lab_core::share::command::Command`): running a
-//! study as a test participant, whose flow lives here, and playing recorded
-//! requests in the replay lab, which lives here too.
+//! study as a test participant, whose flow lives here, playing recorded
+//! requests in the replay lab, which lives here too, and announcing Live's
+//! last run again.
 
 use lab_core::replay::pane::PaneConfig;
 use lab_core::share::command::{Command, EVENT};
@@ -12,6 +13,7 @@ use wasm_bindgen::JsCast;
 use super::study::UseParticipantFlow;
 use super::use_replay_lab::UseReplayLab;
 use super::use_route::UseRoute;
+use super::use_run_announcer::RunAnnouncer;
 
 /// Asks the module that owns `command` to carry it out.
 pub fn send(command: &Command) {
@@ -27,11 +29,13 @@ pub struct UseCommandsOptions {
     pub lab: UseReplayLab,
     /// Shows the Replay view.
     pub route: UseRoute,
+    /// Announces Live's last run again.
+    pub announcer: RunAnnouncer,
 }
 
 /// Carries out the commands sent to the main module while its owner lives.
 pub fn use_commands(options: UseCommandsOptions) {
-    let UseCommandsOptions { flow, lab, route } = options;
+    let UseCommandsOptions { flow, lab, route, announcer } = options;
     let listener = window_event_listener_untyped(EVENT, move |ev: web_sys::Event| {
         let json = ev.dyn_ref::<web_sys::CustomEvent>().and_then(|e| e.detail().as_string());
         match json.as_deref().and_then(Command::from_json) {
@@ -42,6 +46,7 @@ pub fn use_commands(options: UseCommandsOptions) {
                 );
                 route.go(Route::View(View::Replay));
             }
+            Some(Command::AnnounceRun) => announcer.again(),
             None => {}
         }
     });

@@ -62,13 +62,16 @@ pub const STUDY_MODULE: Module =
     Module { what: "study view", script: "./study_module.js", wasm: "./study_module_bg.wasm", part: "study" };
 
 /// The module of the views that work on runs and files: Import (with the
-/// comparison), Analyze and the Library (with reports).
+/// comparison), Analyze, the Library (with reports) and a finished live
+/// run's results (analysis and charts).
 const RUNS: Module = Module { what: "", script: "./runs_module.js", wasm: "./runs_module_bg.wasm", part: "" };
 
 /// The Import view (its module: [`RUNS`]).
 pub const IMPORT_VIEW: Module = Module { what: "Import view", part: "import", ..RUNS };
 /// The Analyze view (its module: [`RUNS`]).
 pub const ANALYZE_VIEW: Module = Module { what: "Analyze view", part: "analyze", ..RUNS };
+/// A finished live run's results, under the Live view (its module: [`RUNS`]).
+pub const LIVE_RESULTS: Module = Module { what: "run's results", part: "live-results", ..RUNS };
 /// The Library view (its module: [`RUNS`]).
 pub const LIBRARY_VIEW: Module = Module { what: "library", part: "library", ..RUNS };
 

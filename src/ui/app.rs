@@ -17,6 +17,7 @@ use crate::browser::use_module::{ANALYZE_VIEW, IMPORT_VIEW, LIBRARY_VIEW, Module
 use crate::browser::use_prefetch::use_prefetch;
 use crate::browser::use_replay_lab::{UseReplayLabOptions, use_replay_lab};
 use crate::browser::use_route::use_route;
+use crate::browser::use_run_announcer::use_run_announcer;
 use crate::browser::use_scenarios::use_scenarios;
 use crate::browser::use_session_runs::use_session_runs;
 
@@ -45,7 +46,9 @@ pub fn App() -> impl IntoView {
     let flow = use_participant_flow(lib, route);
     let notice = RwSignal::new(None::<String>);
     use_links(UseLinksOptions { route, lab, flow, notice });
-    use_commands(UseCommandsOptions { flow, lab, route });
+    let announcer = use_run_announcer();
+    provide_context(announcer);
+    use_commands(UseCommandsOptions { flow, lab, route, announcer });
     provide_context(route);
     provide_context(lib);
     provide_context(runs);

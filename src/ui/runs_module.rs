@@ -7,12 +7,12 @@
 
 use leptos::prelude::*;
 
+use super::live::FinishedRunResults;
 use super::{AnalyzeView, ImportView, LibraryView};
 use crate::browser::importer::{Importer, use_importer};
 use crate::browser::library::{Library, use_library, use_page_runs};
 use crate::browser::use_route::{UseRoute, use_route};
 use crate::browser::use_scenarios::{UseScenarios, use_scenarios};
-use crate::browser::use_session_runs::SessionRuns;
 use crate::browser::use_shared::use_shared;
 
 /// What the module's views share.
@@ -22,10 +22,10 @@ struct Shared {
     lib: Library,
     scenarios: UseScenarios,
     importer: Importer,
-    runs: SessionRuns,
 }
 
-/// View `part` (`import`, `analyze` or `library`) as the runs module mounts it.
+/// View `part` (`import`, `analyze`, `library` or `live-results`) as the
+/// runs module mounts it.
 #[component]
 pub fn RunsModule(part: String) -> impl IntoView {
     let s = use_shared(|| {
@@ -34,16 +34,20 @@ pub fn RunsModule(part: String) -> impl IntoView {
         let importer = use_importer();
         // Imports are scored in the worker: it gets the saved scenarios too.
         Effect::new(move |_| importer.set_scenarios(scenarios.custom.get()));
-        Shared { route: use_route(), lib, scenarios, importer, runs: use_page_runs(lib) }
+        Shared { route: use_route(), lib, scenarios, importer }
     });
     provide_context(s.route);
     provide_context(s.lib);
     provide_context(s.scenarios);
     provide_context(s.importer);
-    provide_context(s.runs);
     match part.as_str() {
-        "import" => view! { <ImportView/> }.into_any(),
+        "import" => {
+            // The session's runs, for the comparison: read back only here.
+            provide_context(use_shared(|| use_page_runs(s.lib)));
+            view! { <ImportView/> }.into_any()
+        }
         "analyze" => view! { <AnalyzeView/> }.into_any(),
+        "live-results" => view! { <FinishedRunResults/> }.into_any(),
         _ => view! { <LibraryView/> }.into_any(),
     }
 }

@@ -5,6 +5,10 @@
 //   5 cold loads per browser: P99 of each load, median and range;
 // - 10,000 tokens at 5,000 tokens/s (two panes, plain text), 3 runs.
 // Run: node tests/bench/replay_browsers.bench.mjs   (part of ./lab bench)
+// Before/after, side by side: BEFORE=<another build's dist/> serves that
+// build beside this one and interleaves their landing loads (browser by
+// browser, build by build), then prints the two P99 columns; the fast runs
+// are skipped.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,8 +40,8 @@ async function fidelity(page) {
   };
 }
 
-async function landing(open) {
-  const { page, context } = await open(`${server.url}`);
+async function landing(open, url = server.url) {
+  const { page, context } = await open(url);
   await waitFor(page, 'pane-1-result', 30_000);
   await waitFor(page, 'pane-0-result');
   const f = await fidelity(page);
@@ -73,6 +77,7 @@ async function fast(open) {
 }
 
 const server = await startServer();
+const before = process.env.BEFORE ? await startServer([], { dist: process.env.BEFORE }) : null;
 const rows = [];
 try {
   const chromium = await launchBrowser();
@@ -84,18 +89,34 @@ try {
     ['WebKit', webkit, (url) => openWebKitPage(webkit, url)],
   ];
   const loads = Object.fromEntries(browsers.map(([n]) => [n, []]));
-  // Cold loads interleaved: Chromium, Firefox, Chromium, …
-  for (let i = 0; i < LOADS; i++) for (const [name, , open] of browsers) loads[name].push(await landing(open));
-  for (const [name, b, open] of browsers) {
-    const f = await fast(open);
-    rows.push({ browser: name, version: await b.version(), landing: loads[name], fast: f });
+  if (before) {
+    const was = Object.fromEntries(browsers.map(([n]) => [n, []]));
+    for (let i = 0; i < LOADS; i++) {
+      for (const [name, , open] of browsers) {
+        was[name].push(await landing(open, before.url));
+        loads[name].push(await landing(open, server.url));
+      }
+    }
+    const col = (xs) => `${median(xs.map((x) => x.p99)).toFixed(2)} ms (${Math.min(...xs.map((x) => x.p99)).toFixed(2)}–${Math.max(...xs.map((x) => x.p99)).toFixed(2)})`;
+    console.log(`| browser | landing story release − due P99, before (${process.env.BEFORE}) | after (this build) | loads |`);
+    console.log('|---|---:|---:|---:|');
+    for (const [name, b] of browsers) console.log(`| ${name} (${await b.version()}) | ${col(was[name])} | ${col(loads[name])} | ${LOADS} + ${LOADS} |`);
+  } else {
+    // Cold loads interleaved: Chromium, Firefox, Chromium, …
+    for (let i = 0; i < LOADS; i++) for (const [name, , open] of browsers) loads[name].push(await landing(open));
+    for (const [name, b, open] of browsers) {
+      const f = await fast(open);
+      rows.push({ browser: name, version: await b.version(), landing: loads[name], fast: f });
+    }
   }
   await chromium.close();
   await firefox.close();
   await webkit.close();
 } finally {
   server.stop();
+  before?.stop();
 }
+if (before) process.exit(0);
 mkdirSync(ARTIFACTS, { recursive: true });
 writeFileSync(path.join(ARTIFACTS, 'replay-browsers.json'), JSON.stringify(rows, null, 2));
 const r2 = (xs) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;

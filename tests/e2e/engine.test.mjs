@@ -128,6 +128,7 @@ describe('live mode against a real llama.cpp engine', () => {
     await page.getByTestId('run-prompt-max').selectOption('1024');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 120_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     const { trace, path: file } = await downloadTrace(page);
     assert.ok(trace.requests.every((r) => !r.failure), JSON.stringify(trace.requests.map((r) => r.failure)));
     const summary = await page.getByTestId('prefill-summary').textContent();
@@ -146,6 +147,7 @@ describe('live mode against a real llama.cpp engine', () => {
     for (let i = 0; i < 3; i++) {
       await page.getByTestId('start').click();
       await waitForText(page.getByTestId('run-status'), /^Finished/, 120_000);
+      await page.getByTestId('run-results').waitFor(); // drawn by the runs module
       const { trace } = await downloadTrace(page);
       for (const r of trace.requests.filter((q) => q.turn === 1)) {
         assert.equal(r.failure, undefined, JSON.stringify(r.failure));

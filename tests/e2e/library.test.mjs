@@ -48,6 +48,7 @@ describe('run library', () => {
     await setField(page, 'model', 'profile:ttft=50,tpot=5,tokens=20');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     // An imported file joins the library.
     await page.getByTestId('tab-import').click();
     await page.getByTestId('import-input').setInputFiles(path.join(ROOT, 'tests/fixtures/import/vllm_bench_serve.json'));
@@ -113,6 +114,7 @@ describe('run library', () => {
     await setField(page, 'model', 'profile:ttft=120,tpot=5,tokens=20,jitter=constant');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     await page.getByTestId('score-chat-perceived').waitFor();
     const liveScore = await page.getByTestId('score-chat-perceived-value').innerText();
     // A story plays to its end: its two panes are one library row.

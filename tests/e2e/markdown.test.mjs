@@ -66,11 +66,13 @@ describe('markdown', () => {
     // While it streams, the answer grows block by block.
     await page.getByTestId('output').locator('ol').first().waitFor({ timeout: 20_000 });
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     await assertRendered(page.getByTestId('output'));
     // Text mode shows the source.
     await page.getByTestId('live-render-mode').selectOption('text');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     assert.equal(await page.getByTestId('output').innerText(), ANSWER);
     assert.deepEqual(problems, []);
     await context.close();

@@ -20,6 +20,7 @@ describe('where latency comes from', () => {
     await page.getByTestId('run-prompt-max').selectOption('4096');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 60_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     const summary = await page.getByTestId('prefill-summary').textContent();
     const rate = Number(/about (\d+) tokens\/s/.exec(summary)?.[1]);
     assert.ok(Math.abs(rate - 4000) <= 400, `fitted ${rate} tokens/s against 4000: ${summary}`);
@@ -39,6 +40,7 @@ describe('where latency comes from', () => {
     await setField(page, 'run-turns', 3);
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 60_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     assert.equal(await page.getByTestId('turn-row').count(), 6);
     assert.match(await page.getByTestId('turns-saving').textContent(), /prefix caching saves about \d+ ms/);
     const { trace } = await downloadTrace(page);
@@ -84,6 +86,7 @@ describe('where latency comes from', () => {
     // Running from the start (not the sweep's "Finished" until a first answer), with requests in flight.
     await waitForText(page.getByTestId('run-status'), /^Streaming… \d+ of \d+ request\(s\) done, [1-9]\d* at once/, 10_000);
     await waitForText(page.getByTestId('run-status'), /^Finished/, 90_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     const summary = await page.getByTestId('rate-summary').textContent();
     assert.match(summary, /Requests started to queue at about [\d.]+ requests\/s/);
     assert.match(summary, /The browser (sent [\d.]+ ms late at P99|could not keep the schedule: it sent \d+ ms late at P99)/);
@@ -121,6 +124,7 @@ describe('where latency comes from', () => {
     const ttft = await waitForText(page.getByTestId('live-ttft'), /ms$/, 5_000);
     assert.ok(Number.parseFloat(ttft) < 450, `the tile shows this run's first request (${ttft}), not the last run's 600 ms`);
     await waitForText(page.getByTestId('run-status'), /^Finished/, 60_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     const summary = await page.getByTestId('rate-summary').textContent();
     assert.match(summary, /^Requests queued in the browser, not at the server/, summary);
     assert.doesNotMatch(summary, /Requests started to queue/);

@@ -14,6 +14,7 @@ describe('reasoning', () => {
     await setField(page, 'model', 'profile:ttft=100,tpot=5,jitter=constant,reasoning=40,tokens=10');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     assert.match(await page.getByTestId('reasoning').textContent(), /^Let me think/);
     assert.ok((await page.getByTestId('output').innerText()).length > 0, 'the answer is shown');
     const ttft = Number.parseFloat(await page.getByTestId('metric-ttft-median').textContent());

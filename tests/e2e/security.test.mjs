@@ -58,6 +58,7 @@ describe('security', () => {
     await setField(page, 'model', 'trace:hostile');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     const out = page.getByTestId('live-view');
     assert.equal(await out.locator('img, script, svg[onload], a[href^="javascript:"]').count(), 0);
     assert.match(await out.innerText(), /<img src=x onerror=/);
@@ -86,6 +87,7 @@ describe('security', () => {
     await setField(page, 'model', 'profile:ttft=20,tpot=2,tokens=20');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     const exports = {};
     exports.trace = await download(page, page.getByTestId('download-trace').first());
     await page.getByTestId('tab-library').click();

@@ -29,6 +29,7 @@ describe('display smoothing', () => {
     const lag = async () => {
       await page.getByTestId('start').click();
       await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+      await page.getByTestId('run-results').waitFor(); // drawn by the runs module
       const { trace } = await downloadTrace(page);
       const last = trace.requests[0].chunks.at(-1);
       return { lag: last.painted_ms - last.arrived_ms, text: await page.getByTestId('output').textContent() };

@@ -12,6 +12,7 @@ async function stream(page, model) {
   await setField(page, 'model', model);
   await page.getByTestId('start').click();
   await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+  await page.getByTestId('run-results').waitFor(); // drawn by the runs module
 }
 
 /** The calls shown: [name, arguments]. */

@@ -39,6 +39,7 @@ const VIEWS = {
     await setField(page, 'model', 'profile:ttft=100,tpot=10,tokens=30');
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 20_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
   },
   import: async (page) => {
     await page.getByTestId('import-input').setInputFiles(path.join(ROOT, 'tests/fixtures/import/vllm_bench_serve.json'));
@@ -146,6 +147,7 @@ describe('charts, accessibility, first run', () => {
     await setField(page, 'run-rounds', 1);
     await page.getByTestId('start').click();
     await waitForText(page.getByTestId('run-status'), /^Finished/, 30_000);
+    await page.getByTestId('run-results').waitFor(); // drawn by the runs module
     // Levels 1, 2, 4 × 4 lines (TTFT/E2EL P50/P95).
     assert.equal(await page.locator('[data-testid=chart-concurrency] [data-testid=concurrency-point]').count(), 12);
     await page.getByTestId('tab-replay').click();

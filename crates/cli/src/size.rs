@@ -50,7 +50,7 @@ pub const BUDGETS: [Budget; 6] = [
         module: "app",
         holds: |f| f.starts_with("latency-lab-app"),
         loaded: Loaded::FirstVisit,
-        budget: 690_000,
+        budget: 635_000,
         target: 450_000,
     },
     Budget {
@@ -75,10 +75,10 @@ pub const BUDGETS: [Budget; 6] = [
         target: 200_000,
     },
     Budget {
-        module: "Import, Analyze and Library views",
+        module: "runs views (Import, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 460_000,
+        budget: 465_000,
         target: 200_000,
     },
     Budget {

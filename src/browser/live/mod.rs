@@ -78,6 +78,8 @@ pub struct UseLiveRunOptions {
     pub library: Library,
     /// Keeps finished runs for this page's replay panes and comparisons.
     pub runs: SessionRuns,
+    /// Tells the view of its results (another module) about each finished run.
+    pub announcer: crate::browser::use_run_announcer::RunAnnouncer,
 }
 
 /// The hook's signals and actions.
@@ -169,7 +171,9 @@ impl UseLiveRun {
             }
         };
         let trace = progress.trace(progress.so_far.clone());
-        self.result.set(Some(MeasuredRun::of(trace, &levels)));
+        let finished = lab_core::share::command::FinishedRun { trace, levels };
+        self.result.set(Some(MeasuredRun::of(finished.trace.clone(), &finished.levels)));
+        o.announcer.announce(&finished);
         self.phase.set(if abort.aborted() { RunPhase::Stopped } else { RunPhase::Finished });
         self.abort.set_value(None);
     }

@@ -18,13 +18,16 @@ use leptos::prelude::*;
 use answer_format::AnswerFormat;
 use controls::RunControls;
 pub use form::EndpointForm;
-pub use results::RunResults;
+pub use results::{FinishedRunResults, RunResults};
 pub use stats::{LiveStatsPanel, Sparkline};
 
 use crate::browser::library::Library;
 use crate::browser::live::{RunPhase, UseLiveRunOptions, use_live_run};
 use crate::browser::use_endpoint_settings::use_endpoint_settings;
+use crate::browser::use_module::LIVE_RESULTS;
+use crate::browser::use_run_announcer::RunAnnouncer;
 use crate::browser::use_session_runs::SessionRuns;
+use crate::ui::LazyView;
 
 /// The live view.
 #[component]
@@ -42,6 +45,7 @@ pub fn LiveView() -> impl IntoView {
         tools,
         library,
         runs,
+        announcer: expect_context::<RunAnnouncer>(),
     });
     let running = run.running();
     let status = move || match run.phase.get() {
@@ -76,7 +80,8 @@ pub fn LiveView() -> impl IntoView {
                     <div class="tool-calls" node_ref=tools data-testid="tool-calls" role="group" aria-label="Tool calls"></div>
                 </div>
             </div>
-            {move || run.result.get().map(|out| view! { <RunResults run=out/> })}
+            // The results are drawn by the runs module, loaded once a run has finished.
+            <LazyView module=LIVE_RESULTS shown=Signal::derive(move || run.result.with(Option::is_some))/>
         </section>
     }
 }

@@ -15,6 +15,14 @@ use crate::ui::AnalysisPanel;
 /// Stalls listed at most.
 pub const MAX_STALLS_LISTED: usize = 50;
 
+/// Live's last finished run's results, as the runs module shows them under
+/// the Live view ([`crate::browser::use_finished_run`]).
+#[component]
+pub fn FinishedRunResults() -> impl IntoView {
+    let run = crate::browser::use_finished_run::use_finished_run();
+    move || run.get().map(|out| view! { <RunResults run=out/> })
+}
+
 /// The results of one run.
 #[component]
 pub fn RunResults(run: MeasuredRun) -> impl IntoView {

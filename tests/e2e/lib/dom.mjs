@@ -98,13 +98,16 @@ export async function download(page, id) {
 }
 
 /** Runs a live request from the Live view and waits for it to end. */
-export async function runLive(page, { model, mode = 'single', n, baseUrl, timeout = 60_000 }) {
+export async function runLive(page, { model, mode = 'single', n, baseUrl, timeout = 60_000, results = true }) {
   if (baseUrl) await setValue(page, 'base-url', baseUrl);
   if (model) await setValue(page, 'model', model);
   await setValue(page, 'run-mode', mode);
   if (n) await setValue(page, 'run-n', n);
   await click(page, 'start');
-  return waitText(page, 'run-status', /^(Finished|Stopped)/, timeout);
+  const status = await waitText(page, 'run-status', /^(Finished|Stopped)/, timeout);
+  // The results are drawn by the runs module, loaded after the first run.
+  if (results) await waitFor(page, 'run-results', 20_000);
+  return status;
 }
 
 /** How many elements match the CSS selector. */

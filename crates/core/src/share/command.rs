@@ -9,10 +9,14 @@
 use serde::{Deserialize, Serialize};
 
 use crate::study::Study;
-use crate::trace::RequestTrace;
+use crate::trace::{RequestTrace, Trace};
 
 /// The DOM event a command travels in (on `window`, its `detail` the JSON).
 pub const EVENT: &str = "latency-lab:command";
+/// The DOM event the main module announces Live's last finished run in (its
+/// `detail` a [`FinishedRun`]'s JSON), for the view that shows its results,
+/// which lives in another module.
+pub const RUN_EVENT: &str = "latency-lab:finished-run";
 /// The DOM event a module sends when it wrote Web Storage, so the others in
 /// the same page read it again (`storage` events only reach other tabs);
 /// its `detail` is the key.
@@ -34,6 +38,31 @@ pub enum Command {
         /// The panes, left to right.
         panes: Vec<RecordedPane>,
     },
+    /// Announce Live's last finished run again (the view that shows its
+    /// results has just been mounted, after the announcement).
+    AnnounceRun,
+}
+
+/// Live's last finished run, as announced on [`RUN_EVENT`]: what
+/// `measure::run::MeasuredRun::of` measures it from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FinishedRun {
+    /// All its requests.
+    pub trace: Trace,
+    /// Its requests per concurrency level (a sweep's), in the order run.
+    pub levels: Vec<(u32, Trace)>,
+}
+
+impl FinishedRun {
+    /// Its JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A run from JSON; `None` for anything else.
+    pub fn from_json(text: &str) -> Option<Self> {
+        serde_json::from_str(text).ok()
+    }
 }
 
 /// A recorded request to replay in a pane.
@@ -78,6 +107,12 @@ mod tests {
             }],
         };
         assert_eq!(Command::from_json(&r.to_json()), Some(r));
+        assert_eq!(Command::from_json(r#"{"command":"announce_run"}"#), Some(Command::AnnounceRun));
+        let mut t = Trace::default();
+        t.requests.push(RequestTrace::default());
+        let run = FinishedRun { trace: t.clone(), levels: vec![(1, t.clone()), (2, t)] };
+        assert_eq!(FinishedRun::from_json(&run.to_json()), Some(run));
+        assert_eq!(FinishedRun::from_json("{}"), None);
         for other in ["", "{}", r#"{"command":"format_disk"}"#, "[1,2]"] {
             assert_eq!(Command::from_json(other), None, "{other}");
         }
