@@ -4,9 +4,12 @@
 // one run. The difference between the two clients is what the lab itself
 // adds to TTFT.
 // Run: node tests/bench/live_browsers.bench.mjs   (part of ./lab bench)
-import { ARTIFACTS, startServer } from '../e2e/lib/lab.mjs';
+// Before/after, side by side: BEFORE=<another build's dist/> serves that
+// build too (the same serve binary); every round and browser then measures
+// the lab's client on both builds (before, after) and the paused plain loop.
+import { ARTIFACTS, launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
 import { download, runLive } from '../e2e/lib/dom.mjs';
-import { bothBrowsers } from '../e2e/lib/firefox.mjs';
+import { bothBrowsers, launchFirefox, openFirefoxPage } from '../e2e/lib/firefox.mjs';
 import { launchWebKit, openWebKitPage } from '../e2e/lib/webkit.mjs';
 import { plainLoop } from './lib/plain_loop.mjs';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -41,6 +44,44 @@ function plain(page, base, pause) {
 }
 
 const server = await startServer();
+if (process.env.BEFORE) {
+  const before = await startServer([], { dist: process.env.BEFORE });
+  const out = [];
+  try {
+    const browsers = [
+      ['Chromium', await launchBrowser(), openPage],
+      ['Firefox', await launchFirefox(), openFirefoxPage],
+      ['WebKit', await launchWebKit(), openWebKitPage],
+    ];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, browser, open] of browsers) {
+        const row = { browser: name };
+        for (const [build, srv] of [['before', before], ['after', server]]) {
+          // Each page streams from its own server (the same binary): same
+          // origin, as a visitor's page does; only the page differs.
+          const { page, context } = await open(browser, `${srv.url}#live`);
+          row[build] = await lab(page);
+          if (build === 'after') row.paused = await plain(page, server.url, true);
+          await context.close();
+        }
+        out.push(row);
+      }
+    }
+    for (const [, b] of browsers) await b.close();
+  } finally {
+    before.stop();
+    server.stop();
+  }
+  console.log(`\nTTFT − server's TTFT (ms), ${MODEL}, ${N} requests per build, round and browser: median of rounds' medians (range)\n`);
+  console.log(`| browser | lab, before (${process.env.BEFORE}) | lab, after (this build) | plain loop, paused like the lab |`);
+  console.log('|---|---|---|---|');
+  for (const name of ['Chromium', 'Firefox', 'WebKit']) {
+    const mine = out.filter((r) => r.browser === name);
+    const col = (k) => { const m = mine.map((r) => median(r[k])); return `${median(m).toFixed(2)} (${range(m)})`; };
+    console.log(`| ${name} | ${col('before')} | ${col('after')} | ${col('paused')} |`);
+  }
+  process.exit(0);
+}
 const rows = [];
 try {
   const browsers = await bothBrowsers(`${server.url}#live`);
