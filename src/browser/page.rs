@@ -19,6 +19,19 @@ pub fn base_url() -> String {
     format!("{}{path}", origin())
 }
 
+/// `path` of an on-demand module's file under the content-hashed name the
+/// build gave it (listed in the page's `lab_core::share::modules::META`
+/// tag; the plain name when the page lists none).
+pub fn module_file(path: &str) -> String {
+    let selector = format!("meta[name=\"{}\"]", lab_core::share::modules::META);
+    let listed = window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(&selector).ok().flatten())
+        .and_then(|m| m.get_attribute("content"))
+        .unwrap_or_default();
+    lab_core::share::modules::named(path, &listed)
+}
+
 /// The URL fragment, with its `#` (empty when there is none).
 pub fn fragment() -> String {
     window().and_then(|w| w.location().hash().ok()).unwrap_or_default()

@@ -23,6 +23,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use super::files::js_message;
+use super::page;
 
 #[wasm_bindgen(inline_js = "export function load_module(script, wasm) {
     return import(script).then((m) => m.default({ module_or_path: wasm }).then(() => m));
@@ -49,9 +50,10 @@ thread_local! {
 pub struct Module {
     /// What it is, for people ("study designer").
     pub what: &'static str,
-    /// Its script (relative to the page).
+    /// Its script (relative to the page), as Trunk names it; the build
+    /// gives it a content-hashed name ([`super::page::module_file`]).
     pub script: &'static str,
-    /// Its wasm (relative to the page).
+    /// Its wasm (relative to the page), named likewise.
     pub wasm: &'static str,
     /// Which of its views (its `mount` takes it).
     pub part: &'static str,
@@ -173,7 +175,8 @@ fn started(module: Module) -> Result<js_sys::Promise, JsValue> {
         if let Some(p) = &slot.loading {
             return Ok(p.clone());
         }
-        let p = load_module(&url_of(module.script, slot.failed)?, &url_of(module.wasm, slot.failed)?);
+        let (script, wasm) = (page::module_file(module.script), page::module_file(module.wasm));
+        let p = load_module(&url_of(&script, slot.failed)?, &url_of(&wasm, slot.failed)?);
         slot.loading = Some(p.clone());
         Ok(p)
     })

@@ -18,7 +18,7 @@ pub fn use_prefetch(after: Signal<bool>, urls: &'static [&'static str]) {
         done.set_value(true);
         when_idle(move || {
             for url in urls {
-                let _ = prefetch(url);
+                let _ = prefetch(&super::page::module_file(url));
             }
         });
     });

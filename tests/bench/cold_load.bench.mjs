@@ -30,8 +30,8 @@ const TARGETS = [
   { name: 'participant link, consent', hash: LINKS.study.fragment, selector: '[data-testid=participant-consent]' },
   { name: 'study view, designer', hash: '#study', selector: '[data-testid=study-run]' },
   { name: 'library view (runs module)', hash: '#library', selector: '[data-testid=library-view]' },
-  { name: 'study view after prefetch, from the click', hash: '', selector: '[data-testid=study-run]', prefetched: { wasm: 'study_module_bg.wasm', tab: 'tab-study' } },
-  { name: 'library view after prefetch, from the click', hash: '', selector: '[data-testid=library-view]', prefetched: { wasm: 'runs_module_bg.wasm', tab: 'tab-library' } },
+  { name: 'study view after prefetch, from the click', hash: '', selector: '[data-testid=study-run]', prefetched: { wasm: 'study_module(-[0-9a-f]+)?_bg\\.wasm', tab: 'tab-study' } },
+  { name: 'library view after prefetch, from the click', hash: '', selector: '[data-testid=library-view]', prefetched: { wasm: 'runs_module(-[0-9a-f]+)?_bg\\.wasm', tab: 'tab-library' } },
 ];
 
 const median = (xs) => {
@@ -78,7 +78,7 @@ async function load(browser, url, target, conditions) {
   if (target.prefetched) {
     // The landing replay plays, then the modules come in idle time.
     await page.waitForFunction(
-      (wasm) => performance.getEntriesByType('resource').some((e) => e.name.includes(wasm) && e.responseEnd > 0),
+      (wasm) => performance.getEntriesByType('resource').some((e) => new RegExp(wasm).test(e.name) && e.responseEnd > 0),
       target.prefetched.wasm,
       { timeout: 120_000, polling: 250 },
     );

@@ -60,6 +60,23 @@ describe('compressed, cacheable transfer', () => {
     }
   });
 
+  test('the on-demand modules carry content-hashed names, listed in the page, immutable', async () => {
+    const page = (await get(server.url)).body.toString();
+    const listed = page.match(/<meta name="latency-lab-modules" content="([^"]+)">/);
+    assert.ok(listed, 'index.html lists the modules');
+    const stems = listed[1].split(' ');
+    assert.deepEqual(stems.map((s) => s.replace(/-[0-9a-f]{16}$/, '')), ['study_module', 'runs_module']);
+    for (const stem of stems) {
+      for (const file of [`${stem}.js`, `${stem}_bg.wasm`]) {
+        const r = await get(`${server.url}${file}`, { 'accept-encoding': 'br' });
+        assert.equal(r.status, 200, file);
+        assert.equal(r.headers['cache-control'], 'public, max-age=31536000, immutable', file);
+      }
+    }
+    const plain = await get(`${server.url}study_module.js`);
+    assert.equal(plain.status, 404, 'the plain name is gone');
+  });
+
   test('the page and files without a content hash are revalidated', async () => {
     for (const p of ['', 'index.html', 'public/replay-clock.js', 'import_worker.js', 'no/such/view']) {
       const r = await get(`${server.url}${p}`, { 'accept-encoding': 'br' });

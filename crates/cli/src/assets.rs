@@ -46,9 +46,12 @@ pub enum AssetError {
     /// No app build where one was expected.
     #[error("{0} holds no built app (no index.html); run ./lab build")]
     NotBuilt(PathBuf),
+    /// An on-demand module the build should hold is not there.
+    #[error("the build holds no {0}.js and {0}_bg.wasm (nor renamed ones); run ./lab build")]
+    MissingModule(&'static str),
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AssetError + '_ {
+pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AssetError + '_ {
     move |source| AssetError::Io { path: path.to_path_buf(), source }
 }
 
@@ -100,7 +103,7 @@ pub fn gzip(data: &[u8]) -> Vec<u8> {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory.
-fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), AssetError> {
+pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), AssetError> {
     let tmp = path.with_extension(format!("{}.part", ext(path)));
     std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
     std::fs::rename(&tmp, path).map_err(io(path))

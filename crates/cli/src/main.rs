@@ -8,6 +8,8 @@
 //!   trace file, as a table or as JSON (`--json`).
 //! - `latency-lab csp`: prints the app's Content-Security-Policy;
 //!   `--inject` writes it into the built `index.html` for static hosting.
+//! - `latency-lab fingerprint`: content-hashed names for the on-demand
+//!   modules, listed in `index.html`.
 //! - `latency-lab compress`: writes the build's precompressed copies
 //!   (`.br`, `.gz`) that `serve` sends ([`assets`]).
 //! - `latency-lab size`: what a visitor downloads, module by module, against
@@ -22,6 +24,7 @@ mod assets;
 mod catalog;
 mod csp;
 mod emit;
+mod fingerprint;
 mod pacer;
 mod serve;
 mod size;
@@ -51,6 +54,8 @@ enum Command {
     Csp(CspArgs),
     /// Write Brotli and gzip copies beside the built app's files.
     Compress(DistArgs),
+    /// Give the on-demand modules content-hashed names (listed in index.html).
+    Fingerprint(DistArgs),
     /// Print what a visitor downloads, module by module, against the budgets.
     Size(SizeArgs),
 }
@@ -186,6 +191,16 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("latency-lab compress: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Fingerprint(args) => match fingerprint::fingerprint(&args.dist) {
+            Ok(stems) => {
+                println!("on-demand modules named {}", stems.join(", "));
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("latency-lab fingerprint: {e}");
                 ExitCode::from(2)
             }
         },

@@ -7,10 +7,12 @@
 //! - [`route`]: the app's own addresses (`#live`, `#participate`, …): which
 //!   view a URL opens.
 //! - [`command`]: what one module of the page asks another to do.
+//! - [`modules`]: the content-hashed names of the page's on-demand modules.
 
 pub mod command;
 pub mod library;
 pub mod link;
+pub mod modules;
 pub mod report;
 pub mod route;
 pub mod threshold_report;
