@@ -17,7 +17,7 @@
 //! | [`study::use_outbox`] | answers waiting for the study server, sent in order |
 //! | [`study::use_study_designer`], [`study::use_study_results`] | a study's design and its results |
 //! | [`study::use_study_server`] | publishing, polling and closing studies on the study server |
-//! | [`library::use_library`], [`library::use_library_view`] | everything saved in IndexedDB |
+//! | [`library::use_library`], [`use_library_view`] | everything saved in IndexedDB |
 //! | [`importer::use_importer`] | the import worker and the runs it holds |
 //! | [`use_session_runs`] | the runs of this page, for replay panes and comparisons |
 //! | [`use_scenarios`] | the scenarios every analysis scores: presets and saved custom ones |
@@ -64,6 +64,7 @@ pub mod use_endpoint_settings;
 pub mod use_file_drop;
 pub mod use_finished_run;
 pub mod use_frame_loop;
+pub mod use_library_view;
 pub mod use_links;
 pub mod use_module;
 pub mod use_prefetch;

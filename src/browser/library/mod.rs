@@ -6,11 +6,7 @@
 mod bundle;
 mod sync;
 mod use_library;
-mod use_library_view;
 mod use_page_runs;
 
 pub use use_library::{Library, use_library};
-pub use use_library_view::{
-    MAX_BUNDLE_BYTES, UseLibraryView, UseLibraryViewOptions, file_name, use_library_view,
-};
 pub use use_page_runs::use_page_runs;

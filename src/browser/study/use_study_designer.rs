@@ -40,7 +40,8 @@ pub struct UseStudyDesigner {
 
 /// Opens the designer on the study open last time (or the example);
 /// `run_test` runs a study as a test participant (the participant flow,
-/// which lives in the main module: `browser::use_commands`).
+/// which lives in the main module: the study module asks for it with
+/// `lab_core::share::command::Command::RunTest`).
 pub fn use_study_designer(lib: Library, run_test: Callback<Study>) -> UseStudyDesigner {
     let d = UseStudyDesigner {
         draft: RwSignal::new(Study::example()),

@@ -12,7 +12,8 @@ use row::{GroupRows, LibraryRow};
 
 use crate::browser::files;
 use crate::browser::importer::Importer;
-use crate::browser::library::{Library, UseLibraryViewOptions, use_library_view};
+use crate::browser::library::Library;
+use crate::browser::use_library_view::{UseLibraryViewOptions, use_library_view};
 use crate::browser::use_route::UseRoute;
 use crate::ui::live::RunResults;
 

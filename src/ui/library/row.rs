@@ -5,8 +5,8 @@ use lab_core::measure::registry::LATENCY;
 use lab_core::share::library::{Entry, EntryKind, Row, parse_tags};
 use leptos::prelude::*;
 
-use crate::browser::library::UseLibraryView;
 use crate::browser::page;
+use crate::browser::use_library_view::UseLibraryView;
 use crate::ui::format::{ms, opt};
 
 /// A row of the library table.

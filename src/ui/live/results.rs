@@ -9,7 +9,6 @@ use leptos::prelude::*;
 use super::comparisons::Comparisons;
 use super::sweep::SweepTable;
 use crate::browser::files::download_text;
-use crate::browser::library::file_name;
 use crate::ui::AnalysisPanel;
 
 /// Stalls listed at most.
@@ -28,7 +27,7 @@ pub fn FinishedRunResults() -> impl IntoView {
 pub fn RunResults(run: MeasuredRun) -> impl IntoView {
     let trace = run.trace.clone();
     let download = move |_| {
-        let _ = download_text(&file_name(&trace, ".trace.json"), "application/json", &trace.to_json());
+        let _ = download_text(&trace.file_name(".trace.json"), "application/json", &trace.to_json());
     };
     let per = &run.analysis.metrics.per_request;
     let stalls: Vec<String> = per

@@ -10,7 +10,6 @@ use leptos::prelude::*;
 use super::editor::ProfileEditor;
 use super::smoothing::PaneSmoothing;
 use crate::browser::files::download_text;
-use crate::browser::library::file_name;
 use crate::browser::use_replay_lab::UseReplayLab;
 use crate::ui::format::{ms_or_s, opt};
 
@@ -67,7 +66,7 @@ pub fn PaneOutcome(index: usize, run: MeasuredRun) -> impl IntoView {
     };
     let trace = run.trace.clone();
     let download = move |_| {
-        let _ = download_text(&file_name(&trace, ".trace.json"), "application/json", &trace.to_json());
+        let _ = download_text(&trace.file_name(".trace.json"), "application/json", &trace.to_json());
     };
     view! {
         <section class="pane-outcome" data-testid=format!("pane-{i}-result")>

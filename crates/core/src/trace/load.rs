@@ -112,6 +112,22 @@ impl Trace {
         serde_json::to_string_pretty(&out).unwrap_or_default()
     }
 
+    /// The name of a file of this trace, ending in `suffix`
+    /// (`.trace.json`, `.report.html`): its label and creation time, with
+    /// anything but ASCII letters and digits made `-`.
+    pub fn file_name(&self, suffix: &str) -> String {
+        let label: String = self
+            .meta
+            .label
+            .as_deref()
+            .unwrap_or("run")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .collect();
+        let date = self.meta.created_at.as_deref().unwrap_or("").replace([':', '.'], "-");
+        format!("latency-lab-{label}-{date}{suffix}")
+    }
+
     /// Checks that times are finite, non-negative where they are durations,
     /// and ordered: headers after sending, chunks after headers and in order.
     pub fn validate(&self) -> Result<(), TraceError> {

@@ -482,6 +482,18 @@ mod tests {
     }
 
     #[test]
+    fn a_traces_file_is_named_by_its_label_and_time_in_safe_characters() {
+        let mut t = Trace::default();
+        assert_eq!(t.file_name(".trace.json"), "latency-lab-run-.trace.json");
+        t.meta.label = Some("Chat / GPT 4.1".into());
+        t.meta.created_at = Some("2026-12-05T10:00:00.000Z".into());
+        assert_eq!(
+            t.file_name(".report.html"),
+            "latency-lab-chat---gpt-4-1-2026-12-05T10-00-00-000Z.report.html"
+        );
+    }
+
+    #[test]
     fn round_trips_through_json() {
         let t = sample();
         let back = Trace::from_json(&t.to_json()).unwrap();

@@ -7,11 +7,10 @@ use lab_core::measure::run::MeasuredRun;
 use lab_core::share::library::{Bundle, Entry, EntryKind, EntryStatus, Row, rows};
 use lab_core::share::report;
 use lab_core::share::route::{Route, View};
-use lab_core::trace::Trace;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::Library;
+use super::library::Library;
 use crate::browser::files::{self, download_text};
 use crate::browser::importer::Importer;
 use crate::browser::page;
@@ -46,20 +45,6 @@ pub struct UseLibraryView {
     /// The scenarios Live, Import and Analyze score with (custom ones too):
     /// a report scores with the same.
     scenarios: Signal<Vec<lab_core::measure::score::Scenario>>,
-}
-
-/// The name of a file of `trace`, ending in `suffix` (`.trace.json`).
-pub fn file_name(t: &Trace, suffix: &str) -> String {
-    let label: String = t
-        .meta
-        .label
-        .as_deref()
-        .unwrap_or("run")
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
-        .collect();
-    let date = t.meta.created_at.as_deref().unwrap_or("").replace([':', '.'], "-");
-    format!("latency-lab-{label}-{date}{suffix}")
 }
 
 /// The ending of "entr…" for `n` entries.
@@ -175,9 +160,9 @@ impl UseLibraryView {
                         let opts = AnalysisOptions::standard(v.scenarios.get_untracked());
                         let a = Analysis::of(&t, &opts);
                         let html = report::run_report(&t, &a, &page::today(), v.status(&e));
-                        download_text(&file_name(&t, ".report.html"), "text/html", &html)
+                        download_text(&t.file_name(".report.html"), "text/html", &html)
                     } else {
-                        download_text(&file_name(&t, ".trace.json"), "application/json", &t.to_json())
+                        download_text(&t.file_name(".trace.json"), "application/json", &t.to_json())
                     };
                     r.map_err(|e| e.to_string())
                 }),
