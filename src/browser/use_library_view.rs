@@ -132,10 +132,7 @@ impl UseLibraryView {
                 },
                 EntryKind::Study => v.route.go(Route::View(View::Study)),
                 _ => match v.lib.trace(&e.id).await {
-                    Ok(t) => {
-                        let c = t.meta.concurrency.unwrap_or(1);
-                        v.shown.set(Some((e.id.clone(), MeasuredRun::of(t.clone(), &[(c, t)]))));
-                    }
+                    Ok(t) => v.shown.set(Some((e.id.clone(), MeasuredRun::of(t, &[])))),
                     Err(m) => v.message.set(Some(format!("{}: {m}", e.name))),
                 },
             }

@@ -37,10 +37,7 @@ pub fn use_page_runs(lib: Library) -> SessionRuns {
                     // A run that cannot be read back is left out, as the
                     // library view says why when it is opened.
                     None => match lib.trace(id).await {
-                        Ok(t) => {
-                            let c = t.meta.concurrency.unwrap_or(1);
-                            MeasuredRun::of(t.clone(), &[(c, t)])
-                        }
+                        Ok(t) => MeasuredRun::of(t, &[]),
                         Err(_) => continue,
                     },
                 };
