@@ -14,6 +14,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lab_core::replay::text;
+use lab_core::serve::bounds::{self, Bounds};
 use lab_core::serve::cache::{BLOCK_TOKENS, CAPACITY_BLOCKS, PrefixCache};
 use lab_core::serve::capacity;
 use lab_core::serve::fault::Fault;
@@ -22,11 +23,16 @@ use lab_core::serve::protocol::{FAULT_HEADER, PROFILE_HEADER, REQUEST_ID_HEADER}
 use lab_core::stream::openai::encode::{StreamWriter, error_body};
 use lab_core::stream::openai::request::CompletionRequest;
 use lab_core::trace::ApiFlavor;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
 
 use crate::catalog::{Catalog, Source};
 use crate::emit::Emission;
+use crate::ops::observe::ClientIp;
+use crate::ops::streams::Streams;
 use crate::pacer::Pacer;
 use crate::truth::{GroundTruth, Record, TruthStore, lock};
 
@@ -51,6 +57,31 @@ pub struct Api {
     cache: Arc<Mutex<PrefixCache>>,
     /// Decode slots per profile with `slots` (keyed by its spec).
     slots: Arc<Mutex<HashMap<String, Arc<Semaphore>>>>,
+    /// What a request may ask for, and who holds what.
+    limits: Arc<Limits>,
+}
+
+/// What the endpoint promises and watches.
+pub struct Limits {
+    /// The longest wait and response a plan may ask for.
+    pub bounds: Bounds,
+    /// Responses in flight per client.
+    pub streams: Arc<Streams>,
+    /// Where each streamed chunk's lateness goes (`/metrics`).
+    pub lateness: Option<Histogram>,
+    /// Cancelled on shutdown: open streams end with a final event.
+    pub shutdown: CancellationToken,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            bounds: bounds::DEFAULT,
+            streams: Streams::new(0, Gauge::default()),
+            lateness: None,
+            shutdown: CancellationToken::new(),
+        }
+    }
 }
 
 impl Api {
@@ -64,7 +95,13 @@ impl Api {
             next_id: Arc::new(AtomicU64::new(1)),
             cache: Arc::default(),
             slots: Arc::default(),
+            limits: Arc::default(),
         }
+    }
+
+    /// The same API keeping `limits`.
+    pub fn limited(self, limits: Limits) -> Self {
+        Self { limits: Arc::new(limits), ..self }
     }
 
     /// The same state for another serving thread, with that thread's pacer.
@@ -135,14 +172,21 @@ pub async fn ground_truth(State(api): State<Arc<Api>>, Path(id): Path<String>) -
     }
 }
 
+type Client = Option<axum::Extension<ClientIp>>;
+
 /// `POST /v1/chat/completions`.
-pub async fn chat(State(api): State<Arc<Api>>, headers: HeaderMap, body: Bytes) -> Response {
-    complete(api, headers, body, ApiFlavor::Chat).await
+pub async fn chat(State(api): State<Arc<Api>>, client: Client, headers: HeaderMap, body: Bytes) -> Response {
+    complete(api, client, headers, body, ApiFlavor::Chat).await
 }
 
 /// `POST /v1/completions`.
-pub async fn completions(State(api): State<Arc<Api>>, headers: HeaderMap, body: Bytes) -> Response {
-    complete(api, headers, body, ApiFlavor::Completions).await
+pub async fn completions(
+    State(api): State<Arc<Api>>,
+    client: Client,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    complete(api, client, headers, body, ApiFlavor::Completions).await
 }
 
 /// A request parsed and planned, ready to play.
@@ -200,6 +244,10 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
     let fault =
         header_fault.or(model_fault).or_else(|| api.default_fault.clone()).unwrap_or_default().for_request(n);
     if fault.status.is_some() {
+        api.limits
+            .bounds
+            .check_fault(&fault)
+            .map_err(|e| reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string()))?;
         return Err(Early::Injected(Box::new(fault)));
     }
     let CompletionRequest { prompt, max_tokens, stream, include_usage, .. } = req;
@@ -231,6 +279,10 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
             }
         }
     };
+    api.limits
+        .bounds
+        .check(&plan, &fault)
+        .map_err(|e| reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string()))?;
     let record = api.truth.insert(GroundTruth {
         id: id.clone(),
         model: model.clone(),
@@ -245,6 +297,7 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
         chunks: Vec::with_capacity(plan.events.len()),
         complete: false,
         client_disconnected: false,
+        cut_by_shutdown: false,
     });
     Ok(Prepared { id, model, created, prompt_tokens, stream, record, plan, fault, slots })
 }
@@ -306,8 +359,24 @@ async fn injected(fault: Fault) -> Response {
     resp
 }
 
-async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFlavor) -> Response {
+async fn complete(
+    api: Arc<Api>,
+    client: Client,
+    headers: HeaderMap,
+    body: Bytes,
+    flavor: ApiFlavor,
+) -> Response {
     let arrival = Instant::now();
+    let client = client.map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.0);
+    let guard = match api.limits.streams.enter(client) {
+        Ok(g) => g,
+        Err(n) => {
+            let message = format!(
+                "this address already has {n} responses open, the most this server allows at once (serve --max-streams-per-client); wait for one to end"
+            );
+            return error(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", &message);
+        }
+    };
     let planner = Arc::clone(&api);
     let prepared = tokio::task::spawn_blocking(move || prepare(&planner, &headers, &body, flavor)).await;
     let Prepared { id, model, created, prompt_tokens, stream, record, plan, fault, slots } = match prepared {
@@ -330,7 +399,10 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
     api.pacer.until(arrival + Duration::from_secs_f64(faulty.plan.headers_at_ms / 1000.0)).await;
     if stream {
         lock(&record).headers_sent_ms = Some(ms(arrival.elapsed()));
-        let body = Emission::new(api.pacer.clone(), record, arrival, faulty).holding(slot);
+        let body = Emission::new(api.pacer.clone(), record, arrival, faulty)
+            .holding(slot, guard)
+            .measured(api.limits.lateness.clone())
+            .stopping_on(&api.limits.shutdown);
         let mut resp = Response::new(Body::from_stream(body));
         let h = resp.headers_mut();
         h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
@@ -349,7 +421,7 @@ async fn complete(api: Arc<Api>, headers: HeaderMap, body: Bytes, flavor: ApiFla
             t.headers_sent_ms = Some(sent);
             t.complete = true;
         }
-        drop(slot);
+        drop((slot, guard));
         let body = writer(flavor, &id, &model, created).complete_body(
             &plan.text,
             plan.finish_reason,

@@ -19,8 +19,12 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use lab_core::serve::fault::FaultyPlan;
 use lab_core::serve::plan::PlannedEvent;
+use prometheus_client::metrics::histogram::Histogram;
 use tokio_stream::Stream;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use crate::ops::shutdown::FINAL_EVENT;
+use crate::ops::streams::StreamGuard;
 use crate::pacer::{Pacer, Wait};
 use crate::truth::{Record, SentChunk, lock};
 
@@ -54,6 +58,12 @@ pub struct Emission {
     /// A decode slot ([`lab_core::serve::capacity`]), freed after the last
     /// event or when the client goes away.
     slot: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// The client's share of open responses ([`crate::ops::streams`]).
+    guard: Option<StreamGuard>,
+    /// Where each chunk's lateness goes.
+    lateness: Option<Histogram>,
+    /// Resolves on shutdown: the stream then ends with [`FINAL_EVENT`].
+    stop: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
 }
 
 impl Emission {
@@ -72,12 +82,28 @@ impl Emission {
             waiting: None,
             phase: Phase::Events,
             slot: None,
+            guard: None,
+            lateness: None,
+            stop: None,
         }
     }
 
-    /// Holds `slot` until the last event is out.
-    pub fn holding(mut self, slot: Option<tokio::sync::OwnedSemaphorePermit>) -> Self {
+    /// Holds `slot` until the last event is out, and `guard` until the end.
+    pub fn holding(mut self, slot: Option<tokio::sync::OwnedSemaphorePermit>, guard: StreamGuard) -> Self {
         self.slot = slot;
+        self.guard = Some(guard);
+        self
+    }
+
+    /// Records each chunk's lateness in `lateness`.
+    pub fn measured(mut self, lateness: Option<Histogram>) -> Self {
+        self.lateness = lateness;
+        self
+    }
+
+    /// Ends with [`FINAL_EVENT`] once `token` is cancelled.
+    pub fn stopping_on(mut self, token: &CancellationToken) -> Self {
+        self.stop = Some(Box::pin(token.clone().cancelled_owned()));
         self
     }
 
@@ -98,6 +124,17 @@ impl Stream for Emission {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if let Some(stop) = this.stop.as_mut()
+            && !matches!(this.phase, Phase::Finished)
+            && stop.as_mut().poll(cx).is_ready()
+        {
+            this.stop = None;
+            this.waiting = None;
+            this.slot = None;
+            this.phase = Phase::Finished;
+            lock(&this.record).cut_by_shutdown = true;
+            return Poll::Ready(Some(Ok(Bytes::from_static(FINAL_EVENT.as_bytes()))));
+        }
         loop {
             match &mut this.phase {
                 Phase::Events => {
@@ -119,6 +156,9 @@ impl Stream for Emission {
                     let bytes = this.with_raw(|at| at == i, e.data);
                     if e.tokens > 0 {
                         let sent_ms = this.arrival.elapsed().as_secs_f64() * 1000.0;
+                        if let Some(h) = &this.lateness {
+                            h.observe(((sent_ms - e.at_ms) / 1000.0).max(0.0));
+                        }
                         lock(&this.record).chunks.push(SentChunk {
                             due_ms: e.at_ms,
                             sent_ms,

@@ -12,6 +12,8 @@
 //!   modules, listed in `index.html`.
 //! - `latency-lab compress`: writes the build's precompressed copies
 //!   (`.br`, `.gz`) that `serve` sends ([`assets`]).
+//! - `latency-lab backup`: a consistent copy of the study database while
+//!   `serve` runs ([`ops::backup`]).
 //! - `latency-lab size`: what a visitor downloads, module by module, against
 //!   the page's budgets (`--check` fails over budget; [`size`]).
 //!
@@ -25,6 +27,7 @@ mod catalog;
 mod csp;
 mod emit;
 mod fingerprint;
+mod ops;
 mod pacer;
 mod serve;
 mod size;
@@ -58,6 +61,9 @@ enum Command {
     Fingerprint(DistArgs),
     /// Print what a visitor downloads, module by module, against the budgets.
     Size(SizeArgs),
+    /// Copy the study database consistently while `serve` runs (SQLite's
+    /// online backup).
+    Backup(ops::backup::BackupArgs),
 }
 
 /// Arguments naming the built app.
@@ -205,6 +211,21 @@ fn main() -> ExitCode {
             }
         },
         Command::Size(args) => run_size(&args),
+        Command::Backup(args) => match ops::backup::run(&args) {
+            Ok(c) => {
+                println!(
+                    "{}: {} studies, {} answers (integrity checked)",
+                    args.out.display(),
+                    c.studies,
+                    c.answers
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("latency-lab backup: {e}");
+                ExitCode::from(1)
+            }
+        },
         Command::Serve(args) => match serve::run(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -1,5 +1,7 @@
-//! `latency-lab serve`: the built app and the OpenAI-compatible replay
-//! endpoint, in one process on 127.0.0.1.
+//! `latency-lab serve`: the built app, the OpenAI-compatible replay
+//! endpoint and the study server, in one process on 127.0.0.1 (or the
+//! address of `--bind`, behind a TLS proxy: README "Run a study for remote
+//! participants"; [`crate::ops`] has what running it as a service needs).
 //!
 //! - `/` …: the app. Responses carry `Cross-Origin-Opener-Policy:
 //!   same-origin` and `Cross-Origin-Embedder-Policy: require-corp`, which make
@@ -12,7 +14,7 @@
 //!   id exposed to scripts, and `Timing-Allow-Origin: *` so browsers expose
 //!   Resource Timing details.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -22,14 +24,20 @@ use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::serve::ListenerExt;
 use lab_core::replay::profile::Profile;
+use tokio_util::sync::CancellationToken;
 use tower_http::cors::{AllowHeaders, Any, CorsLayer};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use crate::api::{self, Api};
+use crate::api::{self, Api, Limits};
 use crate::catalog::{Catalog, CatalogError};
+use crate::ops::address::{Origins, PublicUrl};
+use crate::ops::metrics::Metrics;
+use crate::ops::observe::{LogFormat, Observer, init_logs, observe};
+use crate::ops::streams::{PUBLIC_MAX_PER_CLIENT, Streams};
+use crate::ops::{Ops, shutdown};
 use crate::pacer::Pacer;
-use crate::studies::http::StudyApi;
+use crate::studies::http::{Reach, StudyApi};
 use lab_core::serve::protocol::{GROUND_TRUTH_PATH, REQUEST_ID_HEADER};
 
 /// Default port of the lab.
@@ -41,6 +49,42 @@ pub struct ServeArgs {
     /// Port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = DEFAULT_PORT)]
     pub port: u16,
+    /// Address and port to listen on instead, e.g. `0.0.0.0:8377` (every
+    /// interface) or `10.0.0.2:8377`. Plain HTTP: put TLS in front (README
+    /// "Run a study for remote participants").
+    #[arg(long, conflicts_with = "port", value_name = "ADDR:PORT")]
+    pub bind: Option<SocketAddr>,
+    /// The address people reach the lab at, e.g.
+    /// `https://lab.example.org/`: every link the server hands out
+    /// (participant links) is built from it, and participants' pages must
+    /// come from it.
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<PublicUrl>,
+    /// A reverse proxy whose `X-Forwarded-For` names the real client
+    /// (repeatable; e.g. `--trusted-proxy 127.0.0.1` behind a local nginx).
+    /// Others' forwarded addresses are ignored.
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    pub trusted_proxies: Vec<IpAddr>,
+    /// Serve `/metrics` without the researcher token on this address only
+    /// (e.g. `127.0.0.1:9377` for a local Prometheus).
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub metrics_bind: Option<SocketAddr>,
+    /// Request log lines on stderr: `text`, `json` (one object a line) or
+    /// `off`.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Replay responses one client address may hold open at once (0: no
+    /// limit). Default: no limit on 127.0.0.1; 64 on a public instance
+    /// (`--public-url` or a `--bind` beyond loopback).
+    #[arg(long, value_name = "N")]
+    pub max_streams_per_client: Option<u32>,
+    /// Longest single wait a replay request may ask for (ms): time to the
+    /// headers, a stall, a gap between chunks.
+    #[arg(long, default_value_t = lab_core::serve::bounds::DEFAULT.max_wait_ms, value_name = "MS")]
+    pub max_wait_ms: f64,
+    /// Longest replay response, arrival to last byte (ms).
+    #[arg(long, default_value_t = lab_core::serve::bounds::DEFAULT.max_response_ms, value_name = "MS")]
+    pub max_response_ms: f64,
     /// Directory of the built app (`trunk build --release` output).
     #[arg(long, default_value = "dist")]
     pub dist: PathBuf,
@@ -96,11 +140,11 @@ pub enum ServeError {
     /// Bad `--trace` or `--profile`.
     #[error("{0}")]
     Catalog(#[from] CatalogError),
-    /// The port could not be bound.
-    #[error("cannot listen on 127.0.0.1:{port}: {source} (try --port 0 for a free port)")]
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source} (try --port 0 for a free port)")]
     Bind {
-        /// The port.
-        port: u16,
+        /// The address.
+        addr: SocketAddr,
         /// The OS error.
         source: std::io::Error,
     },
@@ -145,20 +189,32 @@ pub fn api_router(api: Arc<Api>) -> Router {
         .layer(cors)
 }
 
+/// What every serving thread's router serves besides the API.
+#[derive(Clone)]
+pub struct Site {
+    /// The built app, unless `--api-only`.
+    pub dist: Option<PathBuf>,
+    /// The study server.
+    pub studies: Arc<StudyApi>,
+    /// Health checks and metrics.
+    pub ops: Arc<Ops>,
+    /// Counts and logs every request.
+    pub observer: Arc<Observer>,
+}
+
 /// The whole router: API, study server ([`crate::studies::http`]), health
-/// checks (`/healthz`, and `/health` as vLLM has it, which benchmark tools
-/// such as guidellm probe), app files with SPA fallback.
-pub fn router(api: Arc<Api>, dist: Option<PathBuf>, studies: Arc<StudyApi>) -> Router {
-    let app = Router::new()
-        .route("/healthz", get(|| async { "ok" }))
-        .route("/health", get(|| async { "ok" }))
-        .merge(crate::studies::http::router(studies));
-    let app = match dist {
+/// checks and metrics ([`crate::ops`]: `/healthz`, `/readyz`, `/metrics`,
+/// and `/health` as vLLM has it, which benchmark tools such as guidellm
+/// probe), app files with SPA fallback; every request counted and logged.
+pub fn router(api: Arc<Api>, site: &Site) -> Router {
+    let app = crate::ops::router(Arc::clone(&site.ops))
+        .merge(crate::studies::http::router(Arc::clone(&site.studies)));
+    let app = match &site.dist {
         Some(dist) => {
             // The copies `latency-lab compress` wrote, as the browser accepts
             // them (Brotli first), with `Vary: Accept-Encoding`.
             let index = ServeFile::new(dist.join("index.html")).precompressed_br().precompressed_gzip();
-            let files = ServeDir::new(&dist).precompressed_br().precompressed_gzip().fallback(index);
+            let files = ServeDir::new(dist).precompressed_br().precompressed_gzip().fallback(index);
             let files = Router::new()
                 .fallback_service(files)
                 .layer(axum::middleware::from_fn_with_state(Arc::new(dist.clone()), missing_files))
@@ -180,6 +236,7 @@ pub fn router(api: Arc<Api>, dist: Option<PathBuf>, studies: Arc<StudyApi>) -> R
     app.layer(header("cross-origin-opener-policy", "same-origin"))
         .layer(header("cross-origin-embedder-policy", "require-corp"))
         .merge(api_router(api))
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&site.observer), observe))
 }
 
 /// Sets `Cache-Control` on the app's files ([`crate::assets::cache_control`]):
@@ -214,8 +271,9 @@ async fn missing_files(
 /// bounded so a burst of 1,000 requests does not start hundreds of threads.
 pub const BLOCKING_THREADS: usize = 4;
 
-/// Runs the server until Ctrl-C.
+/// Runs the server until SIGTERM or Ctrl-C ([`shutdown`]).
 pub fn run(args: ServeArgs) -> Result<(), ServeError> {
+    init_logs(args.log_format);
     if !args.api_only && !args.dist.join("index.html").is_file() {
         return Err(ServeError::NotBuilt(args.dist));
     }
@@ -233,57 +291,122 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         .transpose()
         .map_err(CatalogError::from)?;
     let catalog = Catalog::new(&args.traces, fallback)?;
-    let (studies, _db_runtime) = open_studies(&args)?;
-    let api = Api::new(catalog, Pacer::new(), fault);
     let threads = match args.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS),
         n => n,
     };
-    let dist = (!args.api_only).then_some(args.dist.clone());
+    let addr = args.bind.unwrap_or(SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)));
     // Every thread listens on the same port; the first picks it. A port
     // another process listens on (even a server sharing ports) is refused;
     // one left in TIME_WAIT by a server just killed is not, so a restart
     // gets its port back at once.
-    if args.port != 0 {
+    if addr.port() != 0 {
         let probe = || -> std::io::Result<()> {
-            let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+            let socket =
+                socket2::Socket::new(socket2::Domain::for_address(addr), socket2::Type::STREAM, None)?;
             socket.set_reuse_address(true)?;
-            socket.bind(&SocketAddr::from((Ipv4Addr::LOCALHOST, args.port)).into())?;
+            socket.bind(&addr.into())?;
             socket.listen(1)
         };
-        probe().map_err(|source| ServeError::Bind { port: args.port, source })?;
+        probe().map_err(|source| ServeError::Bind { addr, source })?;
     }
-    let first = listen(args.port)?;
-    let addr = first.local_addr()?;
+    let first = listen(addr)?;
+    let bound = first.local_addr()?;
     let mut listeners = vec![first];
     for _ in 1..threads {
-        listeners.push(listen(addr.port())?);
+        listeners.push(listen(bound)?);
     }
-    let url = format!("http://{addr}/");
+    let metrics_listener = args.metrics_bind.map(listen).transpose()?;
+    let metrics = Arc::new(Metrics::default());
+    let public = args.public_url.is_some() || !bound.ip().is_loopback();
+    let reach =
+        Reach { origins: Origins::new(args.public_url.as_ref(), bound), public: args.public_url.clone() };
+    let (studies, db_runtime) = open_studies(&args, reach, Arc::clone(&metrics))?;
+    let stop = CancellationToken::new();
+    let max_streams = args.max_streams_per_client.unwrap_or(if public { PUBLIC_MAX_PER_CLIENT } else { 0 });
+    let limits = Limits {
+        bounds: lab_core::serve::bounds::Bounds {
+            max_wait_ms: args.max_wait_ms,
+            max_response_ms: args.max_response_ms,
+        },
+        streams: Streams::new(max_streams, metrics.open_streams.clone()),
+        lateness: Some(metrics.lateness.clone()),
+        shutdown: stop.clone(),
+    };
+    let api = Api::new(catalog, Pacer::new(), fault).limited(limits);
+    let site = Site {
+        dist: (!args.api_only).then_some(args.dist.clone()),
+        ops: Arc::new(Ops { studies: Arc::clone(&studies), metrics: Arc::clone(&metrics) }),
+        studies: Arc::clone(&studies),
+        observer: Arc::new(Observer { metrics, trusted: args.trusted_proxies.clone() }),
+    };
+    announce(&args, bound, metrics_listener.as_ref())?;
+    let main = listeners.remove(0);
+    let mut others = Vec::new();
+    for listener in listeners {
+        let (api, site, stop) = (api.on_thread(Pacer::new()), site.clone(), stop.clone());
+        others.push(std::thread::spawn(move || {
+            if let Err(e) = serve_on(listener, api, &site, &stop, None) {
+                tracing::error!("a serving thread stopped: {e}");
+            }
+        }));
+    }
+    let served = serve_on(main, api, &site, &stop, Some(MainThread { metrics: metrics_listener }));
+    for t in others {
+        let _ = t.join();
+    }
+    db_runtime.block_on(studies.close());
+    served
+}
+
+/// Prints where the lab is, and what a non-loopback address exposes.
+fn announce(
+    args: &ServeArgs,
+    bound: SocketAddr,
+    metrics: Option<&std::net::TcpListener>,
+) -> Result<(), ServeError> {
+    // An unspecified address (0.0.0.0) is reached locally on loopback.
+    let local = if bound.ip().is_unspecified() {
+        SocketAddr::from((Ipv4Addr::LOCALHOST, bound.port()))
+    } else {
+        bound
+    };
+    let url = format!("http://{local}/");
     if let Some(path) = &args.url_file {
         std::fs::write(path, &url)?;
     }
-    println!("Latency Lab is running at {url}  (Ctrl-C to stop)");
+    println!("Latency Lab is running at {url}  (Ctrl-C or SIGTERM to stop)");
     println!(
         "OpenAI-compatible replay endpoint: {url}v1  (model \"profile:fast-start\", see {url}v1/models)"
     );
-    let main = listeners.remove(0);
-    for listener in listeners {
-        let (api, dist, studies) = (api.on_thread(Pacer::new()), dist.clone(), Arc::clone(&studies));
-        std::thread::spawn(move || {
-            if let Err(e) = serve_on(listener, api, dist, studies) {
-                eprintln!("latency-lab serve: a serving thread stopped: {e}");
-            }
-        });
+    if let Some(p) = &args.public_url {
+        println!("Public address: {}/  (participant links are built from it)", p.origin());
+        if !p.is_https() {
+            println!(
+                "Warning: the public address is plain http: browsers give pages on it neither the fine clock nor the precise release (they need a secure context); put TLS in front."
+            );
+        }
     }
-    serve_on(main, api, dist, studies)
+    if !bound.ip().is_loopback() {
+        println!(
+            "Listening on {bound}: the app, the replay endpoint and the study server (participant pages, answers; researcher routes behind the token) are reachable by anyone who can reach this address. This is plain HTTP: put TLS in front (README \"Run a study for remote participants\", deploy/nginx/)."
+        );
+    }
+    if let Some(m) = metrics {
+        println!("Metrics (no token): http://{}/metrics", m.local_addr()?);
+    }
+    Ok(())
 }
 
 /// Opens the study database (creating the data directory and the SQLite
 /// file on first start, applying migrations) and the researcher token,
 /// printed when it is made. The database's connections live on a runtime
 /// of their own, which every serving thread uses.
-fn open_studies(args: &ServeArgs) -> Result<(Arc<StudyApi>, tokio::runtime::Runtime), ServeError> {
+fn open_studies(
+    args: &ServeArgs,
+    reach: Reach,
+    metrics: Arc<Metrics>,
+) -> Result<(Arc<StudyApi>, tokio::runtime::Runtime), ServeError> {
     use crate::studies::setup;
     let fail = |e: &dyn std::fmt::Display| ServeError::Studies(e.to_string());
     let url = setup::database_url(&args.data, args.db.as_deref()).map_err(|e| fail(&e))?;
@@ -299,7 +422,7 @@ fn open_studies(args: &ServeArgs) -> Result<(Arc<StudyApi>, tokio::runtime::Runt
         println!("Researcher token: in {}", token_file.display());
     }
     println!("Study database: {}", redact(&url));
-    Ok((Arc::new(StudyApi::new(store, token)), runtime))
+    Ok((Arc::new(StudyApi::new(store, token, reach, metrics)), runtime))
 }
 
 /// A database URL without its password.
@@ -314,13 +437,11 @@ fn redact(url: &str) -> String {
     }
 }
 
-/// Binds 127.0.0.1:`port` with `SO_REUSEPORT`, so several threads can
-/// accept on it.
-fn listen(port: u16) -> Result<std::net::TcpListener, ServeError> {
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+/// Binds `addr` with `SO_REUSEPORT`, so several threads can accept on it.
+fn listen(addr: SocketAddr) -> Result<std::net::TcpListener, ServeError> {
     let bind = || -> std::io::Result<std::net::TcpListener> {
         use socket2::{Domain, Socket, Type};
-        let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
+        let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
         socket.set_reuse_address(true)?;
         #[cfg(unix)]
         socket.set_reuse_port(true)?;
@@ -329,17 +450,26 @@ fn listen(port: u16) -> Result<std::net::TcpListener, ServeError> {
         socket.set_nonblocking(true)?;
         Ok(socket.into())
     };
-    bind().map_err(|source| ServeError::Bind { port, source })
+    bind().map_err(|source| ServeError::Bind { addr, source })
+}
+
+/// What only the main serving thread does.
+struct MainThread {
+    /// The `--metrics-bind` listener.
+    metrics: Option<std::net::TcpListener>,
 }
 
 /// One serving thread: a single-threaded runtime running the connections
 /// it accepts and the pacer that times their chunks (see `pacer`: a firing
-/// is then a local wake-up, not a cross-thread one), until Ctrl-C.
+/// is then a local wake-up, not a cross-thread one), until `stop` is
+/// cancelled and its requests are done (at most [`shutdown::GRACE`] later).
+/// The main thread also listens for the signal and serves `--metrics-bind`.
 fn serve_on(
     listener: std::net::TcpListener,
     api: Api,
-    dist: Option<PathBuf>,
-    studies: Arc<StudyApi>,
+    site: &Site,
+    stop: &CancellationToken,
+    main: Option<MainThread>,
 ) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -347,6 +477,18 @@ fn serve_on(
         .build()?;
     runtime.block_on(async move {
         tokio::spawn(api.pacer.clone().drive());
+        let metrics = main.and_then(|m| {
+            tokio::spawn(shutdown::on_signal(stop.clone()));
+            m.metrics
+        });
+        if let Some(m) = metrics {
+            let m = tokio::net::TcpListener::from_std(m)?;
+            let router = crate::ops::metrics_router(Arc::clone(&site.ops));
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let _ = axum::serve(m, router).with_graceful_shutdown(stop.cancelled_owned()).await;
+            });
+        }
         let listener = tokio::net::TcpListener::from_std(listener)?;
         // Each chunk must leave when written: with Nagle's algorithm a small
         // write waits for the ACK of the previous one, which the client may
@@ -356,11 +498,16 @@ fn serve_on(
             let _ = tcp.set_nodelay(true);
         });
         let api = Arc::new(api);
-        axum::serve(listener, router(api, dist, studies))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
+        let app = router(api, site).into_make_service_with_connect_info::<SocketAddr>();
+        let server = axum::serve(listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
+        let deadline = async {
+            stop.cancelled().await;
+            tokio::time::sleep(shutdown::GRACE).await;
+        };
+        tokio::select! {
+            served = server => served?,
+            () = deadline => tracing::warn!("requests still open {} s after the signal: closed", shutdown::GRACE.as_secs()),
+        }
         Ok(())
     })
 }

@@ -55,6 +55,10 @@ pub struct GroundTruth {
     pub complete: bool,
     /// The client went away before the end.
     pub client_disconnected: bool,
+    /// The server stopped (SIGTERM) before the end: the stream ended with
+    /// a final error event.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub cut_by_shutdown: bool,
 }
 
 /// A live record: the emitter writes to it without touching the store's map.

@@ -14,11 +14,15 @@
 //! | `GET /s/{id}` | participant | the participant link: opens the app on the study |
 //!
 //! Researcher routes need `Authorization: Bearer <token>` (compared in
-//! constant time). Participant writes are taken from the same origin only
-//! (a browser's `Origin`, when sent, must be this server; other sites'
-//! pages cannot post), and carry no CORS headers. Every refusal is a 4xx
+//! constant time), rate-limited per client address. Participant writes are
+//! taken from the lab's own pages only (a browser's `Origin`, when sent,
+//! must be the public URL or this machine's loopback address:
+//! [`crate::ops::address::Origins`]; other sites' pages cannot post), and
+//! carry no CORS headers. Links are built from `--public-url`, never from
+//! the `Host` header. Every refusal is a 4xx
 //! with `{"error": "…"}` saying why; nothing is stored.
 
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -27,7 +31,7 @@ use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use lab_core::serve::limit::{RESEARCHER, RateLimiter};
 use lab_core::serve::token;
 use lab_core::study::hosting::{Hosted, PublishedReply, link_path};
@@ -39,6 +43,9 @@ use super::service::{AnswerFailure, MAX_STUDY_BYTES, PublishError, Studies, Subm
 use super::setup::random;
 use super::sql::SqlStore;
 use super::store::StoreError;
+use crate::ops::address::{Origins, PublicUrl};
+use crate::ops::metrics::Metrics;
+use crate::ops::observe::ClientIp;
 
 /// The study server's state.
 pub struct StudyApi {
@@ -46,17 +53,73 @@ pub struct StudyApi {
     token: String,
     researcher: Mutex<RateLimiter>,
     start: Instant,
+    origins: Origins,
+    public: Option<PublicUrl>,
+    metrics: Arc<Metrics>,
+}
+
+/// Where the study server is reached.
+pub struct Reach {
+    /// The pages whose writes are taken.
+    pub origins: Origins,
+    /// The public address links are built from.
+    pub public: Option<PublicUrl>,
 }
 
 impl StudyApi {
     /// The routes' state over a store, with the researcher token.
-    pub fn new(store: SqlStore, token: String) -> Self {
+    pub fn new(store: SqlStore, token: String, reach: Reach, metrics: Arc<Metrics>) -> Self {
         Self {
             studies: Studies::new(store),
             token,
             researcher: Mutex::new(RateLimiter::new(RESEARCHER)),
             start: Instant::now(),
+            origins: reach.origins,
+            public: reach.public,
+            metrics,
         }
+    }
+
+    /// Whether the database answers with its migrations applied (`/readyz`).
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        self.studies.store().ready().await
+    }
+
+    /// Closes the database (after the last request).
+    pub async fn close(&self) {
+        self.studies.store().close().await;
+    }
+
+    /// The participant link of study `id`, when the public address is known.
+    fn url(&self, id: &str) -> Option<String> {
+        self.public.as_ref().map(|p| p.link(&link_path(id)))
+    }
+
+    /// Why a researcher request from `client` is refused (rate, then
+    /// token), if it is.
+    pub fn researcher(&self, headers: &HeaderMap, client: Option<IpAddr>) -> Option<Response> {
+        let key = client.map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
+        let taken = self.researcher.lock().unwrap_or_else(PoisonError::into_inner).take(&key, self.now_ms());
+        if let Err(ms) = taken {
+            return Some(too_many(ms));
+        }
+        let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(token::bearer);
+        match given {
+            Some(t) if token::matches(t, &self.token) => None,
+            Some(_) => Some(refuse(StatusCode::UNAUTHORIZED, "wrong researcher token")),
+            None => Some(refuse(
+                StatusCode::UNAUTHORIZED,
+                "researcher token missing: send \"Authorization: Bearer <token>\" (serve printed it on first start; it is in the token file)",
+            )),
+        }
+    }
+
+    /// Runs a database write, timing it as `write`.
+    async fn timed<T>(&self, write: &'static str, f: impl std::future::Future<Output = T>) -> T {
+        let start = Instant::now();
+        let out = f.await;
+        self.metrics.write(write, start.elapsed().as_secs_f64());
+        out
     }
 
     fn now_ms(&self) -> f64 {
@@ -65,6 +128,11 @@ impl StudyApi {
 }
 
 type Shared = State<Arc<StudyApi>>;
+type Client = Option<Extension<ClientIp>>;
+
+fn ip(c: Client) -> Option<IpAddr> {
+    c.map(|Extension(ClientIp(ip))| ip)
+}
 
 /// A refusal: its status and `{"error": message}`.
 fn refuse(status: StatusCode, message: impl std::fmt::Display) -> Response {
@@ -81,7 +149,7 @@ fn too_many(ms: f64) -> Response {
 }
 
 fn store_failed(e: &StoreError) -> Response {
-    eprintln!("latency-lab serve: {e}");
+    tracing::error!("study database: {e}");
     refuse(
         StatusCode::INTERNAL_SERVER_ERROR,
         "the study database failed; nothing was saved (the server log says why)",
@@ -92,36 +160,17 @@ fn status(code: u16) -> StatusCode {
     StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST)
 }
 
-/// Why a researcher request is refused (rate, then token), if it is.
-fn researcher(api: &StudyApi, headers: &HeaderMap) -> Option<Response> {
-    let taken =
-        api.researcher.lock().unwrap_or_else(PoisonError::into_inner).take("researcher", api.now_ms());
-    if let Err(ms) = taken {
-        return Some(too_many(ms));
-    }
-    let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(token::bearer);
-    match given {
-        Some(t) if token::matches(t, &api.token) => None,
-        Some(_) => Some(refuse(StatusCode::UNAUTHORIZED, "wrong researcher token")),
-        None => Some(refuse(
-            StatusCode::UNAUTHORIZED,
-            "researcher token missing: send \"Authorization: Bearer <token>\" (serve printed it on first start; it is in the token file)",
-        )),
-    }
-}
-
-/// Participant writes come from this server's own pages (or from no
-/// browser at all: scripts send no `Origin`); the refusal otherwise.
-fn cross_origin(headers: &HeaderMap) -> Option<Response> {
+/// Participant writes come from the lab's own pages (or from no browser
+/// at all: scripts send no `Origin`); the refusal otherwise.
+fn cross_origin(api: &StudyApi, headers: &HeaderMap) -> Option<Response> {
     let refusal = || Some(refuse(StatusCode::FORBIDDEN, "answers are taken only from the study's own page"));
     let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
     if matches!(site, Some("cross-site" | "same-site")) {
         return refusal();
     }
     let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok())?;
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let authority = origin.split_once("://").map_or("", |(_, a)| a);
-    if host.is_empty() || !authority.eq_ignore_ascii_case(host) {
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    if !api.origins.allows(origin, host) {
         return refusal();
     }
     None
@@ -135,26 +184,29 @@ fn answer_failure(e: &AnswerFailure) -> Response {
     }
 }
 
-async fn publish(State(api): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    if let Some(r) = researcher(&api, &headers) {
+async fn publish(State(api): Shared, client: Client, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(r) = api.researcher(&headers, ip(client)) {
         return r;
     }
     let mut failed = None;
-    let published = api
-        .studies
-        .publish(&body, || {
-            random::<5>().unwrap_or_else(|e| {
-                failed = Some(e.to_string());
-                [0; 5]
-            })
+    let publishing = api.studies.publish(&body, || {
+        random::<5>().unwrap_or_else(|e| {
+            failed = Some(e.to_string());
+            [0; 5]
         })
-        .await;
+    });
+    let published = api.timed("publish", publishing).await;
     if let Some(e) = failed {
         return refuse(StatusCode::INTERNAL_SERVER_ERROR, e);
     }
     match published {
         Ok(p) => {
-            let reply = PublishedReply { link: link_path(&p.id), id: p.id, study_id: p.study.id };
+            let reply = PublishedReply {
+                link: link_path(&p.id),
+                url: api.url(&p.id),
+                id: p.id,
+                study_id: p.study.id,
+            };
             (StatusCode::CREATED, Json(reply)).into_response()
         }
         Err(PublishError::TooLarge) => refuse(StatusCode::PAYLOAD_TOO_LARGE, PublishError::TooLarge),
@@ -164,12 +216,17 @@ async fn publish(State(api): Shared, headers: HeaderMap, body: Bytes) -> Respons
     }
 }
 
-async fn list(State(api): Shared, headers: HeaderMap) -> Response {
-    if let Some(r) = researcher(&api, &headers) {
+async fn list(State(api): Shared, client: Client, headers: HeaderMap) -> Response {
+    if let Some(r) = api.researcher(&headers, ip(client)) {
         return r;
     }
     match api.studies.list().await {
-        Ok(list) => Json(list).into_response(),
+        Ok(mut list) => {
+            for l in &mut list {
+                l.url = api.url(&l.id);
+            }
+            Json(list).into_response()
+        }
         Err(e) => store_failed(&e),
     }
 }
@@ -185,8 +242,8 @@ async fn study(State(api): Shared, Path(id): Path<String>) -> Response {
 
 /// The design as it was published, for the researcher: results are
 /// computed from it, never from a draft edited since.
-async fn design(State(api): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    if let Some(r) = researcher(&api, &headers) {
+async fn design(State(api): Shared, Path(id): Path<String>, client: Client, headers: HeaderMap) -> Response {
+    if let Some(r) = api.researcher(&headers, ip(client)) {
         return r;
     }
     match api.studies.study(&id).await {
@@ -197,25 +254,28 @@ async fn design(State(api): Shared, Path(id): Path<String>, headers: HeaderMap) 
 }
 
 async fn join(State(api): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    if let Some(r) = cross_origin(&headers) {
+    if let Some(r) = cross_origin(&api, &headers) {
         return r;
     }
     let bytes = match random::<5>() {
         Ok(b) => b,
         Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, e),
     };
-    match api.studies.join(&id, api.now_ms(), bytes).await {
+    match api.timed("join", api.studies.join(&id, api.now_ms(), bytes)).await {
         Ok(j) => (StatusCode::CREATED, Json(j)).into_response(),
         Err(e) => answer_failure(&e),
     }
 }
 
 async fn answer(State(api): Shared, Path(id): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Some(r) = cross_origin(&headers) {
+    if let Some(r) = cross_origin(&api, &headers) {
         return r;
     }
-    match api.studies.answer(&id, &body, api.now_ms()).await {
-        Ok(Submitted::Saved) => (StatusCode::CREATED, Json(json!({ "saved": true }))).into_response(),
+    match api.timed("answer", api.studies.answer(&id, &body, api.now_ms())).await {
+        Ok(Submitted::Saved) => {
+            api.metrics.answers_stored.inc();
+            (StatusCode::CREATED, Json(json!({ "saved": true }))).into_response()
+        }
         Ok(Submitted::AlreadySaved) => Json(json!({ "saved": true, "duplicate": true })).into_response(),
         Err(e) => answer_failure(&e),
     }
@@ -230,9 +290,10 @@ async fn results(
     State(api): Shared,
     Path(id): Path<String>,
     Query(q): Query<ResultsQuery>,
+    client: Client,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(r) = researcher(&api, &headers) {
+    if let Some(r) = api.researcher(&headers, ip(client)) {
         return r;
     }
     match api.studies.results(&id).await {
@@ -245,11 +306,11 @@ async fn results(
     }
 }
 
-async fn close(State(api): Shared, Path(id): Path<String>, headers: HeaderMap) -> Response {
-    if let Some(r) = researcher(&api, &headers) {
+async fn close(State(api): Shared, Path(id): Path<String>, client: Client, headers: HeaderMap) -> Response {
+    if let Some(r) = api.researcher(&headers, ip(client)) {
         return r;
     }
-    match api.studies.close(&id).await {
+    match api.timed("close", api.studies.close(&id)).await {
         Ok(true) => Json(json!({ "id": id, "open": false })).into_response(),
         Ok(false) => refuse(StatusCode::NOT_FOUND, format!("no study \"{id}\" on this server")),
         Err(e) => store_failed(&e),

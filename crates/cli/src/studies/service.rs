@@ -131,6 +131,11 @@ impl<S: StudyStore> Studies<S> {
         }
     }
 
+    /// The store under the rules.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
     /// A new participant of study `id` at `now_ms`: numbered by the server
     /// (joining order), so remote participants fill the Latin square's
     /// rows in turn.

@@ -28,6 +28,9 @@ fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
+/// How long `/readyz` waits for the database.
+pub const READY_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Reading connections of a SQLite store (WAL lets readers run beside the
 /// one writer).
 pub const SQLITE_READERS: u32 = 4;
@@ -58,6 +61,30 @@ impl SqlStore {
         sqlx::migrate!("./migrations").run(&pool).await.map_err(err)?;
         let read = if sqlite { Self::pool(url, SQLITE_READERS).await? } else { pool.clone() };
         Ok(Self { pool, read })
+    }
+
+    /// Whether the database answers, within [`READY_WITHIN`], with every
+    /// migration of this build applied.
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        let expected = sqlx::migrate!("./migrations").iter().count() as i64;
+        let query = sqlx::query("SELECT COUNT(*) FROM _sqlx_migrations WHERE success").fetch_one(&self.pool);
+        let row = tokio::time::timeout(READY_WITHIN, query)
+            .await
+            .map_err(|_| {
+                StoreError(format!("the database did not answer within {} s", READY_WITHIN.as_secs()))
+            })?
+            .map_err(err)?;
+        let applied: i64 = row.try_get(0).map_err(err)?;
+        if applied < expected {
+            return Err(StoreError(format!("{applied} of {expected} migrations applied")));
+        }
+        Ok(())
+    }
+
+    /// Closes every connection (SQLite then checkpoints its log).
+    pub async fn close(&self) {
+        self.read.close().await;
+        self.pool.close().await;
     }
 
     async fn pool(url: &str, connections: u32) -> Result<AnyPool, StoreError> {
@@ -188,6 +215,7 @@ impl StudyStore for SqlStore {
                     open: count(3)? != 0,
                     participants: count(4)?,
                     answers: count(5)?,
+                    url: None,
                 })
             })
             .collect()

@@ -146,6 +146,7 @@ impl StudyStore for MemoryStore {
                     open: p.open,
                     participants: joined.get(&p.id).map_or(0, Vec::len) as u64,
                     answers: answers.get(&p.id).map_or(0, Vec::len) as u64,
+                    url: None,
                 })
                 .collect()
         }))

@@ -77,7 +77,7 @@ pub fn start_in(data: &std::path::Path, extra: &[&str]) -> Server {
     let _ = std::fs::remove_file(&url_file);
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hand.trace.json");
     let child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
-        .args(["serve", "--api-only", "--port", "0", "--trace"])
+        .args(["serve", "--api-only", "--port", "0", "--log-format", "off", "--trace"])
         .arg(&fixture)
         .arg("--url-file")
         .arg(&url_file)

@@ -14,6 +14,10 @@ pub struct PublishedReply {
     pub id: String,
     /// The participant link's path, `/s/<id>`.
     pub link: String,
+    /// The whole participant link, when the server knows its public
+    /// address (`serve --public-url`); the page's own origin otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// The design's own id (in results files).
     pub study_id: String,
 }
@@ -33,6 +37,10 @@ pub struct Listed {
     pub participants: u64,
     /// Answers kept.
     pub answers: u64,
+    /// The participant link, when the server knows its public address
+    /// (`serve --public-url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// A study as participants get it (`GET /api/studies/{id}`).
