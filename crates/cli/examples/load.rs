@@ -278,7 +278,7 @@ fn main() {
     let _ = std::fs::create_dir_all(&dir);
     let url_file = dir.join("url");
     let mut server = Command::new(&bin)
-        .args(["serve", "--api-only", "--port", "0", "--url-file"])
+        .args(["serve", "--api-only", "--port", "0", "--log-format", "off", "--url-file"])
         .arg(&url_file)
         .arg("--data")
         .arg(dir.join("data"))

@@ -79,7 +79,7 @@ fn serve(bin: &str, data: &Path, extra: &[&str]) -> Serve {
     let url_file = data.with_extension(format!("url{n}"));
     let _ = std::fs::remove_file(&url_file);
     let child = Command::new(bin)
-        .args(["serve", "--api-only", "--port", "0", "--url-file"])
+        .args(["serve", "--api-only", "--port", "0", "--log-format", "off", "--url-file"])
         .arg(&url_file)
         .arg("--data")
         .arg(data)

@@ -7,6 +7,7 @@
 pub mod http;
 #[cfg(test)]
 #[path = "../../tests/common/pg_cluster.rs"]
+#[allow(dead_code)]
 pub mod pg_cluster;
 pub mod service;
 pub mod setup;

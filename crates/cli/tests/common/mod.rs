@@ -33,9 +33,32 @@ pub struct Server {
     pub addr: String,
     /// Its data directory (study database, researcher token).
     pub data: PathBuf,
+    /// What it wrote to stderr, when started by [`start_logged`].
+    log: Option<std::sync::Arc<std::sync::Mutex<String>>>,
 }
 
 impl Server {
+    /// Sends SIGTERM and waits (at most `within`) for it to exit; its exit
+    /// status.
+    pub fn terminate(&mut self, within: Duration) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let ok = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(ok.success(), "kill -TERM {pid}");
+        let t0 = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(t0.elapsed() < within, "still running {within:?} after SIGTERM");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Its stderr so far (servers started by [`start_logged`]).
+    pub fn log(&self) -> String {
+        self.log.as_ref().map(|l| l.lock().unwrap().clone()).unwrap_or_default()
+    }
+
     /// Stops it at once, as `kill -9` does (SIGKILL: no clean-up runs).
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -70,6 +93,15 @@ pub fn start(extra: &[&str]) -> Server {
 
 /// Starts a server on the data directory `data` (kept between servers).
 pub fn start_in(data: &std::path::Path, extra: &[&str]) -> Server {
+    launch(data, &[&["--log-format", "off"], extra].concat(), false)
+}
+
+/// Starts a server whose stderr (its request log) is kept ([`Server::log`]).
+pub fn start_logged(data: &std::path::Path, extra: &[&str]) -> Server {
+    launch(data, extra, true)
+}
+
+fn launch(data: &std::path::Path, extra: &[&str], logged: bool) -> Server {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!("lab-replay-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -77,17 +109,33 @@ pub fn start_in(data: &std::path::Path, extra: &[&str]) -> Server {
     let _ = std::fs::remove_file(&url_file);
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hand.trace.json");
     let child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
-        .args(["serve", "--api-only", "--port", "0", "--log-format", "off", "--trace"])
+        .args(["serve", "--api-only", "--trace"])
         .arg(&fixture)
         .arg("--url-file")
         .arg(&url_file)
         .arg("--data")
         .arg(data)
+        .args(if extra.contains(&"--bind") { &[][..] } else { &["--port", "0"][..] })
         .args(extra)
         .stdout(Stdio::null())
+        .stderr(if logged { Stdio::piped() } else { Stdio::inherit() })
         .spawn()
         .unwrap();
-    let mut srv = Server { child, addr: String::new(), data: data.to_path_buf() };
+    let mut srv = Server { child, addr: String::new(), data: data.to_path_buf(), log: None };
+    if let Some(mut err) = srv.child.stderr.take() {
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = std::sync::Arc::clone(&log);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        srv.log = Some(log);
+    }
     let t0 = Instant::now();
     loop {
         if let Ok(u) = std::fs::read_to_string(&url_file)

@@ -11,6 +11,7 @@ use std::process::Command;
 pub struct PgCluster {
     dir: PathBuf,
     port: u16,
+    opts: String,
 }
 
 /// The newest installed version's binary `name`.
@@ -66,7 +67,22 @@ impl PgCluster {
         let fsync = if durable { "on" } else { "off" };
         let opts = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync={fsync}", dir.display());
         run("pg_ctl", &["-D", d, "-o", &opts, "-w", "-l", dir.join("log").to_str().unwrap(), "start"]);
-        Self { dir, port }
+        Self { dir, port, opts }
+    }
+
+    /// Stops the server (fast shutdown: clients are disconnected).
+    pub fn stop(&self) {
+        run("pg_ctl", &["-D", self.dir.join("data").to_str().unwrap(), "-m", "fast", "-w", "stop"]);
+    }
+
+    /// Starts it again after [`Self::stop`], on the same port.
+    pub fn restart(&self) {
+        let d = self.dir.join("data");
+        let log = self.dir.join("log");
+        run(
+            "pg_ctl",
+            &["-D", d.to_str().unwrap(), "-o", &self.opts, "-w", "-l", log.to_str().unwrap(), "start"],
+        );
     }
 
     /// Its URL (TCP on 127.0.0.1; `initdb -A trust` lets local clients in).
