@@ -119,10 +119,11 @@ fn parse<T: for<'de> Deserialize<'de>>(reply: &Reply, what: &'static str) -> Res
         .map_err(|e| StudyServerError::Unreadable { what, detail: e.to_string() })
 }
 
-/// Publishes a study; its short id.
-pub async fn publish(study: &Study, token: &str) -> Result<String, StudyServerError> {
+/// Publishes a study: its short id and, when the server knows its public
+/// address, its participant link.
+pub async fn publish(study: &Study, token: &str) -> Result<PublishedReply, StudyServerError> {
     let reply = call("POST", "/api/studies", Some(token), Some(&study.to_json())).await;
-    parse::<PublishedReply>(&reply, "Publishing failed").map(|p| p.id)
+    parse::<PublishedReply>(&reply, "Publishing failed")
 }
 
 /// The researcher's published studies.

@@ -101,9 +101,14 @@ pub fn use_study_server(options: UseStudyServerOptions) -> UseStudyServer {
 }
 
 impl UseStudyServer {
-    /// The participant link of a published study.
-    pub fn link(id: &str) -> String {
-        format!("{}{}", page::origin(), lab_core::study::hosting::link_path(id))
+    /// The participant link of published study `id`: the server's (built
+    /// from its public address, `serve --public-url`) when it gave one, else
+    /// on this page's origin.
+    pub fn link(id: &str, url: Option<&str>) -> String {
+        url.map_or_else(
+            || format!("{}{}", page::origin(), lab_core::study::hosting::link_path(id)),
+            str::to_string,
+        )
     }
 
     /// Keeps the token for this browser session (blank: forget it).
@@ -193,8 +198,8 @@ impl UseStudyServer {
         let token = s.token.value.get_untracked();
         spawn_local(async move {
             match server::publish(&study, &token).await {
-                Ok(id) => {
-                    let link = Self::link(&id);
+                Ok(reply) => {
+                    let link = Self::link(&reply.id, reply.url.as_deref());
                     page::copy(&link);
                     s.message.set(Some(format!("Published. Send participants this link (copied): {link}")));
                     s.refresh();

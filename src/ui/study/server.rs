@@ -29,7 +29,7 @@ pub fn ServerPanel(server: UseStudyServer) -> impl IntoView {
             {move || s.message.get().map(|m| view! { <p class="notice" role="status" data-testid="server-message">{m}</p> })}
             <ul class="published" data-testid="published-list">
                 {move || s.published.get().into_iter().map(|p| {
-                    let link = UseStudyServer::link(&p.id);
+                    let link = UseStudyServer::link(&p.id, p.url.as_deref());
                     let id = p.id.clone();
                     view! {
                         <li data-testid="published-row" data-id=p.id.clone()>

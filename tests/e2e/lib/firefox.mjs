@@ -17,14 +17,16 @@ const PREFS = {
   'extensions.update.enabled': false,
 };
 
-/** Launches headless Firefox ESR. */
-export function launchFirefox() {
+/** Launches headless Firefox ESR (`options`: more of puppeteer's launch
+ *  options, e.g. `acceptInsecureCerts`). */
+export function launchFirefox(options = {}) {
   return puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX,
     headless: true,
     defaultViewport: null,
     extraPrefsFirefox: PREFS,
+    ...options,
   });
 }
 

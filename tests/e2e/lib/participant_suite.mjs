@@ -10,7 +10,7 @@ import { labSuite } from './lab.mjs';
 import { click, download, text, visible, waitFor, waitText } from './dom.mjs';
 
 /** Plays the current trial and answers it. */
-async function answerTrial(page, k) {
+export async function answerTrial(page, k) {
   await click(page, 'trial-play');
   const deadline = Date.now() + 15_000;
   let kind = null;
