@@ -18,8 +18,6 @@ use lab_core::measure::slo::{SloError, SloSet};
 use lab_core::trace::{MAX_TRACE_BYTES, TraceError};
 use lab_core::{Analysis, AnalysisOptions};
 
-use crate::AnalyzeArgs;
-
 /// Why `analyze` could not produce a result (all exit with code 2).
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
@@ -105,6 +103,49 @@ fn read_limited(path: &Path, limit: usize) -> Result<String, AnalyzeError> {
     }
     let bytes = std::fs::read(path).map_err(|source| AnalyzeError::Read { path: path.into(), source })?;
     String::from_utf8(bytes).map_err(|_| AnalyzeError::NotText { path: path.into() })
+}
+
+/// Arguments of `analyze`.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    /// A Latency Lab trace, or a result file of vLLM `bench serve`,
+    /// guidellm, AIPerf, GenAI-Perf or LLMPerf (recognised by content).
+    pub file: PathBuf,
+    /// The tool's aggregate file to compare with (AIPerf
+    /// `profile_export_aiperf.json`, LLMPerf `*_summary.json`); found
+    /// automatically when it sits next to FILE under its usual name.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Analyse only run N (1-based) of a file holding several.
+    #[arg(long)]
+    pub run: Option<usize>,
+    /// SLOs for goodput, e.g. `ttft:200,tpot:15,e2el:3000` (ms).
+    #[arg(long)]
+    pub slo: Option<String>,
+    /// Score only this scenario: chat, code, rag, batch, streaming.
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Score with a scenario defined in a JSON file (edited weights/tiers).
+    #[arg(long, conflicts_with = "scenario")]
+    pub scenario_file: Option<PathBuf>,
+    /// Stall threshold in ms (gaps above it are stalls).
+    #[arg(long, default_value_t = lab_core::measure::metrics::DEFAULT_STALL_MS)]
+    pub stall_ms: f64,
+    /// Fluidity-index deadlines: `ttft:MS,tbt:MS` (default ttft:500,tbt:50).
+    #[arg(long)]
+    pub fluidity: Option<String>,
+    /// QoE expectation: `ttft:MS,tps:N` (default ttft:500,tps:20).
+    #[arg(long)]
+    pub qoe: Option<String>,
+    /// Apdex threshold on TTFT in ms (default 500).
+    #[arg(long)]
+    pub apdex: Option<String>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// With --json, include per-request metrics.
+    #[arg(long)]
+    pub per_request: bool,
 }
 
 /// Runs the command; returns the text to print.

@@ -13,7 +13,7 @@
 //! - `latency-lab compress`: writes the build's precompressed copies
 //!   (`.br`, `.gz`) that `serve` sends ([`assets`]).
 //! - `latency-lab backup`: a consistent copy of the study database while
-//!   `serve` runs ([`ops::backup`]).
+//!   `serve` runs ([`backup`]).
 //! - `latency-lab size`: what a visitor downloads, module by module, against
 //!   the page's budgets (`--check` fails over budget; [`size`]).
 //!
@@ -23,10 +23,12 @@
 mod analyze;
 mod api;
 mod assets;
+mod backup;
 mod catalog;
 mod csp;
 mod emit;
 mod fingerprint;
+mod health;
 mod ops;
 mod pacer;
 mod serve;
@@ -52,7 +54,7 @@ enum Command {
     /// Serve the built lab (and its API) on 127.0.0.1.
     Serve(serve::ServeArgs),
     /// Metrics, goodput and scenario scores of a trace file.
-    Analyze(AnalyzeArgs),
+    Analyze(analyze::AnalyzeArgs),
     /// Print the app's Content-Security-Policy (or inject it as a meta tag).
     Csp(CspArgs),
     /// Write Brotli and gzip copies beside the built app's files.
@@ -63,7 +65,7 @@ enum Command {
     Size(SizeArgs),
     /// Copy the study database consistently while `serve` runs (SQLite's
     /// online backup).
-    Backup(ops::backup::BackupArgs),
+    Backup(backup::BackupArgs),
 }
 
 /// Arguments naming the built app.
@@ -124,49 +126,6 @@ fn run_csp(args: &CspArgs) -> Result<String, String> {
     Ok(csp::policy(&html, true))
 }
 
-/// Arguments of `analyze`.
-#[derive(Debug, clap::Args)]
-pub struct AnalyzeArgs {
-    /// A Latency Lab trace, or a result file of vLLM `bench serve`,
-    /// guidellm, AIPerf, GenAI-Perf or LLMPerf (recognised by content).
-    pub file: PathBuf,
-    /// The tool's aggregate file to compare with (AIPerf
-    /// `profile_export_aiperf.json`, LLMPerf `*_summary.json`); found
-    /// automatically when it sits next to FILE under its usual name.
-    #[arg(long)]
-    pub summary: Option<PathBuf>,
-    /// Analyse only run N (1-based) of a file holding several.
-    #[arg(long)]
-    pub run: Option<usize>,
-    /// SLOs for goodput, e.g. `ttft:200,tpot:15,e2el:3000` (ms).
-    #[arg(long)]
-    pub slo: Option<String>,
-    /// Score only this scenario: chat, code, rag, batch, streaming.
-    #[arg(long)]
-    pub scenario: Option<String>,
-    /// Score with a scenario defined in a JSON file (edited weights/tiers).
-    #[arg(long, conflicts_with = "scenario")]
-    pub scenario_file: Option<PathBuf>,
-    /// Stall threshold in ms (gaps above it are stalls).
-    #[arg(long, default_value_t = lab_core::measure::metrics::DEFAULT_STALL_MS)]
-    pub stall_ms: f64,
-    /// Fluidity-index deadlines: `ttft:MS,tbt:MS` (default ttft:500,tbt:50).
-    #[arg(long)]
-    pub fluidity: Option<String>,
-    /// QoE expectation: `ttft:MS,tps:N` (default ttft:500,tps:20).
-    #[arg(long)]
-    pub qoe: Option<String>,
-    /// Apdex threshold on TTFT in ms (default 500).
-    #[arg(long)]
-    pub apdex: Option<String>,
-    /// Print one JSON object instead of a table.
-    #[arg(long)]
-    pub json: bool,
-    /// With --json, include per-request metrics.
-    #[arg(long)]
-    pub per_request: bool,
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -211,7 +170,7 @@ fn main() -> ExitCode {
             }
         },
         Command::Size(args) => run_size(&args),
-        Command::Backup(args) => match ops::backup::run(&args) {
+        Command::Backup(args) => match backup::run(&args) {
             Ok(c) => {
                 println!(
                     "{}: {} studies, {} answers (integrity checked)",

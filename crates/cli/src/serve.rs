@@ -31,11 +31,12 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::api::{self, Api, Limits};
 use crate::catalog::{Catalog, CatalogError};
+use crate::health::Ops;
 use crate::ops::address::{Origins, PublicUrl};
 use crate::ops::metrics::Metrics;
 use crate::ops::observe::{LogFormat, Observer, init_logs, observe};
+use crate::ops::shutdown;
 use crate::ops::streams::{PUBLIC_MAX_PER_CLIENT, Streams};
-use crate::ops::{Ops, shutdown};
 use crate::pacer::Pacer;
 use crate::studies::http::{Reach, StudyApi};
 use lab_core::serve::protocol::{GROUND_TRUTH_PATH, REQUEST_ID_HEADER};
@@ -203,11 +204,11 @@ pub struct Site {
 }
 
 /// The whole router: API, study server ([`crate::studies::http`]), health
-/// checks and metrics ([`crate::ops`]: `/healthz`, `/readyz`, `/metrics`,
+/// checks and metrics ([`crate::health`]: `/healthz`, `/readyz`, `/metrics`,
 /// and `/health` as vLLM has it, which benchmark tools such as guidellm
 /// probe), app files with SPA fallback; every request counted and logged.
 pub fn router(api: Arc<Api>, site: &Site) -> Router {
-    let app = crate::ops::router(Arc::clone(&site.ops))
+    let app = crate::health::router(Arc::clone(&site.ops))
         .merge(crate::studies::http::router(Arc::clone(&site.studies)));
     let app = match &site.dist {
         Some(dist) => {
@@ -483,7 +484,7 @@ fn serve_on(
         });
         if let Some(m) = metrics {
             let m = tokio::net::TcpListener::from_std(m)?;
-            let router = crate::ops::metrics_router(Arc::clone(&site.ops));
+            let router = crate::health::metrics_router(Arc::clone(&site.ops));
             let stop = stop.clone();
             tokio::spawn(async move {
                 let _ = axum::serve(m, router).with_graceful_shutdown(stop.cancelled_owned()).await;

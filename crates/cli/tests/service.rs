@@ -140,20 +140,27 @@ fn readyz_fails_while_the_database_is_down_and_recovers() {
     }
 }
 
+/// The example study published, and `n` participants joined: its id and
+/// each participant's answers.
+fn published_with_participants(addr: &str, token: &str, n: usize) -> (String, Vec<Vec<Vec<u8>>>) {
+    let study = Study::example();
+    let id = publish(addr, token, &study);
+    let answers = (0..n)
+        .map(|_| {
+            let (p, number) = join(addr, &id);
+            answers(&study, &p, number)
+        })
+        .collect();
+    (id, answers)
+}
+
 #[test]
 fn sigterm_during_50_answer_writes_loses_no_acknowledged_answer() {
     const WRITERS: usize = 50;
     let data = data_dir();
     let mut srv = start_in(&data, &[]);
     let (addr, token) = (srv.addr.clone(), srv.token());
-    let study = Study::example();
-    let id = publish(&addr, &token, &study);
-    let mine: Vec<Vec<Vec<u8>>> = (0..WRITERS)
-        .map(|_| {
-            let (p, n) = join(&addr, &id);
-            answers(&study, &p, n)
-        })
-        .collect();
+    let (id, mine) = published_with_participants(&addr, &token, WRITERS);
     // A stream in flight ends with the final event, not a cut.
     let (head, mut stream, mut seen) = request(&addr, "POST", "/v1/chat/completions", &[], &long_chat(200));
     assert!(head.contains(" 200 "), "{head}");
@@ -215,20 +222,23 @@ fn sigterm_during_50_answer_writes_loses_no_acknowledged_answer() {
     );
 }
 
+/// `latency-lab backup --data DATA OUT`.
+fn backup(data: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args(["backup", "--data"])
+        .arg(data)
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_backup_taken_while_answers_are_written_holds_every_answer_acknowledged_before() {
     const PARTICIPANTS: usize = 8;
     let data = data_dir();
     let srv = start_in(&data, &[]);
     let (addr, token) = (srv.addr.clone(), srv.token());
-    let study = Study::example();
-    let id = publish(&addr, &token, &study);
-    let all: Vec<Vec<Vec<u8>>> = (0..PARTICIPANTS)
-        .map(|_| {
-            let (p, n) = join(&addr, &id);
-            answers(&study, &p, n)
-        })
-        .collect();
+    let (id, all) = published_with_participants(&addr, &token, PARTICIPANTS);
     let acked = Arc::new(Mutex::new(Vec::<Vec<u8>>::new()));
     let writers: Vec<_> = all
         .into_iter()
@@ -252,12 +262,7 @@ fn a_backup_taken_while_answers_are_written_holds_every_answer_acknowledged_befo
     let before: Vec<Vec<u8>> = acked.lock().unwrap().clone();
     let copy = data_dir();
     std::fs::create_dir_all(&copy).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
-        .args(["backup", "--data"])
-        .arg(&data)
-        .arg(copy.join("studies.db"))
-        .output()
-        .unwrap();
+    let out = backup(&data, &copy.join("studies.db"));
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
     let writing = acked.lock().unwrap().len();
@@ -285,12 +290,7 @@ fn a_backup_taken_while_answers_are_written_holds_every_answer_acknowledged_befo
         held.len()
     );
     // The live database is not the place to write a backup.
-    let same = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
-        .args(["backup", "--data"])
-        .arg(&data)
-        .arg(data.join("studies.db"))
-        .output()
-        .unwrap();
+    let same = backup(&data, &data.join("studies.db"));
     assert_eq!(same.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&same.stderr).contains("the database itself"));
 }
