@@ -7,7 +7,8 @@
 //! cargo run --release -p latency-lab --example load -- --streams 1000
 //! ```
 //!
-//! It starts `target/release/latency-lab serve --api-only` (or `$LAB_BIN`),
+//! It starts `target/release/latency-lab serve --api-only` (or `$LAB_BIN`,
+//! with `$LAB_SERVE_ARGS`, default `--log-format off`),
 //! opens all connections first, then sends every request at once over raw
 //! HTTP/1.1 (single-threaded tokio, own chunked-transfer decoder,
 //! `lab_core::stream::sse` parser) and stamps each content event on arrival.
@@ -277,8 +278,14 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("lab-load-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let url_file = dir.join("url");
+    // The request log is off unless `LAB_SERVE_ARGS` says otherwise (e.g.
+    // `--log-format json` to measure its cost; empty for a build without
+    // the flag).
+    let extra = std::env::var("LAB_SERVE_ARGS").unwrap_or_else(|_| "--log-format off".into());
     let mut server = Command::new(&bin)
-        .args(["serve", "--api-only", "--port", "0", "--log-format", "off", "--url-file"])
+        .args(["serve", "--api-only", "--port", "0"])
+        .args(extra.split_whitespace())
+        .arg("--url-file")
         .arg(&url_file)
         .arg("--data")
         .arg(dir.join("data"))
