@@ -20,6 +20,7 @@
 //! | [`replay`] | profiles, sample texts, seeded randomness, stories, the replay state machine and its fidelity |
 //! | [`load`] | what a live run sends and when: prompt-length sweeps, conversations, arrival-rate schedules |
 //! | [`serve`] | what the replay endpoint of `latency-lab serve` plays: emission plans and injected faults |
+//! | [`workload`] | production workload files (Mooncake, Bailian, Azure, BurstGPT, ShareGPT, the lab's traces): reading them row by row, their summary, shaping a run |
 //! | [`import`] | results of vLLM, guidellm, AIPerf, GenAI-Perf and LLMPerf, and the worker service that holds them |
 //! | [`study`] | UX studies: designs, trial plans, the participant flow, answers and their statistics |
 //! | [`chart`] | chart scales and the data every chart draws |
@@ -41,6 +42,7 @@ pub mod share;
 pub mod stream;
 pub mod study;
 pub mod trace;
+pub mod workload;
 
 pub use measure::analysis::{Analysis, AnalysisOptions};
 pub use measure::metrics::{MetricsConfig, RequestMetrics, RunMetrics};
