@@ -1,7 +1,8 @@
 //! `latency-lab analyze`: read a file, analyse it, render it. Reading is the
 //! only I/O; everything else is `lab_core`.
 //!
-//! The file is a lab trace or any result file `lab_core::import` reads. For
+//! The file is a lab trace, any result file `lab_core::import` reads, or a
+//! workload ([`crate::workload`]: its summary, read row by row). For
 //! an imported run the output adds `source` (format, tool version, notes) and
 //! `tool_summary` (each of the tool's own figures beside the lab's, with
 //! `differs` and `why`). A file holding several runs (guidellm sweeps, vLLM
@@ -21,6 +22,9 @@ use lab_core::{Analysis, AnalysisOptions};
 /// Why `analyze` could not produce a result (all exit with code 2).
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
+    /// A workload file that could not be read.
+    #[error(transparent)]
+    Workload(#[from] crate::workload::WorkloadFileError),
     /// The file could not be read.
     #[error("cannot read {path}: {source}")]
     Read {
@@ -108,9 +112,13 @@ fn read_limited(path: &Path, limit: usize) -> Result<String, AnalyzeError> {
 /// Arguments of `analyze`.
 #[derive(Debug, clap::Args)]
 pub struct AnalyzeArgs {
-    /// A Latency Lab trace, or a result file of vLLM `bench serve`,
-    /// guidellm, AIPerf, GenAI-Perf or LLMPerf (recognised by content).
+    /// A Latency Lab trace, a result file of vLLM `bench serve`, guidellm,
+    /// AIPerf, GenAI-Perf or LLMPerf, or a workload (Mooncake, Alibaba
+    /// Bailian, Azure, BurstGPT, ShareGPT), recognised by content.
     pub file: PathBuf,
+    /// Summarise a lab trace as a workload (its send times and lengths).
+    #[arg(long)]
+    pub workload: bool,
     /// The tool's aggregate file to compare with (AIPerf
     /// `profile_export_aiperf.json`, LLMPerf `*_summary.json`); found
     /// automatically when it sits next to FILE under its usual name.
@@ -165,6 +173,16 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
         }
         (None, None) => score::presets(),
     };
+    if let Some(format) = crate::workload::sniff(&args.file)?
+        && (format != lab_core::workload::Format::LabTrace || args.workload)
+    {
+        let summary = crate::workload::summarize(&args.file, format)?;
+        return Ok(if args.json {
+            serde_json::to_string_pretty(&crate::workload::to_json(&args.file, &summary)).unwrap_or_default()
+        } else {
+            crate::workload::render(&args.file, &summary)
+        });
+    }
     let text = read_limited(&args.file, MAX_IMPORT_BYTES)?;
     let mut feel = FeelConfig::default();
     args.fluidity.as_deref().map(|s| feel.set_fluidity(s)).transpose()?;

@@ -35,6 +35,7 @@ mod serve;
 mod size;
 mod studies;
 mod truth;
+mod workload;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

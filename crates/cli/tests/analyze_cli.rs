@@ -357,3 +357,56 @@ fn prefill_turns_and_rate_come_out_when_the_trace_has_them() {
     assert!(plain.get("turns").is_none() && plain.get("rate_run").is_none());
     let _ = std::fs::remove_dir_all(f.parent().unwrap());
 }
+
+fn workload(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/workload")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn workloads_are_summarised_from_every_format() {
+    for (name, format, requests) in [
+        ("mooncake_trace.jsonl", "Mooncake (FAST'25)", 200),
+        ("bailian_trace.jsonl", "Alibaba Bailian", 160),
+        ("azure_conv_2023.csv", "Azure LLM inference", 100),
+        ("azure_code_2024.csv", "Azure LLM inference", 80),
+        ("burstgpt.csv", "BurstGPT", 120),
+        ("sharegpt.json", "ShareGPT", 33),
+    ] {
+        let v = json(&[&workload(name), "--json"]);
+        assert_eq!(v["workload"]["format"], format, "{name}");
+        assert_eq!(v["workload"]["requests"], requests, "{name}");
+        assert!(v["workload"]["input_tokens"]["p50"].as_u64().is_some_and(|p| p > 0), "{name}");
+    }
+    let m = json(&[&workload("mooncake_trace.jsonl"), "--json"]);
+    assert!(m["workload"]["prefix_reuse"].as_f64().is_some_and(|r| r > 0.1));
+    assert!(m["workload"]["rate_over_time"].as_array().is_some_and(|s| !s.is_empty()));
+    let g = json(&[&workload("sharegpt.json"), "--json"]);
+    assert_eq!(g["workload"]["approximate_counts"], 0, "counted with the tokenizer natively");
+    assert!(g["workload"]["mean_rate"].is_null(), "ShareGPT has no send times");
+    // A lab trace is analysed as a run, or summarised as a workload on request.
+    let trace = fixture();
+    assert!(json(&[trace.to_str().unwrap(), "--json"])["ttft_ms"].is_object());
+    assert_eq!(json(&[trace.to_str().unwrap(), "--json", "--workload"])["workload"]["requests"], 6);
+    let table = analyze(&[&workload("bailian_trace.jsonl")]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        text.contains("sessions") && text.contains("prefix reuse") && text.contains("request rate over time"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_bad_workload_row_exits_2_naming_its_line() {
+    let dir = scratch("workload");
+    let f = dir.join("broken.csv");
+    std::fs::write(&f, "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,ChatGPT,10,5,15,API log\n2,ChatGPT,ten,5,15,API log\n").unwrap();
+    let out = analyze(&[f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("broken.csv: line 3: Request tokens: a whole number of tokens"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing half-read is shown");
+}

@@ -100,6 +100,34 @@ impl Lengths {
     }
 }
 
+/// Block ids seen so far. The formats number blocks with consecutive
+/// integers from 0, so small ids go in a bitset (an id costs one bit: 9
+/// million blocks in about a megabyte); any others in a set.
+#[derive(Debug, Clone, Default)]
+struct SeenBlocks {
+    bits: Vec<u64>,
+    others: HashSet<u64>,
+}
+
+/// Ids below this go in the bitset (at most 32 MiB of it).
+const BITSET_IDS: u64 = 1 << 28;
+
+impl SeenBlocks {
+    /// Marks `id` seen; false when it was already.
+    fn insert(&mut self, id: u64) -> bool {
+        if id >= BITSET_IDS {
+            return self.others.insert(id);
+        }
+        let (word, bit) = ((id / 64) as usize, 1u64 << (id % 64));
+        if self.bits.len() <= word {
+            self.bits.resize((word + 1).next_power_of_two(), 0);
+        }
+        let fresh = self.bits[word] & bit == 0;
+        self.bits[word] |= bit;
+        fresh
+    }
+}
+
 /// A workload's summary.
 #[derive(Debug, Clone, Default)]
 pub struct Summary {
@@ -125,7 +153,7 @@ pub struct Summary {
     /// Requests of each session.
     sessions: HashMap<u64, u32>,
     /// Blocks seen so far.
-    seen: HashSet<u64>,
+    seen: SeenBlocks,
     /// Blocks in every request's `hash_ids`.
     pub blocks: u64,
     /// Blocks seen before in the file.
@@ -342,6 +370,20 @@ mod tests {
         }
         assert_eq!((b.sessions(), b.turns()), (2, Some((2.0, 3))));
         assert_eq!(b.zero_output, 4);
+    }
+
+    #[test]
+    fn block_ids_far_apart_are_counted_as_well_as_near_ones() {
+        let mut seen = SeenBlocks::default();
+        for id in [0, 63, 64, 5_000_000, BITSET_IDS, u64::MAX] {
+            assert!(seen.insert(id), "{id} is new");
+            assert!(!seen.insert(id), "{id} seen");
+        }
+        assert!(
+            seen.bits.len() * 8 <= 2 * 5_000_000 / 8 + 64,
+            "one bit an id: {} bytes",
+            seen.bits.len() * 8
+        );
     }
 
     #[test]

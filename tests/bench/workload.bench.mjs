@@ -1,0 +1,43 @@
+// A 1,000,000-row workload read natively: `latency-lab analyze` on a
+// Mooncake file written by tests/fixtures/workload/make_workloads.py
+// --large (148 MB), and on its first 100,000 and 300,000 rows; wall time
+// and peak memory (`/usr/bin/time`), 3 runs each after one warm-up. The
+// reader holds one row at a time; what grows is only the summary (a bit
+// per block id seen). (The browser worker does not read workloads yet.)
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../e2e/lib/lab.mjs';
+
+const BIN = path.join(ROOT, 'target/release/latency-lab');
+const LARGE = path.join(ROOT, 'tests/fixtures/workload/mooncake_large.jsonl');
+if (!existsSync(LARGE)) {
+  execFileSync('python3', [path.join(ROOT, 'tests/fixtures/workload/make_workloads.py'), '--large', '1000000'], { stdio: 'inherit' });
+}
+const dir = mkdtempSync(path.join(tmpdir(), 'lab-workload-'));
+const lines = readFileSync(LARGE, 'utf8').split('\n');
+const files = [100_000, 300_000, 1_000_000].map((n) => {
+  if (n >= lines.length - 1) return [n, LARGE];
+  const f = path.join(dir, `${n}.jsonl`);
+  writeFileSync(f, lines.slice(0, n).join('\n') + '\n');
+  return [n, f];
+});
+
+/** One run: [wall s, peak RSS MB]. */
+function run(file) {
+  const out = execFileSync('sh', ['-c', `/usr/bin/time -f 'TIME %e %M' "$0" analyze "$1" 2>&1 >/dev/null`, BIN, file], { encoding: 'utf8' });
+  const line = out.split('\n').find((l) => l.startsWith('TIME '));
+  if (!line) throw new Error(`analyze failed on ${file}:\n${out}`);
+  const [, wall, kb] = line.split(' ');
+  return [Number(wall), Number(kb) / 1024];
+}
+
+console.log('| rows | file MB | wall s (3 runs) | peak RSS MB (3 runs) |');
+console.log('|---:|---:|---|---|');
+for (const [n, f] of files) {
+  run(f);
+  const runs = [run(f), run(f), run(f)];
+  const mb = (statSync(f).size / 1e6).toFixed(0);
+  console.log(`| ${n.toLocaleString('en')} | ${mb} | ${runs.map((r) => r[0].toFixed(2)).join(', ')} | ${runs.map((r) => r[1].toFixed(1)).join(', ')} |`);
+}
