@@ -62,12 +62,19 @@ impl PrefixCache {
     /// The cached tokens of a prompt of `tokens` for `model`, then keeps
     /// its blocks.
     pub fn admit(&mut self, model: &str, tokens: &[&str]) -> u64 {
-        let hashes = block_hashes(model, tokens);
+        self.admit_blocks(&block_hashes(model, tokens), tokens.len())
+    }
+
+    /// The cached tokens of a prompt of `len` tokens whose full blocks are
+    /// named `hashes` (chained: each names everything before it too), then
+    /// keeps them. [`Self::admit`] names blocks by their text; a workload's
+    /// prediction names them by its `hash_ids` (`crate::workload::cache`).
+    pub fn admit_blocks(&mut self, hashes: &[u64], len: usize) -> u64 {
         let hits = hashes.iter().take_while(|h| self.blocks.contains_key(h)).count();
-        for h in hashes {
+        for &h in hashes {
             self.touch(h);
         }
-        let cached = (hits * BLOCK_TOKENS).min(tokens.len().saturating_sub(1));
+        let cached = (hits * BLOCK_TOKENS).min(len.saturating_sub(1));
         cached as u64
     }
 

@@ -28,7 +28,13 @@
 //!   turns, and prefix reuse.
 //! - [`shape`]: a window of the trace, a speed factor, a seeded resample to a
 //!   target rate that keeps its burstiness, a request cap.
+//! - [`prompts`]: each `hash_ids` block as deterministic words, so shared
+//!   ids are a shared token prefix on a real engine.
+//! - [`cache`]: the cached tokens the replay endpoint will report for each
+//!   request, predicted from the `hash_ids` alone.
 
+pub mod cache;
+pub mod prompts;
 pub mod read;
 pub mod shape;
 pub mod summary;
