@@ -250,7 +250,7 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
             .map_err(|e| reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string()))?;
         return Err(Early::Injected(Box::new(fault)));
     }
-    let CompletionRequest { prompt, max_tokens, stream, include_usage, .. } = req;
+    let CompletionRequest { prompt, max_tokens, min_tokens, ignore_eos, stream, include_usage, .. } = req;
     let id = format!("lab-{n}");
     let created = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let pieces = text::pseudo_tokens(&prompt);
@@ -259,8 +259,16 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
     let mut cached_tokens = 0;
     let (plan, described) = {
         let writer = writer(flavor, &id, if model.is_empty() { "latency-lab" } else { &model }, created);
-        let mut pr =
-            PlanRequest { writer, prompt_tokens, cached_tokens, max_tokens, include_usage, request_index: 0 };
+        let mut pr = PlanRequest {
+            writer,
+            prompt_tokens,
+            cached_tokens,
+            max_tokens,
+            min_tokens,
+            ignore_eos,
+            include_usage,
+            request_index: 0,
+        };
         match source {
             Source::Profile(p, i) => {
                 pr.request_index = i;

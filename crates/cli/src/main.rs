@@ -12,6 +12,8 @@
 //!   modules, listed in `index.html`.
 //! - `latency-lab compress`: writes the build's precompressed copies
 //!   (`.br`, `.gz`) that `serve` sends ([`assets`]).
+//! - `latency-lab run WORKLOAD --target URL`: sends a workload open loop
+//!   and records every answer ([`run`]).
 //! - `latency-lab backup`: a consistent copy of the study database while
 //!   `serve` runs ([`backup`]).
 //! - `latency-lab size`: what a visitor downloads, module by module, against
@@ -31,6 +33,7 @@ mod fingerprint;
 mod health;
 mod ops;
 mod pacer;
+mod run;
 mod serve;
 mod size;
 mod studies;
@@ -67,6 +70,8 @@ enum Command {
     /// Copy the study database consistently while `serve` runs (SQLite's
     /// online backup).
     Backup(backup::BackupArgs),
+    /// Send a workload open loop at its own rate and record every answer.
+    Run(run::RunArgs),
 }
 
 /// Arguments naming the built app.
@@ -171,6 +176,16 @@ fn main() -> ExitCode {
             }
         },
         Command::Size(args) => run_size(&args),
+        Command::Run(args) => match run::run(&args) {
+            Ok(report) => {
+                println!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("latency-lab run: {e}");
+                ExitCode::from(e.exit_code())
+            }
+        },
         Command::Backup(args) => match backup::run(&args) {
             Ok(c) => {
                 println!(

@@ -178,7 +178,7 @@ impl Pacer {
 /// the `/proc/thread-self` link). Returns whether it was set: without it
 /// (older kernels, other systems) sleeps may end up to the default slack
 /// (50 µs on Linux) late.
-fn precise_sleeps() -> bool {
+pub(crate) fn precise_sleeps() -> bool {
     let Ok(link) = std::fs::read_link("/proc/thread-self") else { return false };
     let Some(tid) = link.file_name() else { return false };
     let path = std::path::Path::new("/proc").join(tid).join("timerslack_ns");

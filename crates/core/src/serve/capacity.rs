@@ -69,6 +69,8 @@ mod tests {
             prompt_tokens: 0,
             cached_tokens: 0,
             max_tokens: None,
+            min_tokens: None,
+            ignore_eos: false,
             include_usage: false,
             request_index: 0,
         };

@@ -226,6 +226,8 @@ mod tests {
             prompt_tokens: 1,
             cached_tokens: 0,
             max_tokens: None,
+            min_tokens: None,
+            ignore_eos: false,
             include_usage: false,
             request_index: 0,
         };

@@ -31,6 +31,11 @@ pub struct PlanRequest {
     pub cached_tokens: u64,
     /// `max_tokens` / `max_completion_tokens`.
     pub max_tokens: Option<u32>,
+    /// `min_tokens` (vLLM's extension): at least this many, whatever the
+    /// profile would stop at.
+    pub min_tokens: Option<u32>,
+    /// `ignore_eos`: generate until `max_tokens`, as engines do when asked.
+    pub ignore_eos: bool,
     /// `stream_options.include_usage`.
     pub include_usage: bool,
     /// Sequence number of this request for the source (seeds profiles).
@@ -117,10 +122,25 @@ fn assemble(req: &PlanRequest, headers_at_ms: f64, pieces: Vec<Piece>, capped: b
 }
 
 /// The plan of a profile for this request.
+///
+/// The answer has the profile's length, cut at `max_tokens`; `min_tokens`
+/// lengthens it, and `ignore_eos` (with a `max_tokens`) makes it exactly
+/// `max_tokens` long, as a workload's requests ask.
 pub fn from_profile(profile: &Profile, req: &PlanRequest) -> Plan {
     let computed = req.prompt_tokens.saturating_sub(req.cached_tokens);
-    let s = profile.schedule(req.request_index, computed, req.max_tokens);
-    let capped = req.max_tokens.is_some_and(|m| m < profile.output_tokens);
+    let natural = profile.output_tokens;
+    let wanted = match (req.ignore_eos, req.max_tokens) {
+        (true, Some(_)) => u32::MAX,
+        _ => req.min_tokens.map_or(natural, |m| natural.max(m)),
+    };
+    let capped = req.max_tokens.is_some_and(|m| m < wanted);
+    let s = if wanted == natural {
+        profile.schedule(req.request_index, computed, req.max_tokens)
+    } else {
+        let longer =
+            Profile { output_tokens: req.max_tokens.map_or(wanted, |m| m.min(wanted)), ..profile.clone() };
+        longer.schedule(req.request_index, computed, req.max_tokens)
+    };
     let pieces = s.chunks.into_iter().map(|c| (c.due_ms, c.text, c.tokens, c.kind, c.tool)).collect();
     assemble(req, 0.0, pieces, capped)
 }
@@ -156,6 +176,8 @@ mod tests {
             prompt_tokens: 12,
             cached_tokens: 0,
             max_tokens,
+            min_tokens: None,
+            ignore_eos: false,
             include_usage,
             request_index: 0,
         }
@@ -244,5 +266,23 @@ mod tests {
         assert_eq!(plan.completion_tokens, 6);
         let cut = from_recorded(b, &req(false, Some(1)));
         assert_eq!((cut.completion_tokens, cut.finish_reason), (1, "length"));
+    }
+
+    #[test]
+    fn min_tokens_and_ignore_eos_give_the_length_a_workload_asks() {
+        let p = Profile::simple("p", 50.0, 5.0, 10);
+        let tokens = |r: &PlanRequest| from_profile(&p, r).completion_tokens;
+        let mut r = req(false, Some(40));
+        assert_eq!(tokens(&r), 10, "the profile's own length under max_tokens");
+        r.min_tokens = Some(25);
+        assert_eq!(tokens(&r), 25);
+        r.min_tokens = None;
+        r.ignore_eos = true;
+        assert_eq!(tokens(&r), 40, "ignore_eos: up to max_tokens");
+        assert_eq!(from_profile(&p, &r).finish_reason, "length");
+        let short = PlanRequest { ignore_eos: true, ..req(false, Some(4)) };
+        assert_eq!(tokens(&short), 4);
+        let unbounded = PlanRequest { ignore_eos: true, ..req(false, None) };
+        assert_eq!(tokens(&unbounded), 10, "ignore_eos without max_tokens changes nothing");
     }
 }

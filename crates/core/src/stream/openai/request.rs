@@ -11,7 +11,8 @@
 //! - `model` (default empty), `stream` (default false),
 //!   `stream_options.include_usage` (default false), and the token limit:
 //!   `max_completion_tokens` if present, else `max_tokens` (saturated to
-//!   `u32`).
+//!   `u32`); the engines' `min_tokens` and `ignore_eos`, which a workload's
+//!   requests send to get their output length.
 
 use serde_json::Value;
 
@@ -26,6 +27,10 @@ pub struct CompletionRequest {
     pub prompt: String,
     /// The token limit, if any.
     pub max_tokens: Option<u32>,
+    /// `min_tokens` (vLLM, SGLang), if any.
+    pub min_tokens: Option<u32>,
+    /// `ignore_eos: true` (vLLM, SGLang, llama.cpp).
+    pub ignore_eos: bool,
     /// `"stream": true`.
     pub stream: bool,
     /// `stream_options.include_usage`.
@@ -69,6 +74,11 @@ impl CompletionRequest {
             model: req.get("model").and_then(Value::as_str).unwrap_or("").to_string(),
             prompt,
             max_tokens,
+            min_tokens: req
+                .get("min_tokens")
+                .and_then(Value::as_u64)
+                .map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
+            ignore_eos: req.get("ignore_eos").and_then(Value::as_bool).unwrap_or(false),
             stream: req.get("stream").and_then(Value::as_bool).unwrap_or(false),
             include_usage: req
                 .pointer("/stream_options/include_usage")
@@ -136,5 +146,14 @@ mod tests {
         for (body, api, want) in cases {
             assert_eq!(CompletionRequest::decode(body, api), Err(want));
         }
+    }
+
+    #[test]
+    fn the_engines_length_fields_are_read() {
+        let body = br#"{"messages":[{"content":"x"}],"max_tokens":30,"min_tokens":30,"ignore_eos":true}"#;
+        let r = CompletionRequest::decode(body, ApiFlavor::Chat).unwrap();
+        assert_eq!((r.max_tokens, r.min_tokens, r.ignore_eos), (Some(30), Some(30), true));
+        let r = CompletionRequest::decode(br#"{"messages":[]}"#, ApiFlavor::Chat).unwrap();
+        assert_eq!((r.min_tokens, r.ignore_eos), (None, false));
     }
 }
