@@ -22,6 +22,9 @@ use lab_core::{Analysis, AnalysisOptions};
 /// Why `analyze` could not produce a result (all exit with code 2).
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyzeError {
+    /// Shard traces that cannot be one run.
+    #[error("cannot merge: {0}")]
+    Merge(String),
     /// A workload file that could not be read.
     #[error(transparent)]
     Workload(#[from] crate::workload::WorkloadFileError),
@@ -116,6 +119,12 @@ pub struct AnalyzeArgs {
     /// AIPerf, GenAI-Perf or LLMPerf, or a workload (Mooncake, Alibaba
     /// Bailian, Azure, BurstGPT, ShareGPT), recognised by content.
     pub file: PathBuf,
+    /// More lab traces: the shards of one run (`latency-lab run --shard`),
+    /// analysed together as one run.
+    pub shards: Vec<PathBuf>,
+    /// Also write the merged trace of FILE and the shards here.
+    #[arg(long, value_name = "OUT")]
+    pub merge: Option<PathBuf>,
     /// Summarise a lab trace as a workload (its send times and lengths).
     #[arg(long)]
     pub workload: bool,
@@ -183,16 +192,11 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
             crate::workload::render(&args.file, &summary)
         });
     }
+    if !args.shards.is_empty() || args.merge.is_some() {
+        return merged(args, &opts(args, slos, scenarios)?);
+    }
     let text = read_limited(&args.file, MAX_IMPORT_BYTES)?;
-    let mut feel = FeelConfig::default();
-    args.fluidity.as_deref().map(|s| feel.set_fluidity(s)).transpose()?;
-    args.qoe.as_deref().map(|s| feel.set_qoe(s)).transpose()?;
-    args.apdex.as_deref().map(|s| feel.set_apdex(s)).transpose()?;
-    let opts = AnalysisOptions {
-        metrics: MetricsConfig { stall_threshold_ms: args.stall_ms, feel },
-        slos,
-        scenarios,
-    };
+    let opts = opts(args, slos, scenarios)?;
     let import_err = |source| AnalyzeError::Import { path: args.file.clone(), source };
     let mut runs = match import::import(&text) {
         Ok(Imported::Trace(trace)) => {
@@ -225,6 +229,40 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
     } else {
         rendered.join("\n\n")
     })
+}
+
+/// The analysis options of the flags.
+fn opts(
+    args: &AnalyzeArgs,
+    slos: Option<SloSet>,
+    scenarios: Vec<Scenario>,
+) -> Result<AnalysisOptions, AnalyzeError> {
+    let mut feel = FeelConfig::default();
+    args.fluidity.as_deref().map(|s| feel.set_fluidity(s)).transpose()?;
+    args.qoe.as_deref().map(|s| feel.set_qoe(s)).transpose()?;
+    args.apdex.as_deref().map(|s| feel.set_apdex(s)).transpose()?;
+    Ok(AnalysisOptions {
+        metrics: MetricsConfig { stall_threshold_ms: args.stall_ms, feel },
+        slos,
+        scenarios,
+    })
+}
+
+/// FILE and the shards as one run (written to `--merge` when given).
+fn merged(args: &AnalyzeArgs, opts: &AnalysisOptions) -> Result<String, AnalyzeError> {
+    let mut parts = Vec::new();
+    for path in std::iter::once(&args.file).chain(&args.shards) {
+        let text = read_limited(path, MAX_TRACE_BYTES)?;
+        let trace = lab_core::Trace::from_json(&text)
+            .map_err(|source| AnalyzeError::Trace { path: path.clone(), source })?;
+        parts.push(trace);
+    }
+    let trace = lab_core::trace::merge::merge(parts).map_err(|e| AnalyzeError::Merge(e.to_string()))?;
+    if let Some(out) = &args.merge {
+        let json = serde_json::to_string(&trace).map_err(|e| AnalyzeError::Merge(e.to_string()))?;
+        std::fs::write(out, json).map_err(|source| AnalyzeError::Read { path: out.clone(), source })?;
+    }
+    Ok(render(&Analysis::of(&trace, opts), None, args))
 }
 
 /// `--summary`, or the tool's aggregate file next to FILE under its usual name.

@@ -220,9 +220,14 @@ struct Schedule {
 }
 
 impl Schedule {
-    /// Reads the rows, shapes and shards them, and hands each to `send` at
-    /// its time (until the cap, the end or `stop`).
-    fn each(self, mut send: impl FnMut(Request)) -> Result<(), WorkloadFileError> {
+    /// Reads the rows, shapes and shards them, makes each ready with
+    /// `prepare` before its time and hands it to `send` at its time (until
+    /// the cap, the end or `stop`).
+    fn each<T>(
+        self,
+        mut prepare: impl FnMut(Request) -> T,
+        mut send: impl FnMut(T),
+    ) -> Result<(), WorkloadFileError> {
         crate::pacer::precise_sleeps();
         let Schedule { path, format, shape, shard, untimed_rate, seed, zero, stop } = self;
         let mut shaper = Shaper::new(shape);
@@ -246,10 +251,11 @@ impl Schedule {
                     continue;
                 }
                 let due = zero + Duration::from_secs_f64(r.at_ms.max(0.0) / 1000.0);
+                let ready = prepare(r);
                 if !sleep_until(due, &stop) {
                     return;
                 }
-                send(r);
+                send(ready);
             }
         })
     }
@@ -379,8 +385,11 @@ async fn run_async(
     // until each is due (Tokio's timer rounds up to the next ms), then hands
     // the request to a task of its own: nothing waits for earlier answers.
     let scheduled = tokio::task::spawn_blocking(move || {
-        schedule.each(|r| {
+        let prepare = |r: Request| {
             let body = send::body(&target2, &r, || lab_core::workload::prompts::prompt(&r, block));
+            (r, body)
+        };
+        schedule.each(prepare, |(r, body)| {
             let (client, target, counters, results, abort) = (
                 client2.clone(),
                 Arc::clone(&target2),

@@ -27,6 +27,7 @@
 pub mod client;
 pub mod json_error;
 mod load;
+pub mod merge;
 mod redact;
 pub mod series;
 pub mod stamps;

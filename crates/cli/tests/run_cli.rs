@@ -1,0 +1,213 @@
+//! `latency-lab run` against `latency-lab serve`: a Mooncake workload with
+//! shared `hash_ids`, sent open loop, gets exactly the cached tokens the
+//! rows predict ([`lab_core::workload::cache`]) and client TTFTs inside the
+//! server's own bounds; shards with one start reproduce one process's
+//! schedule; bad input is refused before anything is sent.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{LATE_MS, data_dir, start};
+use lab_core::Trace;
+use lab_core::workload::cache::CachePredictor;
+use lab_core::workload::read::LineReader;
+use lab_core::workload::{Format, Request};
+
+/// A Mooncake workload: `n` rows 40 ms apart (distinct times, so they reach
+/// the server in file order), four shared "system prompts" of 1–3 blocks
+/// and blocks of their own, lengths cut inside the last block.
+fn workload(dir: &Path, n: usize) -> PathBuf {
+    let mut lines = Vec::new();
+    let mut next = 10u64;
+    for i in 0..n {
+        let mut ids: Vec<u64> = match i % 5 {
+            0 => vec![0],
+            1 => vec![0, 1],
+            2 => vec![2, 3, 4],
+            3 => vec![],
+            _ => vec![0, 1, 5],
+        };
+        let own = 1 + (i % 3) as u64;
+        ids.extend(next..next + own);
+        next += own;
+        let input = ids.len() as u64 * 512 - (i as u64 * 37) % 500;
+        lines.push(format!(
+            "{{\"timestamp\": {}, \"input_length\": {input}, \"output_length\": {}, \"hash_ids\": {ids:?}}}",
+            i * 40,
+            4 + i % 5
+        ));
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("shared.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+fn rows(path: &Path) -> Vec<Request> {
+    let mut r = LineReader::new(Format::Mooncake);
+    std::fs::read_to_string(path).unwrap().lines().filter_map(|l| r.line(l).unwrap()).collect()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_latency-lab")).arg("run").args(args).output().unwrap()
+}
+
+fn trace(path: &Path) -> Trace {
+    Trace::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+const MODEL: &str = "profile:ttft=20,tpot=3,jitter=constant,prefill=0.002,slots=8,cache=on";
+
+#[test]
+fn cached_tokens_equal_the_rows_prediction_and_ttft_keeps_the_server_bounds() {
+    let srv = start(&[]);
+    let dir = data_dir().with_extension("run");
+    let file = workload(&dir, 40);
+    let out = dir.join("out.trace.json");
+    let target = format!("http://{}", srv.addr);
+    let o = run(&[
+        file.to_str().unwrap(),
+        "--target",
+        &target,
+        "--model",
+        MODEL,
+        "--exact-output",
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{said}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(said.contains("40 requests sent: 40 answered, 0 failed"), "{said}");
+    let t = trace(&out);
+    assert_eq!(t.requests.len(), 40);
+    let mut predict = CachePredictor::endpoint(512);
+    let mut shared = 0;
+    for (row, r) in rows(&file).iter().zip(&t.requests) {
+        assert_eq!(r.id.as_deref(), Some(format!("row-{}", row.line).as_str()));
+        let usage = r.usage.expect("usage");
+        let want = predict.admit(row);
+        assert_eq!(usage.cached_tokens.unwrap_or(0), want, "row {}: cached tokens", row.line);
+        assert_eq!(usage.prompt_tokens, Some(u64::from(row.input_tokens) + 1), "the words and the newline");
+        assert_eq!(usage.completion_tokens, Some(u64::from(row.output_tokens)), "--exact-output");
+        shared += usize::from(want > 0);
+        // Client TTFT inside the server's: no earlier than its first chunk
+        // left, at most LATE_MS later.
+        let server = r.server.as_ref().expect("ground truth");
+        let client_ttft = r.chunks[0].arrived_ms - r.sent_ms;
+        let server_ttft = server.chunks_sent_ms[0];
+        assert!(
+            client_ttft >= server_ttft - 0.5 && client_ttft <= server_ttft + LATE_MS,
+            "row {}: client {client_ttft} ms, server {server_ttft} ms",
+            row.line
+        );
+        // Sent at its time, open loop.
+        let late = r.sent_ms - r.scheduled_ms.unwrap();
+        assert!((-0.01..LATE_MS).contains(&late), "row {} sent {late} ms late", row.line);
+    }
+    assert!(shared >= 20, "the workload shares prefixes: {shared} of 40 rows hit the cache");
+}
+
+#[test]
+fn four_shards_with_one_start_send_what_one_process_sends() {
+    let srv = start(&[]);
+    let dir = data_dir().with_extension("shards");
+    let file = workload(&dir, 40);
+    let target = format!("http://{}", srv.addr);
+    let model = "profile:ttft=20,tpot=3,jitter=constant,tokens=6";
+    let whole = dir.join("whole.trace.json");
+    let o = run(&[
+        file.to_str().unwrap(),
+        "--target",
+        &target,
+        "--model",
+        model,
+        "--quiet",
+        "-o",
+        whole.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let start_at =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64() + 1.5;
+    let start_at = format!("{start_at:.3}");
+    let shards: Vec<_> = (0..4)
+        .map(|i| {
+            let out = dir.join(format!("shard{i}.trace.json"));
+            let child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+                .args(["run", file.to_str().unwrap(), "--target", &target, "--model", model, "--quiet"])
+                .args(["--shard", &format!("{i}/4"), "--start-at", &start_at, "-o", out.to_str().unwrap()])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (child, out)
+        })
+        .collect();
+    let mut parts = Vec::new();
+    for (mut child, out) in shards {
+        assert!(child.wait().unwrap().success());
+        parts.push(out);
+    }
+    let merged = dir.join("merged.trace.json");
+    let mut args: Vec<&str> = vec!["analyze", "--merge", merged.to_str().unwrap()];
+    args.extend(parts.iter().map(|p| p.to_str().unwrap()));
+    let o = Command::new(env!("CARGO_BIN_EXE_latency-lab")).args(&args).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (one, four) = (trace(&whole), trace(&merged));
+    let ids = |t: &Trace| t.requests.iter().map(|r| (r.id.clone(), r.scheduled_ms)).collect::<Vec<_>>();
+    assert_eq!(ids(&one), ids(&four), "the same requests on the same schedule");
+    for r in &four.requests {
+        let late = r.sent_ms - r.scheduled_ms.unwrap();
+        assert!((-0.01..LATE_MS).contains(&late), "{:?} sent {late} ms late on the shared clock", r.id);
+    }
+    assert!(four.requests.iter().all(|r| r.failure.is_none()));
+    // The same figures, within what two runs of one process differ by.
+    let ttft = |t: &Trace| {
+        let mut v: Vec<f64> = t.requests.iter().map(|r| r.chunks[0].arrived_ms - r.sent_ms).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    assert!((ttft(&one) - ttft(&four)).abs() < 10.0, "median TTFT {} vs {} ms", ttft(&one), ttft(&four));
+    assert_eq!(
+        one.requests.iter().map(|r| r.chunks.len()).sum::<usize>(),
+        four.requests.iter().map(|r| r.chunks.len()).sum::<usize>(),
+        "the same tokens came back"
+    );
+}
+
+#[test]
+fn bad_input_is_refused_before_anything_is_sent() {
+    let dir = data_dir().with_extension("bad");
+    let file = workload(&dir, 3);
+    let f = file.to_str().unwrap();
+    for (args, says) in [
+        (vec![f, "--target", "https://x:1"], "plain HTTP"),
+        (vec![f, "--target", "http://127.0.0.1:9", "--model", "m", "--shard", "4/4"], "--shard 4/4"),
+        (vec![f, "--target", "http://127.0.0.1:9", "--model", "m", "--window", "5"], "--window 5"),
+        (vec![f, "--target", "http://127.0.0.1:9", "--model", "m", "--speed", "0"], "speed"),
+        (vec![f, "--target", "http://127.0.0.1:9", "--model", "m", "--start-at", "soon"], "--start-at soon"),
+    ] {
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains(says),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // Nothing listens: every request fails and is recorded; the run ends.
+    let out = dir.join("refused.trace.json");
+    let o =
+        run(&[f, "--target", "http://127.0.0.1:9", "--model", "m", "--quiet", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("3 requests sent: 0 answered, 3 failed"));
+    let t = trace(&out);
+    assert!(
+        t.requests.iter().all(|r| r.failure.as_ref().is_some_and(|f| f.message.contains("could not reach")))
+    );
+    // No model given and none to ask for.
+    let o = run(&[f, "--target", "http://127.0.0.1:9", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("give the model with --model"));
+}
