@@ -211,3 +211,48 @@ fn bad_input_is_refused_before_anything_is_sent() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("give the model with --model"));
 }
+
+#[test]
+fn http2_by_prior_knowledge_and_ctrl_c_keeps_what_arrived() {
+    let srv = start(&[]);
+    let dir = data_dir().with_extension("h2");
+    let file = workload(&dir, 12);
+    let target = format!("http://{}", srv.addr);
+    let out = dir.join("h2.trace.json");
+    let o = run(&[
+        file.to_str().unwrap(),
+        "--target",
+        &target,
+        "--model",
+        MODEL,
+        "--http2",
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("12 requests sent: 12 answered, 0 failed"));
+    // A long workload stopped after a second: what was sent is kept, the
+    // rest is not sent, and the run ends cleanly.
+    let long = dir.join("long.jsonl");
+    let rows: Vec<String> = (0..100)
+        .map(|i| format!("{{\"timestamp\": {}, \"input_length\": 50, \"output_length\": 5}}", i * 100))
+        .collect();
+    std::fs::write(&long, rows.join("\n") + "\n").unwrap();
+    let out = dir.join("stopped.trace.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args(["run", long.to_str().unwrap(), "--target", &target, "--model", "profile:ttft=5,tpot=2"])
+        .args(["--quiet", "-o", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("stopped sending"));
+    let t = trace(&out);
+    assert!((5..60).contains(&t.requests.len()), "{} of 100 sent before Ctrl-C", t.requests.len());
+    assert!(t.requests.iter().all(|r| r.failure.is_none()), "those in flight finished");
+}
