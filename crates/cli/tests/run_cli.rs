@@ -54,6 +54,22 @@ fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_latency-lab")).arg("run").args(args).output().unwrap()
 }
 
+/// `run FILE --target TARGET --model MODEL --quiet -o OUT` and `extra`.
+fn run_quiet(file: &Path, target: &str, model: &str, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        file.to_str().unwrap(),
+        "--target",
+        target,
+        "--model",
+        model,
+        "--quiet",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
 fn trace(path: &Path) -> Trace {
     Trace::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -67,17 +83,7 @@ fn cached_tokens_equal_the_rows_prediction_and_ttft_keeps_the_server_bounds() {
     let file = workload(&dir, 40);
     let out = dir.join("out.trace.json");
     let target = format!("http://{}", srv.addr);
-    let o = run(&[
-        file.to_str().unwrap(),
-        "--target",
-        &target,
-        "--model",
-        MODEL,
-        "--exact-output",
-        "--quiet",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_quiet(&file, &target, MODEL, &out, &["--exact-output"]);
     let said = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{said}{}", String::from_utf8_lossy(&o.stderr));
     assert!(said.contains("40 requests sent: 40 answered, 0 failed"), "{said}");
@@ -118,16 +124,7 @@ fn four_shards_with_one_start_send_what_one_process_sends() {
     let target = format!("http://{}", srv.addr);
     let model = "profile:ttft=20,tpot=3,jitter=constant,tokens=6";
     let whole = dir.join("whole.trace.json");
-    let o = run(&[
-        file.to_str().unwrap(),
-        "--target",
-        &target,
-        "--model",
-        model,
-        "--quiet",
-        "-o",
-        whole.to_str().unwrap(),
-    ]);
+    let o = run_quiet(&file, &target, model, &whole, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let start_at =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64() + 1.5;
@@ -219,17 +216,7 @@ fn http2_by_prior_knowledge_and_ctrl_c_keeps_what_arrived() {
     let file = workload(&dir, 12);
     let target = format!("http://{}", srv.addr);
     let out = dir.join("h2.trace.json");
-    let o = run(&[
-        file.to_str().unwrap(),
-        "--target",
-        &target,
-        "--model",
-        MODEL,
-        "--http2",
-        "--quiet",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_quiet(&file, &target, MODEL, &out, &["--http2"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("12 requests sent: 12 answered, 0 failed"));
     // A long workload stopped after a second: what was sent is kept, the
