@@ -1,7 +1,8 @@
 //! The runner's counters and its progress line on a terminal (`indicatif`;
 //! nothing is drawn when stderr is not a terminal or with `--quiet`):
 //! requests sent, finished and failed, those in flight, the rate of the
-//! last second, and TTFT P50/P99 so far.
+//! last second, and TTFT P50/P99 of the last [`RECENT`] answers (a run of a
+//! million requests is not re-sorted four times a second).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -9,6 +10,9 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lab_core::measure::stats::Samples;
+
+/// TTFTs the progress line's percentiles are taken over.
+pub const RECENT: usize = 10_000;
 
 /// Counters every request task updates.
 #[derive(Default)]
@@ -19,8 +23,8 @@ pub struct Counters {
     pub finished: AtomicU64,
     /// Requests ended in a failure.
     pub failed: AtomicU64,
-    /// TTFTs so far (ms).
-    pub ttft: Mutex<Vec<f64>>,
+    /// The last [`RECENT`] TTFTs (ms).
+    pub ttft: Mutex<std::collections::VecDeque<f64>>,
 }
 
 impl Counters {
@@ -32,14 +36,19 @@ impl Counters {
             self.finished.fetch_add(1, Ordering::Relaxed);
         }
         if let Some(t) = ttft_ms {
-            self.ttft.lock().unwrap_or_else(PoisonError::into_inner).push(t);
+            let mut recent = self.ttft.lock().unwrap_or_else(PoisonError::into_inner);
+            if recent.len() == RECENT {
+                recent.pop_front();
+            }
+            recent.push_back(t);
         }
     }
 
-    /// TTFT P50 and P99 so far (ms).
+    /// TTFT P50 and P99 of the last [`RECENT`] answers (ms).
     pub fn ttft(&self) -> Option<(f64, f64)> {
-        let all = self.ttft.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        let s = Samples::from_finite(all);
+        let recent: Vec<f64> =
+            self.ttft.lock().unwrap_or_else(PoisonError::into_inner).iter().copied().collect();
+        let s = Samples::from_finite(recent);
         Some((s.percentile(50.0)?, s.percentile(99.0)?))
     }
 }
@@ -77,4 +86,19 @@ pub fn start(counters: Arc<Counters>, quiet: bool) -> ProgressBar {
         }
     });
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_percentiles_keep_only_the_recent_answers() {
+        let c = Counters::default();
+        for i in 0..(RECENT + 500) {
+            c.ended(Some(if i < 500 { 10_000.0 } else { 100.0 }), i % 10 == 0);
+        }
+        assert_eq!(c.ttft(), Some((100.0, 100.0)), "the 500 slow ones are older than the last {RECENT}");
+        assert_eq!(c.failed.load(Ordering::Relaxed) as usize, (RECENT + 500) / 10);
+    }
 }
