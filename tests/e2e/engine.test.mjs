@@ -7,25 +7,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LAB_BIN, analyzeJson, downloadTrace, launchBrowser, openPage, runLive, setField, startServer, waitForText } from './lib/lab.mjs';
+import { LAB_BIN, analyzeJson, freePort, downloadTrace, launchBrowser, openPage, runLive, setField, startServer, waitForText } from './lib/lab.mjs';
 
 const CACHE = process.env.LAB_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'latency-lab');
 const PYTHON = process.env.LAB_ENGINE_PYTHON ?? path.join(CACHE, 'venv/bin/python');
 const MODEL = process.env.LAB_ENGINE_MODEL
   ?? (existsSync(CACHE) ? readdirSync(CACHE).filter((f) => /^tiny-.*\.gguf$/.test(f)).map((f) => path.join(CACHE, f))[0] : undefined);
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function startEngine() {
   if (!existsSync(PYTHON) || !MODEL || !existsSync(MODEL)) {

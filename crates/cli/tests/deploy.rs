@@ -79,7 +79,7 @@ fn the_systemd_unit_and_its_environment_file_run_serve_as_readme_installs_it() {
     // This machine's stand-ins for the install's paths and port.
     let data = data_dir();
     let url_file = data.with_extension("url");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = common::free_port();
     env.insert("LAB_BIND".into(), format!("127.0.0.1:{port}"));
     env.insert("LAB_DATA".into(), data.display().to_string());
     env.insert("LAB_EXTRA_ARGS".into(), format!("--api-only --url-file {}", url_file.display()));

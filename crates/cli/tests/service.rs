@@ -13,15 +13,10 @@ use std::time::{Duration, Instant};
 
 use common::pg_cluster::PgCluster;
 use common::study_client::{answers, bearer, join, publish, results, send};
-use common::{Server, call, data_dir, request, start, start_in, start_logged};
+use common::{Server, call, data_dir, free_port, request, start, start_in, start_logged};
 use lab_core::study::Study;
 use lab_core::study::submit::Submission;
 use serde_json::Value;
-
-/// A free port on 127.0.0.1 (for a second listener).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
 
 fn scrape(text: &str) -> prometheus_parse::Scrape {
     prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).expect("Prometheus text")

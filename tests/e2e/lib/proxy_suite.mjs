@@ -23,24 +23,12 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROOT, startServer } from './lab.mjs';
+import { ROOT, freePort, startServer } from './lab.mjs';
 import { click, setValue, waitFor, waitText } from './dom.mjs';
 import { answerTrial } from './participant_suite.mjs';
 
 export const NGINX = process.env.NGINX ?? '/usr/sbin/nginx';
 const SITE = path.join(ROOT, 'deploy/nginx/latency-lab.conf');
-
-/** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Replaces `from` in `text`, which must hold it (the file's shape is what README documents). */
 function swap(text, from, to) {

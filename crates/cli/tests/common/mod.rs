@@ -78,6 +78,11 @@ impl Drop for Server {
     }
 }
 
+/// A free port on 127.0.0.1 (for a listener a test names itself).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
 /// A new data directory for a server.
 pub fn data_dir() -> PathBuf {
     static NEXT: AtomicUsize = AtomicUsize::new(0);

@@ -28,6 +28,14 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// SplitMix64's output for `x`: a well-mixed 64-bit function of it (used
+/// to seed [`Rng`], and to name things deterministically, e.g. a workload's
+/// prompt words).
+pub fn mix64(x: u64) -> u64 {
+    let mut state = x;
+    splitmix64(&mut state)
+}
+
 impl Rng {
     /// A generator for `seed`.
     pub fn new(seed: u64) -> Self {

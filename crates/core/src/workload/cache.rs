@@ -15,6 +15,7 @@
 
 use super::Request;
 use super::prompts::own_block;
+use crate::replay::rng::mix64;
 use crate::serve::cache::{BLOCK_TOKENS, CAPACITY_BLOCKS, PrefixCache};
 
 /// Predicts cached tokens request by request.
@@ -22,13 +23,6 @@ use crate::serve::cache::{BLOCK_TOKENS, CAPACITY_BLOCKS, PrefixCache};
 pub struct CachePredictor {
     cache: PrefixCache,
     block_tokens: u64,
-}
-
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 impl CachePredictor {
@@ -54,14 +48,14 @@ impl CachePredictor {
             }
             let b = p / self.block_tokens;
             let id = r.hash_ids.get(b as usize).copied().unwrap_or_else(|| own_block(r.line, b));
-            mix(mix(id) ^ (p % self.block_tokens))
+            mix64(mix64(id) ^ (p % self.block_tokens))
         };
         let full = len / BLOCK_TOKENS as u64;
         let mut parent = 0u64;
         let hashes: Vec<u64> = (0..full)
             .map(|k| {
                 for p in k * BLOCK_TOKENS as u64..(k + 1) * BLOCK_TOKENS as u64 {
-                    parent = mix(parent ^ name(p));
+                    parent = mix64(parent ^ name(p));
                 }
                 parent
             })

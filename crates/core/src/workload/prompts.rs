@@ -13,6 +13,7 @@
 //! they share nothing.
 
 use super::Request;
+use crate::replay::rng::mix64;
 
 /// Single-token words (with a leading space in the prompt), none longer
 /// than the pseudo split's longest piece ([`crate::replay::text::MAX_PIECE_CHARS`]).
@@ -25,17 +26,9 @@ const WORDS: [&str; 64] = [
     "body", "face", "door",
 ];
 
-/// SplitMix64: a block id and a position to a well-mixed number.
-fn mix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
-
 /// Word `j` of block `id`.
 fn word(id: u64, j: u64) -> &'static str {
-    WORDS[(mix(mix(id) ^ j) % WORDS.len() as u64) as usize]
+    WORDS[(mix64(mix64(id) ^ j) % WORDS.len() as u64) as usize]
 }
 
 /// Ids of the blocks of rows without `hash_ids` start here (far from the

@@ -331,6 +331,9 @@ pub fn sharegpt<'de, R: serde_json::de::Read<'de>>(
             let mut index = 0u64;
             while let Some(c) = seq.next_element::<Conversation>()? {
                 let mut so_far: Vec<Turn> = Vec::new();
+                // Tokens of the conversation so far: each turn is counted
+                // once, as it is added (a tokenizer is not cheap).
+                let mut context_tokens = 0u32;
                 let mut turn = 0;
                 for (k, m) in c.conversations.iter().enumerate() {
                     let Some(r) = role(&m.from) else {
@@ -345,7 +348,7 @@ pub fn sharegpt<'de, R: serde_json::de::Read<'de>>(
                     if asks {
                         turn += 1;
                         (self.each)(Request {
-                            input_tokens: so_far.iter().map(|t| tokens(&t.text)).sum(),
+                            input_tokens: context_tokens,
                             output_tokens: tokens(&m.value),
                             session: Some(index),
                             turn: Some(turn),
@@ -355,6 +358,7 @@ pub fn sharegpt<'de, R: serde_json::de::Read<'de>>(
                         });
                         n += 1;
                     }
+                    context_tokens = context_tokens.saturating_add(tokens(&m.value));
                     so_far.push(Turn { role: r.to_string(), text: m.value.clone() });
                 }
                 index += 1;
