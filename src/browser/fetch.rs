@@ -73,10 +73,25 @@ pub fn header(response: &Response, name: &str) -> Option<String> {
 /// Authorization header). Returns the body text, or a message that says
 /// what went wrong (with the server's answer for an HTTP error).
 pub async fn get_text(url: &str, api_key: Option<&str>) -> Result<String, FetchError> {
+    call_text("GET", url, None, api_key).await
+}
+
+/// Calls `url` with `method` and, if any, a JSON `body`; the answer as
+/// [`get_text`] gives it.
+pub async fn call_text(
+    method: &str,
+    url: &str,
+    body: Option<&str>,
+    api_key: Option<&str>,
+) -> Result<String, FetchError> {
     let init = RequestInit::new();
-    init.set_method("GET");
-    let headers = headers(&[], api_key).map_err(|e| FetchError::Request(js_message(&e)))?;
+    init.set_method(method);
+    let pairs: &[(&str, &str)] = if body.is_some() { &[("Content-Type", "application/json")] } else { &[] };
+    let headers = headers(pairs, api_key).map_err(|e| FetchError::Request(js_message(&e)))?;
     init.set_headers(&headers);
+    if let Some(b) = body {
+        init.set_body(&JsValue::from_str(b));
+    }
     init.set_credentials(RequestCredentials::Omit);
     let response = send(url, &init).await?;
     let text = text_of(&response).await;

@@ -50,6 +50,8 @@ pub struct Api {
     pub pacer: Pacer,
     /// Ground truth.
     pub truth: Arc<TruthStore>,
+    /// Every admission and its wait for a slot (`GET /v1/lab/traffic`).
+    pub traffic: Arc<crate::traffic::Traffic>,
     /// Faults applied to every request (`--fault`).
     pub default_fault: Option<Fault>,
     next_id: Arc<AtomicU64>,
@@ -91,6 +93,7 @@ impl Api {
             catalog: Arc::new(catalog),
             pacer,
             truth: Arc::default(),
+            traffic: Arc::default(),
             default_fault,
             next_id: Arc::new(AtomicU64::new(1)),
             cache: Arc::default(),
@@ -116,7 +119,7 @@ impl Api {
     }
 }
 
-fn error(status: StatusCode, kind: &str, message: &str) -> Response {
+pub(crate) fn error(status: StatusCode, kind: &str, message: &str) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], error_body(message, kind, status.as_u16()))
         .into_response()
 }
@@ -403,6 +406,7 @@ async fn complete(
         }
         None => (plan, None),
     };
+    api.traffic.admit(lock(&record).queued_ms);
     let faulty = fault.apply(plan);
     api.pacer.until(arrival + Duration::from_secs_f64(faulty.plan.headers_at_ms / 1000.0)).await;
     if stream {

@@ -31,12 +31,14 @@ mod csp;
 mod emit;
 mod fingerprint;
 mod health;
+mod load;
 mod ops;
 mod pacer;
 mod run;
 mod serve;
 mod size;
 mod studies;
+mod traffic;
 mod truth;
 mod workload;
 

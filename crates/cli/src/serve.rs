@@ -201,6 +201,8 @@ pub struct Site {
     pub ops: Arc<Ops>,
     /// Counts and logs every request.
     pub observer: Arc<Observer>,
+    /// The built-in load and the traffic it is read beside ([`crate::load`]).
+    pub load: Arc<crate::load::LoadApi>,
 }
 
 /// The whole router: API, study server ([`crate::studies::http`]), health
@@ -209,7 +211,8 @@ pub struct Site {
 /// probe), app files with SPA fallback; every request counted and logged.
 pub fn router(api: Arc<Api>, site: &Site) -> Router {
     let app = crate::health::router(Arc::clone(&site.ops))
-        .merge(crate::studies::http::router(Arc::clone(&site.studies)));
+        .merge(crate::studies::http::router(Arc::clone(&site.studies)))
+        .merge(crate::load::router(Arc::clone(&site.load)));
     let app = match &site.dist {
         Some(dist) => {
             // The copies `latency-lab compress` wrote, as the browser accepts
@@ -320,8 +323,8 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let metrics_listener = args.metrics_bind.map(listen).transpose()?;
     let metrics = Arc::new(Metrics::default());
     let public = args.public_url.is_some() || !bound.ip().is_loopback();
-    let reach =
-        Reach { origins: Origins::new(args.public_url.as_ref(), bound), public: args.public_url.clone() };
+    let origins = Origins::new(args.public_url.as_ref(), bound);
+    let reach = Reach { origins: origins.clone(), public: args.public_url.clone() };
     let (studies, db_runtime) = open_studies(&args, reach, Arc::clone(&metrics))?;
     let stop = CancellationToken::new();
     let max_streams = args.max_streams_per_client.unwrap_or(if public { PUBLIC_MAX_PER_CLIENT } else { 0 });
@@ -340,6 +343,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         ops: Arc::new(Ops { studies: Arc::clone(&studies), metrics: Arc::clone(&metrics) }),
         studies: Arc::clone(&studies),
         observer: Arc::new(Observer { metrics, trusted: args.trusted_proxies.clone() }),
+        load: Arc::new(crate::load::LoadApi::new(Arc::clone(&api.traffic), bound.port(), origins, public)),
     };
     announce(&args, bound, metrics_listener.as_ref())?;
     let main = listeners.remove(0);

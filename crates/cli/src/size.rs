@@ -44,13 +44,17 @@ pub struct Budget {
 }
 
 /// The modules, their budgets (a few kB over the build of 2026-12-05, so
-/// it cannot grow unnoticed) and targets.
+/// it cannot grow unnoticed) and targets. Probe while loaded moved two
+/// budgets on purpose (BENCHMARKS.md, "What the page downloads"): the app
+/// from 635,000 (its runner, form fields and plan: +8.7 kB, of which about
+/// 2 kB is the trace's load windows, which every module reading traces
+/// decodes) and the run results from 465,000 (the probe view: +15.8 kB).
 pub const BUDGETS: [Budget; 6] = [
     Budget {
         module: "app",
         holds: |f| f.starts_with("latency-lab-app"),
         loaded: Loaded::FirstVisit,
-        budget: 635_000,
+        budget: 641_000,
         target: 450_000,
     },
     Budget {
@@ -78,7 +82,7 @@ pub const BUDGETS: [Budget; 6] = [
         module: "runs views (Import, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 465_000,
+        budget: 477_000,
         target: 200_000,
     },
     Budget {

@@ -11,6 +11,7 @@
 
 mod abort;
 mod answer;
+mod probe;
 mod progress;
 mod request;
 mod run_spec;
@@ -135,6 +136,11 @@ impl UseLiveRun {
         {
             return self.error.set(Some(e.to_string()));
         }
+        if let RunShape::Probe { plan } = spec.mode
+            && let Err(e) = plan.validate()
+        {
+            return self.error.set(Some(e.to_string()));
+        }
         self.error.set(None);
         self.abort.set_value(Some(abort.clone()));
         let req = spec.request(url, body);
@@ -167,6 +173,10 @@ impl UseLiveRun {
             }
             RunShape::Rate { plan } => {
                 shapes::rate(self, &mut progress, plan, &abort).await;
+                Vec::new()
+            }
+            RunShape::Probe { plan } => {
+                probe::probe(self, &mut progress, plan, &abort).await;
                 Vec::new()
             }
         };

@@ -2,7 +2,7 @@
 //! finished so far, and the checkpoint it publishes for saving.
 
 use lab_core::stream::endpoint::{Checkpoints, ConfigError, live_meta};
-use lab_core::trace::{ClientInfo, RequestTrace, Trace};
+use lab_core::trace::{ClientInfo, LoadWindow, RequestTrace, Trace};
 use leptos::prelude::*;
 
 use super::{CHECKPOINT_MS, LiveRequest, RunSpec, UseLiveRun};
@@ -17,6 +17,8 @@ pub(super) struct Progress<'a> {
     started: Option<String>,
     client: ClientInfo,
     pub(super) so_far: Vec<RequestTrace>,
+    /// The load beside a probe run, window by window.
+    pub(super) load: Vec<LoadWindow>,
     /// When the run so far is published next.
     checkpoints: Checkpoints,
 }
@@ -29,6 +31,7 @@ impl<'a> Progress<'a> {
             started: Some(page::iso_now()),
             client: client_info(),
             so_far: Vec::new(),
+            load: Vec::new(),
             checkpoints: Checkpoints::every(CHECKPOINT_MS),
         }
     }
@@ -39,7 +42,9 @@ impl<'a> Progress<'a> {
     pub(super) fn trace_at(&self, requests: Vec<RequestTrace>, concurrency: u32) -> Trace {
         let client =
             ClientInfo { display_refresh_hz: self.run.refresh_hz.get_value(), ..self.client.clone() };
-        let meta = live_meta(&self.spec.label, &self.spec.config, concurrency, self.started.clone(), client);
+        let mut meta =
+            live_meta(&self.spec.label, &self.spec.config, concurrency, self.started.clone(), client);
+        meta.load = self.load.clone();
         Trace { meta, requests, ..Trace::default() }
     }
 

@@ -26,7 +26,7 @@ impl RunSpec {
     /// A request of this run with this body (the page settles before it
     /// is sent, except in a request-rate run, which sends on schedule).
     pub(super) fn request(&self, url: String, body: String) -> LiveRequest {
-        let settle = !matches!(self.mode, RunShape::Rate { .. });
+        let settle = !matches!(self.mode, RunShape::Rate { .. } | RunShape::Probe { .. });
         LiveRequest { url, body, api_key: self.api_key.clone(), cors_hint: self.cors_hint.clone(), settle }
     }
 }

@@ -17,7 +17,7 @@ use lab_core::stream::live::LiveStats;
 use lab_core::trace::RequestTrace;
 use leptos::prelude::*;
 
-use super::{Abort, Progress, RunPhase, UseLiveRun};
+use super::{Abort, LiveRequest, Progress, RunPhase, UseLiveRun};
 use crate::browser::clock::{now_ms, sleep_ms};
 use crate::browser::page;
 
@@ -40,7 +40,7 @@ fn nonce() -> String {
 /// Timers wake up in whole milliseconds, late by up to one more: sleep to
 /// [`SPIN_MS`] before `due`, then watch the clock (at most that long, once
 /// per request), so requests leave on time and never early.
-async fn wait_until(due: f64) {
+pub(super) async fn wait_until(due: f64) {
     let ahead = due - now_ms() - SPIN_MS;
     if ahead > 0.0 {
         sleep_ms(ahead.floor()).await;
@@ -108,30 +108,53 @@ pub(super) async fn conversation(run: UseLiveRun, p: &mut Progress<'_>, turns: u
 
 /// Requests sent on the plan's schedule, however many are in flight; the
 /// first is drawn (so the figures and the answer on the page are this
-/// run's), all are measured. The status counts a request in flight from
-/// the moment it is sent.
+/// run's), all are measured.
 pub(super) async fn rate(run: UseLiveRun, p: &mut Progress<'_>, plan: RatePlan, abort: &Abort) {
     let Ok(times) = plan.send_times_ms() else { return };
-    let total = times.len();
     let Some(req) = p.request_with(p.spec.config.body()) else { return };
     let t0 = now_ms() + RATE_LEAD_MS;
     let dues: Vec<f64> = times.iter().map(|at| t0 + at).collect();
-    let (sent, done) = (Cell::new(0usize), Cell::new(0usize));
+    let sent = on_schedule(run, &req, &dues, (0, dues.len()), Draw::First, abort).await;
+    p.extend(sent);
+    p.so_far.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
+}
+
+/// Which requests of a schedule are drawn on the page.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Draw {
+    /// The first only.
+    First,
+    /// Each one sent while none is on screen.
+    WhenFree,
+}
+
+/// Sends `req` at each of `dues` (page clock, ms), however many are in
+/// flight; each keeps its due time as `scheduled_ms`. The status counts
+/// `progress.0` requests done before these, of `progress.1`, and a request
+/// in flight from the moment it is sent. The drawn request's partial trace
+/// is not published: the run so far is, as requests finish.
+pub(super) async fn on_schedule(
+    run: UseLiveRun,
+    req: &LiveRequest,
+    dues: &[f64],
+    progress: (usize, usize),
+    draw: Draw,
+    abort: &Abort,
+) -> Vec<RequestTrace> {
+    let (before, total) = progress;
+    let (sent, done, on_screen) = (Cell::new(0usize), Cell::new(0usize), Cell::new(false));
     let status = || {
         let in_flight = u32::try_from(sent.get().saturating_sub(done.get())).unwrap_or(u32::MAX);
-        run.phase.set(RunPhase::Running { done: done.get(), total, concurrency: in_flight });
+        run.phase.set(RunPhase::Running { done: before + done.get(), total, concurrency: in_flight });
     };
     let on_stats = |s: LiveStats| run.stats.set(s);
     let on_cadence = |c: Option<Contrast>| run.cadence.set(c);
-    // The drawn request's partial trace is not published: the run so far is,
-    // as requests finish.
     let no_checkpoint = |_: &RequestTrace| {};
     let mut pending: FuturesUnordered<_> = dues
         .iter()
         .enumerate()
         .map(|(i, &due)| {
-            let req = req.clone();
-            let (sent, status) = (&sent, &status);
+            let (sent, status, on_screen) = (&sent, &status, &on_screen);
             let (on_stats, on_cadence, no_checkpoint) = (&on_stats, &on_cadence, &no_checkpoint);
             async move {
                 wait_until(due).await;
@@ -140,19 +163,26 @@ pub(super) async fn rate(run: UseLiveRun, p: &mut Progress<'_>, plan: RatePlan, 
                 }
                 sent.set(sent.get() + 1);
                 status();
-                let screen = (i == 0).then(|| run.screen(on_stats, no_checkpoint, on_cadence)).flatten();
-                let mut t: RequestTrace = run.one(&req, abort, screen).await;
+                let drawn = match draw {
+                    Draw::First => i == 0,
+                    Draw::WhenFree => !on_screen.replace(true),
+                };
+                let screen = drawn.then(|| run.screen(on_stats, no_checkpoint, on_cadence)).flatten();
+                let mut t: RequestTrace = run.one(req, abort, screen).await;
+                if drawn {
+                    on_screen.set(false);
+                }
                 t.scheduled_ms = Some(due);
                 Some(t)
             }
         })
         .collect();
     status();
+    let mut out = Vec::with_capacity(dues.len());
     while let Some(finished) = pending.next().await {
         done.set(done.get() + 1);
-        p.extend(finished);
+        out.extend(finished);
         status();
     }
-    drop(pending);
-    p.so_far.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
+    out
 }

@@ -7,6 +7,7 @@ mod answer_format;
 mod comparisons;
 mod controls;
 mod form;
+mod probe;
 mod results;
 mod shape_fields;
 mod stats;

@@ -7,6 +7,7 @@ use lab_core::measure::run::{HTTP1_CONNECTIONS_PER_HOST, MeasuredRun};
 use leptos::prelude::*;
 
 use super::comparisons::Comparisons;
+use super::probe::ProbeResults;
 use super::sweep::SweepTable;
 use crate::browser::files::download_text;
 use crate::ui::AnalysisPanel;
@@ -73,6 +74,7 @@ pub fn RunResults(run: MeasuredRun) -> impl IntoView {
                 </p>
             })}
             {(run.levels.len() > 1).then(|| view! { <SweepTable levels=run.levels.clone() knee=run.saturation.clone()/> })}
+            {(!run.trace.meta.load.is_empty()).then(|| view! { <ProbeResults trace=run.trace.clone() config=run.config/> })}
             <AnalysisPanel name=run.trace.meta.label.clone().unwrap_or_else(|| "Live run".into()) run=run/>
         </section>
     }

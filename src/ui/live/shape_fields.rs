@@ -1,6 +1,6 @@
 //! The fields of the chosen run shape: N and rounds for levels, the
 //! longest prompt of a sweep, a conversation's turns, a request rate's
-//! rate, burstiness, length and ramp.
+//! rate, burstiness, length and ramp, a probe run's windows and speeds.
 
 use lab_core::load::arrivals::http1_note;
 use lab_core::load::shape::ShapeForm;
@@ -77,6 +77,18 @@ pub fn ShapeFields(kind: Signal<String>, form: RwSignal<ShapeForm>) -> impl Into
             {number("run-duration", "for seconds (else N requests)", "1", form, |f| opt_text(f.duration_s), |f, v| f.duration_s = optional(v))}
             {number("run-ramp-from", "ramp from requests/s", "0.1", form, |f| opt_text(f.ramp_from_per_s), |f, v| f.ramp_from_per_s = optional(v))}
             <p class="hint" data-testid="run-rate-note">{move || http1_note(form.with(|f| f.rate_per_s))}</p>
+        </Show>
+        <Show when=is(&["probe", "probe_external"])>
+            {number("probe-window", "seconds per window", "1", form, |f| f.probe.window_s.to_string(), |f, v| f.probe.window_s = positive(v, f.probe.window_s))}
+            {number("probe-every", "a probe every (s)", "0.1", form, |f| f.probe.probe_every_s.to_string(), |f, v| f.probe.probe_every_s = positive(v, f.probe.probe_every_s))}
+        </Show>
+        <Show when=is(&["probe"])>
+            {number("probe-max-speed", "top speed (×)", "0.5", form, |f| f.probe.max_speed.to_string(), |f, v| f.probe.max_speed = positive(v, f.probe.max_speed))}
+            <p class="hint">"The built-in load of latency-lab serve sends its sample workload at 1×, 1.5×, 2×, 3× … the trace's rate, a window each, to the model of this form (a profile with slots shares them with the probes)."</p>
+        </Show>
+        <Show when=is(&["probe_external"])>
+            {number("probe-windows", "windows", "1", form, |f| f.probe.windows.to_string(), |f, v| f.probe.windows = whole(v, f.probe.windows))}
+            <p class="hint">"Start the load yourself (latency-lab run WORKLOAD --target …, or any tool); against latency-lab serve each window also shows the server's queueing."</p>
         </Show>
     }
 }

@@ -27,7 +27,7 @@
 //! asked for its model, 2 bad input (flags, a workload row).
 
 mod progress;
-mod send;
+pub(crate) mod send;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;

@@ -9,6 +9,8 @@
 //!   turn by turn, with a stable or a changed first message (prefix
 //!   caching).
 //! - [`shape`]: the shape of a live run, levels or one of these.
+//! - [`probing`]: a **probe run**'s plan — probes sent every few seconds
+//!   while a workload loads the server, a speed sweep or windows of time.
 //! - [`arrivals`]: the send times of a **request-rate** run (Poisson or
 //!   gamma arrivals with vLLM's burstiness, optional linear ramp).
 //!
@@ -16,5 +18,6 @@
 //! [`crate::measure::turns`] and [`crate::measure::rate`].
 
 pub mod arrivals;
+pub mod probing;
 pub mod prompts;
 pub mod shape;

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::arrivals::RatePlan;
+use super::probing::{ProbeLoad, ProbePlan};
 use super::prompts;
 use crate::measure::sweep::RunMode;
 
@@ -44,6 +45,11 @@ pub enum RunShape {
         /// The schedule.
         plan: RatePlan,
     },
+    /// Probes sent while a workload loads the server.
+    Probe {
+        /// The plan.
+        plan: ProbePlan,
+    },
 }
 
 impl Default for RunShape {
@@ -62,6 +68,7 @@ impl RunShape {
             }
             Self::Conversation { turns } => 2 * (*turns).clamp(1, MAX_TURNS) as usize,
             Self::Rate { plan } => plan.send_times_ms().map_or(0, |t| t.len()),
+            Self::Probe { plan } => plan.requests(),
         }
     }
 
@@ -70,7 +77,7 @@ impl RunShape {
         match self {
             Self::Levels { mode } => mode.max_concurrency(),
             Self::PromptSweep { .. } | Self::Conversation { .. } => 1,
-            Self::Rate { .. } => 0,
+            Self::Rate { .. } | Self::Probe { .. } => 0,
         }
     }
 }
@@ -96,6 +103,9 @@ pub struct ShapeForm {
     pub duration_s: Option<f64>,
     /// Rate at the start of a ramp.
     pub ramp_from_per_s: Option<f64>,
+    /// A probe run's plan.
+    #[serde(default)]
+    pub probe: ProbePlan,
 }
 
 impl Default for ShapeForm {
@@ -110,12 +120,13 @@ impl Default for ShapeForm {
             burstiness: 1.0,
             duration_s: None,
             ramp_from_per_s: None,
+            probe: ProbePlan::default(),
         }
     }
 }
 
 /// The shapes people pick from: `(key, label)`.
-pub const SHAPES: [(&str, &str); 7] = [
+pub const SHAPES: [(&str, &str); 9] = [
     ("single", "once"),
     ("repeat", "N times in a row"),
     ("concurrent", "N at once"),
@@ -123,6 +134,8 @@ pub const SHAPES: [(&str, &str); 7] = [
     ("prompt_sweep", "prompt-length sweep (prefill)"),
     ("conversation", "conversation (context growth, prefix cache)"),
     ("rate", "request rate (arrivals over time)"),
+    ("probe", "probe while loaded: speed sweep (built-in load)"),
+    ("probe_external", "probe while loaded by another tool"),
 ];
 
 impl ShapeForm {
@@ -144,6 +157,10 @@ impl ShapeForm {
                     seed,
                 },
             },
+            "probe" => RunShape::Probe { plan: ProbePlan { load: ProbeLoad::BuiltIn, ..self.probe } },
+            "probe_external" => {
+                RunShape::Probe { plan: ProbePlan { load: ProbeLoad::External, ..self.probe } }
+            }
             _ => RunShape::Levels { mode: RunMode::from_choice(kind, self.n, self.rounds) },
         }
     }
@@ -181,7 +198,8 @@ mod tests {
         };
         assert_eq!((plan.requests, plan.duration_s, plan.seed), (None, Some(30.0), 9));
         assert_eq!(f.shape("bogus", 0), RunShape::default());
-        assert_eq!(SHAPES.len(), 7);
+        assert_eq!(SHAPES.len(), 9);
+        assert_eq!(f.shape("probe", 0).requests(), 40);
     }
 
     #[test]

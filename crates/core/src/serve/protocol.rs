@@ -33,9 +33,33 @@ pub fn ground_truth_url(completion_url: &str, id: &str) -> String {
     out
 }
 
+/// The built-in load of `latency-lab serve` (POST starts, GET reads, DELETE stops).
+pub const LOAD_PATH: &str = "/v1/lab/load";
+/// What `latency-lab serve`'s replay endpoint admitted (`?after=N`).
+pub const TRAFFIC_PATH: &str = "/v1/lab/traffic";
+
+/// Route `path` (one of this module's) of the server answering at
+/// `completion_url`: same origin and prefix.
+pub fn lab_url(completion_url: &str, path: &str) -> String {
+    let base = completion_url.rsplit_once("/v1/").map_or(completion_url, |(b, _)| b);
+    format!("{}{path}", base.trim_end_matches('/'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_load_and_traffic_live_beside_the_completions() {
+        assert_eq!(
+            lab_url("http://127.0.0.1:8000/v1/chat/completions", LOAD_PATH),
+            "http://127.0.0.1:8000/v1/lab/load"
+        );
+        assert_eq!(
+            lab_url("https://h.example/p/v1/completions", TRAFFIC_PATH),
+            "https://h.example/p/v1/lab/traffic"
+        );
+    }
 
     #[test]
     fn ground_truth_lives_beside_the_completions() {

@@ -148,6 +148,38 @@ pub struct TraceMeta {
     /// How a replay was played (replays only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayInfo>,
+    /// The load the requests were sent beside, window by window (a probe
+    /// run: `workload::probe`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load: Vec<LoadWindow>,
+}
+
+/// One window of the load a probe run was sent beside, as the server saw
+/// it: what was offered, what arrived, how long requests waited for a slot.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadWindow {
+    /// What the window is (`1.5×`, `0–10 s`).
+    pub label: String,
+    /// The workload's speed factor in the window, when the lab drove it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed: Option<f64>,
+    /// Start, on the trace's clock (ms).
+    pub from_ms: f64,
+    /// End, on the trace's clock (ms).
+    pub to_ms: f64,
+    /// Requests a second the load's schedule offered, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_per_s: Option<f64>,
+    /// Requests the server admitted in the window (every sender's,
+    /// the probes' included).
+    #[serde(default)]
+    pub admitted: u64,
+    /// Each admitted request's wait for a decode slot (ms; 0 when one was free).
+    #[serde(default)]
+    pub queued_ms: Vec<f64>,
+    /// The load's requests that failed in the window, when known.
+    #[serde(default)]
+    pub failed: u64,
 }
 
 /// How a replay was played, and how well the browser kept up.

@@ -30,10 +30,13 @@
 //!   target rate that keeps its burstiness, a request cap.
 //! - [`prompts`]: each `hash_ids` block as deterministic words, so shared
 //!   ids are a shared token prefix on a real engine.
+//! - [`probe`]: a probe run read back window by window beside the load it
+//!   was sent with, and the speed sweep's breaking point.
 //! - [`cache`]: the cached tokens the replay endpoint will report for each
 //!   request, predicted from the `hash_ids` alone.
 
 pub mod cache;
+pub mod probe;
 pub mod prompts;
 pub mod read;
 pub mod shape;

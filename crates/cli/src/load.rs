@@ -1,0 +1,297 @@
+//! The built-in load: a sample workload sent open loop against this very
+//! server's replay endpoint at a chosen speed, so the app can probe while
+//! the server is loaded without any other tool (`POST /v1/lab/load`), and
+//! the server's side of every window whoever loads it
+//! (`GET /v1/lab/traffic`, [`crate::traffic`]).
+//!
+//! - `POST /v1/lab/load` `{"model", "speed", "duration_s", "from_s"}` sends
+//!   the sample (a Mooncake-format trace of 200 requests over 37.6 s, looped)
+//!   from `from_s` into it at ×speed for `duration_s`, each request at its time whatever earlier ones are
+//!   doing, with `min_tokens`/`ignore_eos` so answers have the rows' lengths.
+//!   A new load replaces the running one (which stops sending; its requests
+//!   in flight end as they would). Answers `{offered_per_s, rows, …}`: the
+//!   requests a second this stretch of the sample offers (its first seconds
+//!   are burstier than its mean).
+//! - `GET /v1/lab/load`: the current load's counts; `DELETE` stops it and
+//!   ends its requests in flight.
+//! - `GET /v1/lab/traffic[?after=N]`: the waits for a slot of every request
+//!   admitted after N (none: the cursor to ask from).
+//!
+//! Only on a serve on loopback (a public instance answers 403: load is
+//! made with `latency-lab run` there) and only from the lab's own pages
+//! (a foreign `Origin` gets 403), so no web page can load one's machine.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use lab_core::serve::protocol::{LOAD_PATH, TRAFFIC_PATH};
+use lab_core::workload::read::LineReader;
+use lab_core::workload::{Format, Request};
+use serde::Deserialize;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::api::error;
+use crate::ops::address::Origins;
+use crate::run::send::{self, HttpClient, Target};
+use crate::traffic::Traffic;
+
+/// The sample workload (written by `tests/fixtures/workload/make_workloads.py`).
+const SAMPLE: &str = include_str!("../../../tests/fixtures/workload/mooncake_trace.jsonl");
+/// Fastest speed factor taken.
+pub const MAX_SPEED: f64 = 50.0;
+/// Longest load taken (s).
+pub const MAX_DURATION_S: f64 = 600.0;
+/// Longest a load request may take (s).
+const REQUEST_TIMEOUT_S: u64 = 120;
+
+/// The load routes' state.
+pub struct LoadApi {
+    traffic: Arc<Traffic>,
+    target_url: hyper::Uri,
+    origins: Origins,
+    public: bool,
+    rows: Vec<Request>,
+    /// The sample's length at ×1 (ms), one mean gap added so the loop keeps its rate.
+    period_ms: f64,
+    client: HttpClient,
+    current: Mutex<Option<Running>>,
+}
+
+/// A load under way.
+struct Running {
+    stop_sending: CancellationToken,
+    abort: CancellationToken,
+    speed: f64,
+    offered_per_s: f64,
+    counts: Arc<Counts>,
+}
+
+#[derive(Default)]
+struct Counts {
+    sent: AtomicU64,
+    finished: AtomicU64,
+    failed: AtomicU64,
+}
+
+#[derive(Deserialize)]
+struct Start {
+    model: String,
+    speed: f64,
+    duration_s: f64,
+    /// Where in the sample to start (s at ×1, looped): a sweep's windows
+    /// play on through the trace.
+    #[serde(default)]
+    from_s: f64,
+}
+
+#[derive(Deserialize)]
+struct After {
+    after: Option<u64>,
+}
+
+impl LoadApi {
+    /// The load of a server listening on `port`; `public` refuses it.
+    pub fn new(traffic: Arc<Traffic>, port: u16, origins: Origins, public: bool) -> Self {
+        let mut reader = LineReader::new(Format::Mooncake);
+        let rows: Vec<Request> = SAMPLE.lines().filter_map(|l| reader.line(l).ok().flatten()).collect();
+        let t0 = rows.first().map_or(0.0, |r| r.at_ms);
+        let span = rows.last().map_or(0.0, |r| r.at_ms - t0);
+        let period_ms = span + span / rows.len().max(1) as f64;
+        let target_url = format!("http://127.0.0.1:{port}/v1/chat/completions")
+            .parse()
+            .unwrap_or_else(|_| hyper::Uri::from_static("http://127.0.0.1/v1/chat/completions"));
+        let client = Client::builder(TokioExecutor::new()).build_http();
+        Self { traffic, target_url, origins, public, rows, period_ms, client, current: Mutex::new(None) }
+    }
+
+    /// When each request of a load at ×`speed` for `duration_s` is due
+    /// (ms from its start), with its row: the sample from its start, looped.
+    fn schedule(&self, speed: f64, duration_s: f64, from_s: f64) -> Vec<(f64, usize)> {
+        let t0 = self.rows.first().map_or(0.0, |r| r.at_ms);
+        let mut out = Vec::new();
+        if self.period_ms <= 0.0 {
+            return out;
+        }
+        let from_ms = (from_s * 1000.0).rem_euclid(self.period_ms);
+        let end_ms = from_ms + duration_s * 1000.0 * speed;
+        'cycles: for cycle in 0u32.. {
+            for (i, r) in self.rows.iter().enumerate() {
+                let at = f64::from(cycle) * self.period_ms + r.at_ms - t0;
+                if at >= end_ms {
+                    break 'cycles;
+                }
+                if at >= from_ms {
+                    out.push(((at - from_ms) / speed, i));
+                }
+            }
+        }
+        out
+    }
+
+    fn current(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The routes.
+pub fn router(api: Arc<LoadApi>) -> Router {
+    Router::new()
+        .route(LOAD_PATH, get(status).post(start).delete(stop))
+        .route(TRAFFIC_PATH, get(traffic))
+        .with_state(api)
+}
+
+/// 403 on a public instance or from a foreign page.
+fn refused(api: &LoadApi, headers: &HeaderMap) -> Option<Response> {
+    if api.public {
+        return Some(error(
+            StatusCode::FORBIDDEN,
+            "permission_error",
+            "the built-in load and traffic are for a serve on 127.0.0.1; load a public server with latency-lab run",
+        ));
+    }
+    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let foreign = matches!(site, Some("cross-site" | "same-site"))
+        || origin.is_some_and(|o| !api.origins.allows(o, host));
+    foreign.then(|| {
+        error(StatusCode::FORBIDDEN, "permission_error", "the load is started only from the lab's own pages")
+    })
+}
+
+async fn start(State(api): State<Arc<LoadApi>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(r) = refused(&api, &headers) {
+        return r;
+    }
+    let bad = |m: String| error(StatusCode::BAD_REQUEST, "invalid_request_error", &m);
+    let s: Start = match serde_json::from_slice(&body) {
+        Ok(s) => s,
+        Err(e) => return bad(format!("expected {{\"model\", \"speed\", \"duration_s\"}}: {e}")),
+    };
+    if !(s.speed > 0.0 && s.speed <= MAX_SPEED) {
+        return bad(format!("speed {} is outside (0, {MAX_SPEED}]", s.speed));
+    }
+    if !(s.duration_s > 0.0 && s.duration_s <= MAX_DURATION_S) {
+        return bad(format!("duration_s {} is outside (0, {MAX_DURATION_S}]", s.duration_s));
+    }
+    if !(s.from_s.is_finite() && s.from_s >= 0.0) {
+        return bad(format!("from_s {} must be 0 or more", s.from_s));
+    }
+    if s.model.trim().is_empty() || s.model.len() > 4096 {
+        return bad("model: give the model the load asks for (up to 4096 bytes)".into());
+    }
+    // What this window of the sample offers (its first seconds are burstier
+    // than its mean).
+    let schedule = api.schedule(s.speed, s.duration_s, s.from_s);
+    let schedule_len = schedule.len();
+    let offered_per_s = schedule_len as f64 / s.duration_s;
+    let running = Running {
+        stop_sending: CancellationToken::new(),
+        abort: CancellationToken::new(),
+        speed: s.speed,
+        offered_per_s,
+        counts: Arc::default(),
+    };
+    let (stop_sending, abort, counts) =
+        (running.stop_sending.clone(), running.abort.clone(), Arc::clone(&running.counts));
+    if let Some(old) = api.current().replace(running) {
+        old.stop_sending.cancel();
+    }
+    let target = Arc::new(Target {
+        url: api.target_url.clone(),
+        model: s.model,
+        exact_output: true,
+        api_key: None,
+        timeout: Duration::from_secs(REQUEST_TIMEOUT_S),
+    });
+    tokio::spawn(send_loop(Arc::clone(&api), target, schedule, stop_sending, abort, counts));
+    axum::Json(json!({
+        "speed": s.speed,
+        "duration_s": s.duration_s,
+        "offered_per_s": offered_per_s,
+        "rows": api.rows.len(),
+        "requests": schedule_len,
+        "workload": "sample (Mooncake format, looped)",
+    }))
+    .into_response()
+}
+
+/// Sends the sample's rows on `schedule` (ms from now, row).
+async fn send_loop(
+    api: Arc<LoadApi>,
+    target: Arc<Target>,
+    schedule: Vec<(f64, usize)>,
+    stop_sending: CancellationToken,
+    abort: CancellationToken,
+    counts: Arc<Counts>,
+) {
+    let zero = Instant::now();
+    let block = Format::Mooncake.block_tokens().unwrap_or(512);
+    for (due_ms, i) in schedule {
+        let due = zero + Duration::from_secs_f64(due_ms / 1000.0);
+        tokio::select! {
+            () = tokio::time::sleep_until(due.into()) => {}
+            () = stop_sending.cancelled() => break,
+        }
+        let r = &api.rows[i];
+        let body = send::body(&target, r, || lab_core::workload::prompts::prompt(r, block));
+        let (client, target, abort, counts) =
+            (api.client.clone(), Arc::clone(&target), abort.clone(), Arc::clone(&counts));
+        counts.sent.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(async move {
+            let (trace, _) = send::send(&client, &target, body, zero, &abort).await;
+            let counter = if trace.failure.is_some() { &counts.failed } else { &counts.finished };
+            counter.fetch_add(1, Ordering::Relaxed);
+        });
+    }
+    stop_sending.cancel();
+}
+
+async fn status(State(api): State<Arc<LoadApi>>, headers: HeaderMap) -> Response {
+    if let Some(r) = refused(&api, &headers) {
+        return r;
+    }
+    let g = api.current();
+    let body = match &*g {
+        None => json!({"running": false}),
+        Some(r) => json!({
+            "running": !r.stop_sending.is_cancelled(),
+            "speed": r.speed,
+            "offered_per_s": r.offered_per_s,
+            "sent": r.counts.sent.load(Ordering::Relaxed),
+            "finished": r.counts.finished.load(Ordering::Relaxed),
+            "failed": r.counts.failed.load(Ordering::Relaxed),
+        }),
+    };
+    axum::Json(body).into_response()
+}
+
+async fn stop(State(api): State<Arc<LoadApi>>, headers: HeaderMap) -> Response {
+    if let Some(r) = refused(&api, &headers) {
+        return r;
+    }
+    let was = api.current().take();
+    if let Some(r) = &was {
+        r.stop_sending.cancel();
+        r.abort.cancel();
+    }
+    axum::Json(json!({"stopped": was.is_some()})).into_response()
+}
+
+async fn traffic(State(api): State<Arc<LoadApi>>, headers: HeaderMap, Query(q): Query<After>) -> Response {
+    if let Some(r) = refused(&api, &headers) {
+        return r;
+    }
+    axum::Json(api.traffic.since(q.after)).into_response()
+}

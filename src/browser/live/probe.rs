@@ -1,0 +1,134 @@
+//! Probe while loaded (`lab_core::load::probing`): window by window, the
+//! form's request is sent every few seconds while a workload loads the
+//! server — `latency-lab serve`'s built-in load at the window's speed, or
+//! someone else's — and the server's side of the window (each admitted
+//! request's wait for a slot, `GET /v1/lab/traffic`) is read at its end. A
+//! probe is drawn on the page when none is on screen; all are measured.
+//! The windows go into the trace (`meta.load`), read back by
+//! `lab_core::workload::probe`.
+
+use lab_core::load::probing::{ProbeLoad, ProbePlan};
+use lab_core::serve::protocol::{LOAD_PATH, TRAFFIC_PATH, lab_url};
+use lab_core::trace::{LoadWindow, RequestTrace};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::shapes::{Draw, on_schedule, wait_until};
+use super::{Abort, LiveRequest, Progress, UseLiveRun};
+use crate::browser::clock::now_ms;
+use crate::browser::fetch::{FetchError, call_text};
+
+/// What the load and traffic routes answer (one shape for the three, so
+/// the page carries one reader): `POST /v1/lab/load` its `offered_per_s`,
+/// `GET /v1/lab/load` its `failed`, `GET /v1/lab/traffic` `next` and
+/// `queued_ms`.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Reply {
+    offered_per_s: Option<f64>,
+    next: Option<u64>,
+    queued_ms: Vec<f64>,
+    failed: u64,
+}
+
+/// `POST /v1/lab/load`'s body.
+#[derive(Serialize)]
+struct StartLoad<'a> {
+    model: &'a str,
+    speed: f64,
+    duration_s: f64,
+    from_s: f64,
+}
+
+async fn reply(method: &str, url: &str, body: Option<&str>) -> Result<Reply, FetchError> {
+    let text = call_text(method, url, body, None).await?;
+    serde_json::from_str(&text).map_err(|e| FetchError::Network(format!("{url} answered {e}")))
+}
+
+/// The probe run: every window of `plan`, then the built-in load stopped.
+pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan, abort: &Abort) {
+    let Some(req) = p.request_with(p.spec.config.body()) else { return };
+    let (load_url, traffic_url) = (lab_url(&req.url, LOAD_PATH), lab_url(&req.url, TRAFFIC_PATH));
+    let speeds = plan.speeds();
+    let model = p.spec.config.model.clone();
+    let mut failed_so_far = 0;
+    // Where in the workload the next window starts: the sweep plays on
+    // through the trace (s at ×1).
+    let mut trace_s = 0.0;
+    for k in 0..plan.window_count() {
+        if abort.aborted() {
+            break;
+        }
+        let speed = speeds.get(k).copied();
+        let offered = match speed {
+            None => None,
+            Some(s) => {
+                let start = StartLoad { model: &model, speed: s, duration_s: plan.window_s, from_s: trace_s };
+                trace_s += plan.window_s * s;
+                let body = serde_json::to_string(&start).unwrap_or_default();
+                match reply("POST", &load_url, Some(&body)).await {
+                    Ok(started) => started.offered_per_s,
+                    Err(e) => {
+                        run.error.set(Some(format!(
+                            "The built-in load could not start ({e}). It is latency-lab serve's: use its replay endpoint, on this machine. To load another server, run latency-lab run (or any tool) and choose \"probe while loaded by another tool\"."
+                        )));
+                        break;
+                    }
+                }
+            }
+        };
+        let cursor = reply("GET", &traffic_url, None).await.ok().and_then(|t| t.next);
+        let from = now_ms();
+        let to = from + plan.window_s * 1000.0;
+        let server_side = async {
+            wait_until(to).await;
+            let queued = match cursor {
+                Some(c) => reply("GET", &format!("{traffic_url}?after={c}"), None).await.unwrap_or_default(),
+                None => Reply::default(),
+            };
+            let failed = match speed {
+                Some(_) => reply("GET", &load_url, None).await.unwrap_or_default().failed,
+                None => 0,
+            };
+            (queued.queued_ms, failed)
+        };
+        let probes = window(run, p, &req, plan, from, abort);
+        let (probes, (queued_ms, failed)) = futures_util::join!(probes, server_side);
+        let label = match speed {
+            Some(s) => format!("{s}×"),
+            None => format!("{:.0}–{:.0} s", k as f64 * plan.window_s, (k + 1) as f64 * plan.window_s),
+        };
+        p.load.push(LoadWindow {
+            label,
+            speed,
+            from_ms: from,
+            to_ms: to.min(now_ms()),
+            offered_per_s: offered,
+            admitted: queued_ms.len() as u64,
+            queued_ms,
+            failed: failed.saturating_sub(failed_so_far),
+        });
+        failed_so_far = failed.max(failed_so_far);
+        p.extend(probes);
+    }
+    if plan.load == ProbeLoad::BuiltIn {
+        // Ends the last window's requests still in flight.
+        let _ = call_text("DELETE", &load_url, None, None).await;
+    }
+    p.so_far.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
+}
+
+/// The probes of one window, sent every `plan.probe_every_s` from `from`
+/// whatever earlier ones are doing; each sent while none is on screen is drawn.
+async fn window(
+    run: UseLiveRun,
+    p: &Progress<'_>,
+    req: &LiveRequest,
+    plan: ProbePlan,
+    from: f64,
+    abort: &Abort,
+) -> Vec<RequestTrace> {
+    let dues: Vec<f64> =
+        (0..plan.probes_per_window()).map(|i| from + i as f64 * plan.probe_every_s * 1000.0).collect();
+    on_schedule(run, req, &dues, (p.done(), p.spec.mode.requests()), Draw::WhenFree, abort).await
+}

@@ -1,0 +1,99 @@
+// Probe while loaded (issue: real workloads under real load), written once
+// for every browser's adapter (`open(browser, url)` → `{ page, close,
+// problems }`): the Live view sends probes while latency-lab serve's
+// built-in load replays its sample workload at 1×, 1.5×, 2×, 3×, 4× against
+// a profile with `slots`, and shows per window the load offered, the
+// server's queueing and what the probes felt, and the speed at which the
+// chat score falls below its pass line.
+//
+// Checked: one table row per speed, the windows' load and queueing in the
+// downloaded trace; with few slots the queue forms and the sweep breaks at
+// a lower speed than with many (`sweep: true`, each run twice as long, in
+// Chromium); two windows' typical probes play side by side in the Replay lab.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { labSuite } from './lab.mjs';
+import { click, downloadTrace, setValue, text, waitFor, waitForCss, waitText } from './dom.mjs';
+
+/** The server model the load and the probes share: `slots` decode at once. */
+export const model = (slots) => `profile:ttft=20,tpot=1,prefill=0.01,tokens=30,slots=${slots},cache=on`;
+
+/** Runs a probe sweep up to `maxSpeed` and waits for its results. */
+export async function runProbe(page, { slots, maxSpeed, windowS = 4, every = 0.5 }) {
+  await setValue(page, 'model', model(slots));
+  await setValue(page, 'run-mode', 'probe');
+  await setValue(page, 'probe-window', windowS);
+  await setValue(page, 'probe-every', every);
+  await setValue(page, 'probe-max-speed', maxSpeed);
+  // The last run's results stay until this one's are drawn: mark them.
+  await page.evaluate(() => document.querySelector('[data-testid="probe"]')?.setAttribute('data-old', ''));
+  await click(page, 'start');
+  await waitText(page, 'run-status', /^Streaming/, 10_000);
+  await waitText(page, 'run-status', /^(Finished|Stopped)/, 120_000);
+  await waitForCss(page, '[data-testid="probe"]:not([data-old])', 20_000);
+  return text(page, 'probe-breaking');
+}
+
+/** The speed the words name as the breaking point (Infinity: none in the sweep). */
+export function breakingSpeed(words) {
+  const m = words.match(/at ([\d.]+)× the trace \((\d+)\)/);
+  if (/no breaking point/.test(words)) return Infinity;
+  assert.ok(m, `no breaking point in ${JSON.stringify(words)}`);
+  return Number(m[1]);
+}
+
+export function probeSuite({ name, launch, open, sweep }) {
+  describe(`probe while loaded (${name})`, () => {
+    const lab = labSuite([], launch);
+
+    test('per-window table, the load in the trace, and two windows felt side by side', async () => {
+      const { page, close, problems } = await open(lab.browser, `${lab.server.url}#live`);
+      try {
+        const words = await runProbe(page, { slots: 2, maxSpeed: 2 });
+        assert.match(words, /pass line/);
+        const rows = await page.evaluate(() =>
+          [...document.querySelectorAll('[data-testid="probe-row"]')].map((r) => r.querySelector('th').innerText),
+        );
+        assert.deepEqual(rows, ['1×', '1.5×', '2×']);
+        const trace = await downloadTrace(page);
+        assert.equal(trace.meta.load.length, 3);
+        for (const [i, w] of trace.meta.load.entries()) {
+          assert.equal(w.speed, [1, 1.5, 2][i]);
+          assert.ok(w.offered_per_s > 1, `offered ${w.offered_per_s}`);
+          assert.ok(w.admitted >= 10, `window ${w.label}: the server admitted ${w.admitted}`);
+          assert.equal(w.queued_ms.length, w.admitted);
+          const probes = trace.requests.filter((r) => r.sent_ms >= w.from_ms && r.sent_ms < w.to_ms);
+          assert.ok(probes.length >= 7 && probes.length <= 8, `${probes.length} probes in ${w.label}`);
+        }
+        // Two decode slots against ~4 requests at once: the queue forms.
+        const waited = trace.meta.load.flatMap((w) => w.queued_ms).filter((q) => q > 0);
+        assert.ok(waited.length > 5, `${waited.length} requests queued`);
+        assert.ok(trace.requests.some((r) => r.chunks.some((c) => c.painted_ms != null)), 'probes were drawn');
+        await setValue(page, 'probe-feel-a', 0);
+        await setValue(page, 'probe-feel-b', 2);
+        await click(page, 'probe-feel');
+        await waitFor(page, 'pane-1-title', 20_000);
+        assert.match(await text(page, 'pane-0-title'), /1× · typical probe/);
+        assert.match(await text(page, 'pane-1-title'), /2× · typical probe/);
+        assert.deepEqual(await problems(), []);
+      } finally {
+        await close();
+      }
+    });
+
+    if (sweep) {
+      test('the breaking point moves the way slots say: more slots, higher speed', async () => {
+        const { page, close, problems } = await open(lab.browser, `${lab.server.url}#live`);
+        try {
+          const few = breakingSpeed(await runProbe(page, { slots: 2, maxSpeed: 4 }));
+          const many = breakingSpeed(await runProbe(page, { slots: 32, maxSpeed: 4 }));
+          assert.ok(few < many, `breaking at ${few}× with 2 slots, ${many}× with 32`);
+          assert.ok(few <= 1.5, `2 slots against ~4 requests at once break early (${few}×)`);
+          assert.deepEqual(await problems(), []);
+        } finally {
+          await close();
+        }
+      });
+    }
+  });
+}
