@@ -1,7 +1,8 @@
 //! The worker side of imports: receives `{ json, file? }` messages, reads
 //! the file with `FileReaderSync` (workers may block), hands both to
 //! `lab_core::import::service::ImportService` and posts its answers back as
-//! `{ json }`. All logic is in the service; this is message glue.
+//! `{ json }`. All logic is in the service; this is message glue. A
+//! workload file is read a slice at a time instead ([`super::import_workload`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -60,6 +61,19 @@ pub fn run() {
         let started = post_scope.performance().map(|p| p.now());
         let file =
             js_sys::Reflect::get(&data, &"file".into()).ok().and_then(|f| f.dyn_into::<web_sys::File>().ok());
+        if let (Some(f), Some(job)) = (&file, job)
+            && let Some(format) = super::import_workload::workload_format(f)
+        {
+            let scope = post_scope.clone();
+            let mut progress = move |fraction: f64| {
+                let phase = format!("reading the {} workload", format.label());
+                post(&scope, &FromWorker::Progress { job, phase, fraction });
+            };
+            let clock = post_scope.performance();
+            let now = move || clock.as_ref().map_or(0.0, |p| p.now());
+            post(&post_scope, &super::import_workload::summarize(f, job, format, &mut progress, &now));
+            return;
+        }
         let bytes = match (&file, job) {
             (Some(f), Some(job)) => {
                 post(&post_scope, &FromWorker::Progress { job, phase: "reading".into(), fraction: 0.02 });

@@ -46,6 +46,7 @@ pub mod fetch;
 pub mod files;
 pub mod idb;
 pub mod import_worker;
+pub mod import_workload;
 pub mod importer;
 pub mod library;
 pub mod live;

@@ -3,7 +3,7 @@
 // --large (148 MB), and on its first 100,000 and 300,000 rows; wall time
 // and peak memory (`/usr/bin/time`), 3 runs each after one warm-up. The
 // reader holds one row at a time; what grows is only the summary (a bit
-// per block id seen). (The browser worker does not read workloads yet.)
+// per block id seen). The browser worker: workload_browser.bench.mjs.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

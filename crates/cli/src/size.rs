@@ -49,6 +49,9 @@ pub struct Budget {
 /// from 635,000 (its runner, form fields and plan: +8.7 kB, of which about
 /// 2 kB is the trace's load windows, which every module reading traces
 /// decodes) and the run results from 465,000 (the probe view: +15.8 kB).
+/// Workload files in the Import view moved two more: the run results' module
+/// from 477,000 (the workload card: +11 kB) and the import worker from
+/// 212,000 (the workload readers and summary: +15.8 kB).
 pub const BUDGETS: [Budget; 6] = [
     Budget {
         module: "app",
@@ -82,14 +85,14 @@ pub const BUDGETS: [Budget; 6] = [
         module: "runs views (Import, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 477_000,
+        budget: 488_000,
         target: 200_000,
     },
     Budget {
         module: "import worker",
         holds: |f| f.starts_with("import_worker") || f == "public/import-worker.js",
         loaded: Loaded::OnDemand,
-        budget: 212_000,
+        budget: 229_000,
         target: 200_000,
     },
 ];

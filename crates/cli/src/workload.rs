@@ -158,32 +158,9 @@ pub fn render(path: &Path, s: &Summary) -> String {
     out
 }
 
-/// The summary as JSON.
+/// The summary as JSON (core's digest, as the Import view shows it).
 pub fn to_json(path: &Path, s: &Summary) -> serde_json::Value {
-    let lengths = |l: &lab_core::workload::summary::Lengths| json!({"mean": l.mean(), "p50": l.percentile(50.0), "p90": l.percentile(90.0), "p99": l.percentile(99.0), "max": l.max()});
-    json!({
-        "file": path.display().to_string(),
-        "workload": {
-            "format": s.format.map(Format::label),
-            "requests": s.requests,
-            "duration_s": s.mean_rate().map(|_| s.duration_s()),
-            "mean_rate": s.mean_rate(),
-            "peak_rate_1s": s.mean_rate().map(|_| s.peak_rate()),
-            "burstiness_cv": s.burstiness(),
-            "rate_over_time": s.rate_series(120).into_iter().map(|(t, r)| json!({"t_s": t, "per_s": r})).collect::<Vec<_>>(),
-            "input_tokens": lengths(&s.input),
-            "output_tokens": lengths(&s.output),
-            "approximate_counts": s.approximate,
-            "zero_output": s.zero_output,
-            "sessions": s.sessions(),
-            "turns_mean": s.turns().map(|t| t.0),
-            "turns_max": s.turns().map(|t| t.1),
-            "blocks": s.blocks,
-            "prefix_reuse": s.prefix_reuse(),
-            "prompt_tokens_saved": s.tokens_saved_share(),
-            "out_of_order": s.out_of_order,
-        }
-    })
+    json!({"file": path.display().to_string(), "workload": s.digest(120)})
 }
 
 #[cfg(test)]

@@ -11,6 +11,9 @@ pub enum FileStatus {
     Working(String, f64),
     /// Imported: runs found and the worker's time (ms).
     Done(usize, f64),
+    /// A workload summarised: its requests, the worker's time (ms) and
+    /// memory when done (bytes).
+    Summarized(u64, f64, f64),
     /// A summary waiting for its per-request file.
     Waiting(String),
     /// Could not be imported.
@@ -43,4 +46,13 @@ pub struct LoadedRun {
     pub file: String,
     /// What the page shows.
     pub digest: RunDigest,
+}
+
+/// One workload file summarised by the worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedWorkload {
+    /// File name.
+    pub file: String,
+    /// What it holds.
+    pub digest: lab_core::workload::summary::Digest,
 }

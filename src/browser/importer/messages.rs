@@ -3,7 +3,7 @@
 use lab_core::import::service::FromWorker;
 use leptos::prelude::*;
 
-use super::{FileStatus, Importer, ImporterError, LoadedRun};
+use super::{FileStatus, Importer, ImporterError, LoadedRun, LoadedWorkload};
 
 impl Importer {
     pub(super) fn on_message(&self, msg: FromWorker) {
@@ -32,6 +32,11 @@ impl Importer {
                     }))
                 });
                 self.set_status(job, FileStatus::Done(n, took_ms));
+            }
+            FromWorker::Workload { job, name, digest, took_ms, memory_bytes } => {
+                let n = digest.requests;
+                self.workloads.update(|all| all.push(LoadedWorkload { file: name, digest: *digest }));
+                self.set_status(job, FileStatus::Summarized(n, took_ms, memory_bytes));
             }
             FromWorker::Updated { key, digest } => self.runs.update(|all| {
                 if let Some(r) = all.iter_mut().find(|r| r.key == key) {

@@ -23,7 +23,7 @@ mod use_importer;
 mod worker;
 
 pub use error::ImporterError;
-pub use jobs::{FileJob, FileStatus, LoadedRun};
+pub use jobs::{FileJob, FileStatus, LoadedRun, LoadedWorkload};
 pub use replay::{Pick, replay_pair};
 pub use use_importer::use_importer;
 
@@ -57,6 +57,8 @@ pub struct Importer {
     pub files: RwSignal<Vec<FileJob>>,
     /// Runs, in load order.
     pub runs: RwSignal<Vec<LoadedRun>>,
+    /// Workload files summarised, in load order.
+    pub workloads: RwSignal<Vec<LoadedWorkload>>,
     /// SLOs for goodput (`ttft:200,tpot:15,e2el:3000`).
     pub slos: RwSignal<String>,
     /// A problem not tied to one file (worker could not start, bad SLOs).

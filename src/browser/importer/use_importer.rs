@@ -17,6 +17,7 @@ pub fn use_importer() -> Importer {
         }))),
         files: RwSignal::new(Vec::new()),
         runs: RwSignal::new(Vec::new()),
+        workloads: RwSignal::new(Vec::new()),
         slos: RwSignal::new(lab_core::measure::slo::SloSet::standard().to_string()),
         notice: RwSignal::new(None),
         unloaded: RwSignal::new(None),

@@ -1,12 +1,14 @@
 //! "Import results": benchmark result files of vLLM, guidellm, AIPerf,
 //! GenAI-Perf and LLMPerf (or lab traces), read in the import worker
 //! ([`crate::browser::importer`]), shown as runs with the tool's own figures
-//! beside the lab's, replayable request by request, and compared.
+//! beside the lab's, replayable request by request, and compared; and
+//! workload files (Mooncake, Bailian, Azure, BurstGPT, ShareGPT), summarised.
 
 mod compare;
 mod replay_picker;
 mod run_card;
 mod tool_figures;
+mod workload_card;
 
 use leptos::prelude::*;
 
@@ -17,6 +19,7 @@ use crate::browser::use_file_drop::use_file_drop;
 use crate::ui::format::size;
 use compare::CompareRuns;
 use run_card::ImportedRunCard;
+use workload_card::WorkloadCard;
 
 /// The import view.
 #[component]
@@ -63,8 +66,11 @@ pub fn ImportView() -> impl IntoView {
                 </p>
             })}
             <FileJobs/>
-            <Show when=move || !importer.runs.with(Vec::is_empty) fallback=|| view! {
-                <p class="empty" data-testid="import-empty">
+            <div class="imported-runs">
+                {move || importer.workloads.get().into_iter().map(|w| view! { <WorkloadCard workload=w/> }).collect_view()}
+            </div>
+            <Show when=move || !importer.runs.with(Vec::is_empty) fallback=move || view! {
+                <p class="empty" data-testid="import-empty" hidden=move || !importer.workloads.with(Vec::is_empty)>
                     "No results imported yet. Try the files in tests/fixtures/import of the repository, "
                     "or your own. A benchmark number becomes something you can feel: each run offers its "
                     "typical and its worst request to replay."
@@ -91,6 +97,7 @@ fn FileJobs() -> impl IntoView {
                 let (text, class, fraction) = match &f.status {
                     FileStatus::Working(phase, x) => (format!("{phase}…"), "working", Some(*x)),
                     FileStatus::Done(n, took) => (format!("{n} run{} · read and summarized in {:.2} s", if *n == 1 { "" } else { "s" }, took / 1000.0), "done", None),
+                    FileStatus::Summarized(n, took, memory) => (format!("workload of {n} requests · read in {:.2} s, worker memory {}", took / 1000.0, size(*memory)), "done", None),
                     FileStatus::Waiting(m) => (m.clone(), "waiting", None),
                     FileStatus::Failed(m) => (m.clone(), "failed", None),
                 };

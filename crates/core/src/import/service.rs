@@ -92,6 +92,20 @@ pub enum FromWorker {
         /// Time the worker spent (ms), for the record.
         took_ms: f64,
     },
+    /// A workload file, summarised as it was read (nothing is kept: a
+    /// workload is sent with `latency-lab run`).
+    Workload {
+        /// The page's number for the file.
+        job: u32,
+        /// File name.
+        name: String,
+        /// What it holds.
+        digest: Box<crate::workload::summary::Digest>,
+        /// Time the worker spent (ms).
+        took_ms: f64,
+        /// The worker's memory when it was done (bytes).
+        memory_bytes: f64,
+    },
     /// A run's digest changed (a summary file was attached, or SLOs changed).
     Updated {
         /// The run.

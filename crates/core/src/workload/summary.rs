@@ -18,7 +18,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Format, Request};
+use serde::{Deserialize, Serialize};
+
+use super::{Format, Request, WorkloadError};
 
 /// Exact buckets (token counts below this are counted one by one).
 const EXACT: u64 = 128;
@@ -288,6 +290,194 @@ impl Summary {
     }
 }
 
+/// One length distribution as a digest shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LengthDigest {
+    /// Mean.
+    pub mean: Option<f64>,
+    /// Median.
+    pub p50: Option<u32>,
+    /// 90th percentile.
+    pub p90: Option<u32>,
+    /// 99th percentile.
+    pub p99: Option<u32>,
+    /// Longest.
+    pub max: u32,
+}
+
+impl LengthDigest {
+    fn of(l: &Lengths) -> Self {
+        Self {
+            mean: l.mean(),
+            p50: l.percentile(50.0),
+            p90: l.percentile(90.0),
+            p99: l.percentile(99.0),
+            max: l.max(),
+        }
+    }
+}
+
+/// A point of the request rate over time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RatePoint {
+    /// Step start (s from the first send).
+    pub t_s: f64,
+    /// Requests a second in the step.
+    pub per_s: f64,
+}
+
+/// What a workload holds, as `latency-lab analyze --json` and the Import
+/// view show it (one definition for both).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Digest {
+    /// The format's name.
+    pub format: Option<String>,
+    /// Requests.
+    pub requests: u64,
+    /// From the first send to the last (s; untimed files: none).
+    pub duration_s: Option<f64>,
+    /// Requests a second.
+    pub mean_rate: Option<f64>,
+    /// The busiest second's requests.
+    pub peak_rate_1s: Option<u32>,
+    /// CV of the gaps between sends (Poisson = 1).
+    pub burstiness_cv: Option<f64>,
+    /// Request rate over time.
+    pub rate_over_time: Vec<RatePoint>,
+    /// Prompt lengths (tokens).
+    pub input_tokens: LengthDigest,
+    /// Answer lengths (tokens).
+    pub output_tokens: LengthDigest,
+    /// Requests whose counts are approximations.
+    pub approximate_counts: u64,
+    /// Requests asking for no output.
+    pub zero_output: u64,
+    /// Sessions (conversations).
+    pub sessions: usize,
+    /// Requests per session, mean.
+    pub turns_mean: Option<f64>,
+    /// Requests per session, most.
+    pub turns_max: Option<u32>,
+    /// Prefix blocks in all.
+    pub blocks: u64,
+    /// Share of blocks seen before.
+    pub prefix_reuse: Option<f64>,
+    /// Share of prompt tokens those blocks hold.
+    pub prompt_tokens_saved: Option<f64>,
+    /// Rows sent before the first row.
+    pub out_of_order: u64,
+}
+
+impl Summary {
+    /// The digest, with the rate over time in at most `points` steps.
+    pub fn digest(&self, points: usize) -> Digest {
+        let timed = self.mean_rate().is_some();
+        Digest {
+            format: self.format.map(|f| f.label().to_string()),
+            requests: self.requests,
+            duration_s: timed.then(|| self.duration_s()),
+            mean_rate: self.mean_rate(),
+            peak_rate_1s: timed.then(|| self.peak_rate()),
+            burstiness_cv: self.burstiness(),
+            rate_over_time: self
+                .rate_series(points)
+                .into_iter()
+                .map(|(t_s, per_s)| RatePoint { t_s, per_s })
+                .collect(),
+            input_tokens: LengthDigest::of(&self.input),
+            output_tokens: LengthDigest::of(&self.output),
+            approximate_counts: self.approximate,
+            zero_output: self.zero_output,
+            sessions: self.sessions(),
+            turns_mean: self.turns().map(|t| t.0),
+            turns_max: self.turns().map(|t| t.1),
+            blocks: self.blocks,
+            prefix_reuse: self.prefix_reuse(),
+            prompt_tokens_saved: self.tokens_saved_share(),
+            out_of_order: self.out_of_order,
+        }
+    }
+}
+
+/// A workload summarised from its bytes as they are read (a file read a
+/// slice at a time, as the browser's import worker does): line formats
+/// chunk by chunk in bounded memory, a line split between chunks carried
+/// over; ShareGPT (one JSON document) whole, its tokens counted as the
+/// lab's pseudo tokens (marked approximate).
+#[derive(Debug)]
+pub struct Reading {
+    lines: Option<super::read::LineReader>,
+    carry: Vec<u8>,
+    whole: Vec<u8>,
+    summary: Summary,
+}
+
+impl Reading {
+    /// A reading of a `format` workload.
+    pub fn new(format: Format) -> Self {
+        let lines = matches!(format, Format::Mooncake | Format::Bailian | Format::Azure | Format::BurstGpt)
+            .then(|| super::read::LineReader::new(format));
+        Self { lines, carry: Vec::new(), whole: Vec::new(), summary: Summary::new(format) }
+    }
+
+    /// The next bytes of the file.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), WorkloadError> {
+        if self.lines.is_none() {
+            self.whole.extend_from_slice(chunk);
+            return Ok(());
+        }
+        let mut start = 0;
+        for (i, _) in chunk.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            self.carry.extend_from_slice(&chunk[start..=i]);
+            self.line()?;
+            start = i + 1;
+        }
+        self.carry.extend_from_slice(&chunk[start..]);
+        if self.carry.len() > super::read::MAX_LINE_BYTES + 2 {
+            let line = self.lines.as_ref().map_or(0, |l| l.lines()) + 1;
+            let expected = format!("a line of at most {} bytes", super::read::MAX_LINE_BYTES);
+            return Err(WorkloadError::row(line, expected));
+        }
+        Ok(())
+    }
+
+    fn line(&mut self) -> Result<(), WorkloadError> {
+        let Some(reader) = self.lines.as_mut() else { return Ok(()) };
+        let text = std::str::from_utf8(&self.carry)
+            .map_err(|_| WorkloadError::row(reader.lines() + 1, "UTF-8 text"))?;
+        if let Some(r) = reader.line(text)? {
+            self.summary.add(&r);
+        }
+        self.carry.clear();
+        Ok(())
+    }
+
+    /// The end of the file: the summary, or why there is none.
+    pub fn finish(mut self) -> Result<Summary, WorkloadError> {
+        if self.lines.is_some() && !self.carry.is_empty() {
+            self.line()?;
+        }
+        if self.lines.is_none() {
+            let summary = &mut self.summary;
+            let mut de = serde_json::Deserializer::from_slice(&self.whole);
+            match summary.format {
+                Some(Format::LabTrace) => {
+                    let text = std::str::from_utf8(&self.whole)
+                        .map_err(|_| WorkloadError::Unknown("a lab trace is UTF-8 text".into()))?;
+                    super::read::lab_trace(text)?.iter().for_each(|r| summary.add(r));
+                }
+                _ => {
+                    super::read::sharegpt(&mut de, None, &mut |r| summary.add(&r))?;
+                }
+            }
+        }
+        if self.summary.requests == 0 {
+            return Err(WorkloadError::Empty);
+        }
+        Ok(self.summary)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,5 +586,38 @@ mod tests {
         s.add(&req(4000.0, 1, 1, &[]));
         s.add(&req(7000.0, 1, 1, &[]));
         assert_eq!((s.out_of_order, s.duration_s()), (1, 2.0));
+    }
+
+    #[test]
+    fn a_file_read_in_slices_sums_as_it_does_whole_and_names_a_bad_line() {
+        let text = "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [1, 2]}\n\
+                    {\"timestamp\": 500, \"input_length\": 600, \"output_length\": 7, \"hash_ids\": [1, 3]}\n\
+                    {\"timestamp\": 900, \"input_length\": 100, \"output_length\": 9, \"hash_ids\": [4]}";
+        let whole = {
+            let mut r = Reading::new(Format::Mooncake);
+            r.push(text.as_bytes()).unwrap();
+            r.finish().unwrap().digest(10)
+        };
+        for size in [1, 7, 64] {
+            let mut r = Reading::new(Format::Mooncake);
+            text.as_bytes().chunks(size).for_each(|c| r.push(c).unwrap());
+            assert_eq!(r.finish().unwrap().digest(10), whole, "slices of {size} bytes");
+        }
+        assert_eq!((whole.requests, whole.output_tokens.max), (3, 9));
+        assert_eq!(whole.prefix_reuse, Some(0.2), "block 1 seen before, once of five");
+        let mut r = Reading::new(Format::Mooncake);
+        let bad = text.replace("\"output_length\": 7", "\"output_length\": \"seven\"");
+        let e = bad.as_bytes().chunks(10).try_for_each(|c| r.push(c)).unwrap_err();
+        assert!(e.to_string().starts_with("line 2:"), "{e}");
+        assert_eq!(Reading::new(Format::Mooncake).finish().unwrap_err(), WorkloadError::Empty);
+    }
+
+    #[test]
+    fn sharegpt_in_the_browser_counts_pseudo_tokens_and_says_so() {
+        let text = r#"[{"conversations": [{"from": "human", "value": "hello there"}, {"from": "gpt", "value": "hi"}]}]"#;
+        let mut r = Reading::new(Format::ShareGpt);
+        text.as_bytes().chunks(5).for_each(|c| r.push(c).unwrap());
+        let d = r.finish().unwrap().digest(10);
+        assert_eq!((d.requests, d.approximate_counts, d.sessions), (1, 1, 1));
     }
 }

@@ -1,0 +1,52 @@
+// A 1,000,000-row workload read in the browser's import worker: the
+// Mooncake file of tests/fixtures/workload/make_workloads.py --large
+// (148 MB) and its first 100,000 and 300,000 rows, chosen in the Import
+// view of headless Chromium; the worker's own time and its wasm memory
+// when done (the figures the file's status line shows), 3 loads each in
+// fresh pages. The worker reads 4 MiB slices; what grows is the summary.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT, launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
+
+const LARGE = path.join(ROOT, 'tests/fixtures/workload/mooncake_large.jsonl');
+if (!existsSync(LARGE)) {
+  execFileSync('python3', [path.join(ROOT, 'tests/fixtures/workload/make_workloads.py'), '--large', '1000000'], { stdio: 'inherit' });
+}
+const dir = mkdtempSync(path.join(tmpdir(), 'lab-workload-browser-'));
+const lines = readFileSync(LARGE, 'utf8').split('\n');
+const files = [100_000, 300_000, 1_000_000].map((n) => {
+  if (n >= lines.length - 1) return [n, LARGE];
+  const f = path.join(dir, `${n}.jsonl`);
+  writeFileSync(f, lines.slice(0, n).join('\n') + '\n');
+  return [n, f];
+});
+
+const server = await startServer();
+const browser = await launchBrowser();
+/** One load: [worker s, worker memory MB, requests shown]. */
+async function load(file) {
+  const { page, context } = await openPage(browser, `${server.url}#import`);
+  await page.locator('[data-testid=import-view] input[type=file]').setInputFiles(file);
+  const status = page.locator('[data-testid=import-file] .file-status');
+  await status.filter({ hasText: /workload of/ }).waitFor({ timeout: 300_000 });
+  const text = await status.innerText();
+  await context.close();
+  const m = /workload of (\d+) requests · read in ([\d.]+) s, worker memory ([\d.]+) (kB|MB)/.exec(text);
+  if (!m) throw new Error(`unexpected status: ${text}`);
+  return [Number(m[2]), Number(m[3]) / (m[4] === 'kB' ? 1000 : 1), Number(m[1])];
+}
+try {
+  console.log('| rows | file MB | worker s (3 loads) | worker memory MB (3 loads) |');
+  console.log('|---:|---:|---|---|');
+  for (const [n, f] of files) {
+    const runs = [await load(f), await load(f), await load(f)];
+    for (const r of runs) if (r[2] !== n) throw new Error(`${n} rows: the card says ${r[2]}`);
+    const mb = (statSync(f).size / 1e6).toFixed(1);
+    console.log(`| ${n.toLocaleString('en')} | ${mb} | ${runs.map((r) => r[0].toFixed(2)).join(', ')} | ${runs.map((r) => r[1].toFixed(1)).join(', ')} |`);
+  }
+} finally {
+  await browser.close();
+  server.stop();
+}
