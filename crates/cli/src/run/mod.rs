@@ -34,6 +34,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
@@ -46,6 +47,9 @@ use tokio_util::task::TaskTracker;
 
 use crate::workload::{WorkloadFileError, read, sniff};
 use send::{HttpClient, Target};
+
+/// Ground-truth records asked for at once after a run.
+const GROUND_TRUTH_AT_ONCE: usize = 32;
 
 /// Arguments of `run`.
 #[derive(Debug, clap::Args)]
@@ -420,14 +424,25 @@ async fn run_async(
     tracker.wait().await;
     bar.finish_and_clear();
     let mut sent = std::mem::take(&mut *results.lock().unwrap_or_else(PoisonError::into_inner));
-    // The replay endpoint's own record of each request, once the run is over.
-    for s in &mut sent {
-        if let Some(id) = &s.request_id
-            && let Ok((200, body)) =
-                get(&client, &format!("{base}{}{id}", lab_core::serve::protocol::GROUND_TRUTH_PATH)).await
-        {
-            s.trace.server = lab_core::measure::groundtruth::parse_server_timing(&body);
-        }
+    // The replay endpoint's own record of each request, once the run is
+    // over, [`GROUND_TRUTH_AT_ONCE`] asked at a time.
+    let truths = futures_util::stream::iter(sent.iter().map(|s| s.request_id.clone()))
+        .map(|id| {
+            let (client, base) = (&client, &base);
+            async move {
+                let id = id?;
+                let url = format!("{base}{}{id}", lab_core::serve::protocol::GROUND_TRUTH_PATH);
+                match get(client, &url).await {
+                    Ok((200, body)) => lab_core::measure::groundtruth::parse_server_timing(&body),
+                    _ => None,
+                }
+            }
+        })
+        .buffered(GROUND_TRUTH_AT_ONCE)
+        .collect::<Vec<_>>()
+        .await;
+    for (s, truth) in sent.iter_mut().zip(truths) {
+        s.trace.server = truth;
     }
     sent.sort_by(|a, b| a.trace.scheduled_ms.unwrap_or(0.0).total_cmp(&b.trace.scheduled_ms.unwrap_or(0.0)));
     let report = report(&sent, shard, &args.output);
