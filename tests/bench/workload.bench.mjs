@@ -5,24 +5,13 @@
 // reader holds one row at a time; what grows is only the summary (a bit
 // per block id seen). The browser worker: workload_browser.bench.mjs.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../e2e/lib/lab.mjs';
+import { largeWorkloadFiles } from './lib/large_workload.mjs';
 
 const BIN = path.join(ROOT, 'target/release/latency-lab');
-const LARGE = path.join(ROOT, 'tests/fixtures/workload/mooncake_large.jsonl');
-if (!existsSync(LARGE)) {
-  execFileSync('python3', [path.join(ROOT, 'tests/fixtures/workload/make_workloads.py'), '--large', '1000000'], { stdio: 'inherit' });
-}
-const dir = mkdtempSync(path.join(tmpdir(), 'lab-workload-'));
-const lines = readFileSync(LARGE, 'utf8').split('\n');
-const files = [100_000, 300_000, 1_000_000].map((n) => {
-  if (n >= lines.length - 1) return [n, LARGE];
-  const f = path.join(dir, `${n}.jsonl`);
-  writeFileSync(f, lines.slice(0, n).join('\n') + '\n');
-  return [n, f];
-});
+const files = largeWorkloadFiles();
 
 /** One run: [wall s, peak RSS MB]. */
 function run(file) {

@@ -4,24 +4,11 @@
 // view of headless Chromium; the worker's own time and its wasm memory
 // when done (the figures the file's status line shows), 3 loads each in
 // fresh pages. The worker reads 4 MiB slices; what grows is the summary.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { ROOT, launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
+import { statSync } from 'node:fs';
+import { launchBrowser, openPage, startServer } from '../e2e/lib/lab.mjs';
+import { largeWorkloadFiles } from './lib/large_workload.mjs';
 
-const LARGE = path.join(ROOT, 'tests/fixtures/workload/mooncake_large.jsonl');
-if (!existsSync(LARGE)) {
-  execFileSync('python3', [path.join(ROOT, 'tests/fixtures/workload/make_workloads.py'), '--large', '1000000'], { stdio: 'inherit' });
-}
-const dir = mkdtempSync(path.join(tmpdir(), 'lab-workload-browser-'));
-const lines = readFileSync(LARGE, 'utf8').split('\n');
-const files = [100_000, 300_000, 1_000_000].map((n) => {
-  if (n >= lines.length - 1) return [n, LARGE];
-  const f = path.join(dir, `${n}.jsonl`);
-  writeFileSync(f, lines.slice(0, n).join('\n') + '\n');
-  return [n, f];
-});
+const files = largeWorkloadFiles();
 
 const server = await startServer();
 const browser = await launchBrowser();

@@ -13,9 +13,9 @@ use lab_core::trace::{LoadWindow, RequestTrace};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::shapes::{Draw, on_schedule, wait_until};
+use super::shapes::{Draw, on_schedule};
 use super::{Abort, LiveRequest, Progress, UseLiveRun};
-use crate::browser::clock::now_ms;
+use crate::browser::clock::{now_ms, sleep_ms};
 use crate::browser::fetch::{FetchError, call_text};
 
 /// What the load and traffic routes answer (one shape for the three, so
@@ -51,7 +51,6 @@ pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan
     let (load_url, traffic_url) = (lab_url(&req.url, LOAD_PATH), lab_url(&req.url, TRAFFIC_PATH));
     let speeds = plan.speeds();
     let model = p.spec.config.model.clone();
-    let mut failed_so_far = 0;
     // Where in the workload the next window starts: the sweep plays on
     // through the trace (s at ×1).
     let mut trace_s = 0.0;
@@ -81,7 +80,10 @@ pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan
         let from = now_ms();
         let to = from + plan.window_s * 1000.0;
         let server_side = async {
-            wait_until(to).await;
+            // The window's end, or Stop.
+            while now_ms() < to && !abort.aborted() {
+                sleep_ms((to - now_ms()).clamp(1.0, 100.0)).await;
+            }
             let queued = match cursor {
                 Some(c) => reply("GET", &format!("{traffic_url}?after={c}"), None).await.unwrap_or_default(),
                 None => Reply::default(),
@@ -106,9 +108,8 @@ pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan
             offered_per_s: offered,
             admitted: queued_ms.len() as u64,
             queued_ms,
-            failed: failed.saturating_sub(failed_so_far),
+            failed,
         });
-        failed_so_far = failed.max(failed_so_far);
         p.extend(probes);
     }
     if plan.load == ProbeLoad::BuiltIn {

@@ -31,6 +31,9 @@ const RATE_LEAD_MS: f64 = 50.0;
 /// How long before a send a rate run stops sleeping and watches the clock (ms).
 const SPIN_MS: f64 = 1.5;
 
+/// Longest sleep before a send without looking at Stop (ms).
+const STOP_CHECK_MS: f64 = 100.0;
+
 /// A word no other run uses, put at the start of prompts so nothing is
 /// shared with an earlier run's cache.
 fn nonce() -> String {
@@ -38,14 +41,18 @@ fn nonce() -> String {
 }
 
 /// Timers wake up in whole milliseconds, late by up to one more: sleep to
-/// [`SPIN_MS`] before `due`, then watch the clock (at most that long, once
+/// [`SPIN_MS`] before `due` (in steps of at most [`STOP_CHECK_MS`], so Stop
+/// is heard at once), then watch the clock (under [`SPIN_MS`] + 1 ms, once
 /// per request), so requests leave on time and never early.
-pub(super) async fn wait_until(due: f64) {
-    let ahead = due - now_ms() - SPIN_MS;
-    if ahead > 0.0 {
-        sleep_ms(ahead.floor()).await;
+pub(super) async fn wait_until(due: f64, abort: &Abort) {
+    loop {
+        let ahead = due - now_ms() - SPIN_MS;
+        if ahead < 1.0 || abort.aborted() {
+            break;
+        }
+        sleep_ms(ahead.min(STOP_CHECK_MS).floor()).await;
     }
-    while now_ms() < due {
+    while now_ms() < due && !abort.aborted() {
         std::hint::spin_loop();
     }
 }
@@ -157,7 +164,7 @@ pub(super) async fn on_schedule(
             let (sent, status, on_screen) = (&sent, &status, &on_screen);
             let (on_stats, on_cadence, no_checkpoint) = (&on_stats, &on_cadence, &no_checkpoint);
             async move {
-                wait_until(due).await;
+                wait_until(due, abort).await;
                 if abort.aborted() {
                     return None;
                 }

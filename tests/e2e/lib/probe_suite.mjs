@@ -81,6 +81,29 @@ export function probeSuite({ name, launch, open, sweep }) {
       }
     });
 
+    test('Stop ends the probes and the built-in load at once', async () => {
+      const { page, close, problems } = await open(lab.browser, `${lab.server.url}#live`);
+      try {
+        await setValue(page, 'model', model(2));
+        await setValue(page, 'run-mode', 'probe');
+        await setValue(page, 'probe-window', 30);
+        await setValue(page, 'probe-every', 1);
+        await setValue(page, 'probe-max-speed', 1);
+        await click(page, 'start');
+        await waitText(page, 'run-status', /^Streaming/, 10_000);
+        await new Promise((r) => setTimeout(r, 2500));
+        const stopped = Date.now();
+        await click(page, 'stop');
+        await waitText(page, 'run-status', /^Stopped/, 5_000);
+        assert.ok(Date.now() - stopped < 4_000, `stopped after ${Date.now() - stopped} ms of a 30 s window`);
+        const load = await page.evaluate(async () => (await fetch('/v1/lab/load')).json());
+        assert.equal(load.running ?? false, false, JSON.stringify(load));
+        assert.deepEqual(await problems(), []);
+      } finally {
+        await close();
+      }
+    });
+
     if (sweep) {
       test('the breaking point moves the way slots say: more slots, higher speed', async () => {
         const { page, close, problems } = await open(lab.browser, `${lab.server.url}#live`);

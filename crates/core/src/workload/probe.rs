@@ -197,11 +197,15 @@ fn sentence(w: &ProbeWindow) -> String {
         (Some(_), _) => "; no request queued for a slot".to_string(),
         _ => String::new(),
     };
+    let failed = match w.load.failed {
+        0 => String::new(),
+        n => format!(" {n} of the load's requests failed (serve's request log says why)."),
+    };
     let score = match (w.score, w.verdict) {
         (Some(s), Some(v)) => format!(" Score {s:.0} ({}).", v.word()),
         _ => format!(" Too few answered probes to score (fewer than {MIN_PROBES})."),
     };
-    format!("{load} {seen}{tail}{queue}.{score}")
+    format!("{load} {seen}{tail}{queue}.{score}{failed}")
 }
 
 fn verdict_words(scenario: &str, breaking: Option<Breaking>, top: Option<f64>) -> String {
@@ -336,7 +340,13 @@ mod tests {
         let chat = preset("chat").unwrap();
         let mut t = run(&[2500.0, 100.0]);
         t.meta.load[0].speed = Some(4.0);
+        t.meta.load[1].failed = 3;
         let r = ProbeReport::of(&t, &chat, &MetricsConfig::default()).unwrap();
+        assert!(
+            r.words[1].ends_with("3 of the load's requests failed (serve's request log says why)."),
+            "{}",
+            r.words[1]
+        );
         let b = r.breaking.unwrap();
         assert_eq!((b.speed, b.last_passing), (4.0, Some(2.0)));
     }
