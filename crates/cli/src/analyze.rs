@@ -17,6 +17,7 @@ use lab_core::measure::metrics::MetricsConfig;
 use lab_core::measure::score::{self, Scenario, ScenarioError};
 use lab_core::measure::slo::{SloError, SloSet};
 use lab_core::trace::{MAX_TRACE_BYTES, TraceError};
+use lab_core::workload::probe::ProbeReport;
 use lab_core::{Analysis, AnalysisOptions};
 
 /// Why `analyze` could not produce a result (all exit with code 2).
@@ -201,7 +202,16 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
     let mut runs = match import::import(&text) {
         Ok(Imported::Trace(trace)) => {
             let analysis = Analysis::of(&trace, &opts);
-            return Ok(render(&analysis, None, args));
+            let out = render(&analysis, None, args);
+            return Ok(match probe_report(&trace, &opts) {
+                None => out,
+                Some(report) if args.json => {
+                    let mut value: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+                    value["probe"] = serde_json::to_value(&report).unwrap_or_default();
+                    serde_json::to_string_pretty(&value).unwrap_or_default()
+                }
+                Some(report) => format!("{out}\n{}", report.table()),
+            });
         }
         Ok(Imported::Runs(runs)) => runs,
         Err(ImportError::Trace(source)) => {
@@ -229,6 +239,16 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
     } else {
         rendered.join("\n\n")
     })
+}
+
+/// A probe run's windows, judged by `--scenario` (or the file's), else
+/// Interactive chat.
+fn probe_report(trace: &lab_core::Trace, opts: &AnalysisOptions) -> Option<ProbeReport> {
+    let judge = match opts.scenarios.as_slice() {
+        [one] => Some(one),
+        all => all.iter().find(|s| s.id == "chat").or(all.first()),
+    }?;
+    ProbeReport::of(trace, judge, &opts.metrics)
 }
 
 /// The analysis options of the flags.

@@ -410,3 +410,44 @@ fn a_bad_workload_row_exits_2_naming_its_line() {
     assert!(err.contains("broken.csv: line 3: Request tokens: a whole number of tokens"), "{err}");
     assert!(out.stdout.is_empty(), "nothing half-read is shown");
 }
+
+#[test]
+fn a_probe_run_prints_its_windows_and_breaking_point() {
+    use lab_core::replay::profile::Profile;
+    use lab_core::trace::LoadWindow;
+    let mut trace = lab_core::Trace::default();
+    for (k, ttft) in [120.0, 2500.0].into_iter().enumerate() {
+        let from = k as f64 * 10_000.0;
+        let mut probes = Profile::simple("p", ttft, 10.0, 20).to_trace(3, 1).requests;
+        for (i, r) in probes.iter_mut().enumerate() {
+            let shift = from + i as f64 * 3000.0 - r.sent_ms;
+            r.sent_ms += shift;
+            for t in [&mut r.headers_ms, &mut r.end_ms].into_iter().flatten() {
+                *t += shift;
+            }
+            r.chunks.iter_mut().for_each(|c| c.arrived_ms += shift);
+        }
+        trace.requests.extend(probes);
+        trace.meta.load.push(LoadWindow {
+            label: format!("{}×", k + 1),
+            speed: Some((k + 1) as f64),
+            from_ms: from,
+            to_ms: from + 10_000.0,
+            offered_per_s: Some(5.0 * (k + 1) as f64),
+            admitted: 2,
+            queued_ms: vec![0.0, ttft],
+            failed: 0,
+        });
+    }
+    let path = scratch("probe").join("probe.trace.json");
+    std::fs::write(&path, trace.to_json()).unwrap();
+    let out = analyze(&[path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Felt while loaded (judged as Interactive chat):"), "{text}");
+    assert!(text.contains("falls below its pass line (75) at 2.0× the trace"), "{text}");
+    let v = json(&[path.to_str().unwrap(), "--json", "--scenario", "code"]);
+    assert_eq!(v["probe"]["windows"].as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v["probe"]["scenario"], "Code completion");
+    assert_eq!(v["requests"], 6, "the run's own analysis is still there");
+}

@@ -123,6 +123,50 @@ impl ProbeReport {
     }
 }
 
+impl ProbeReport {
+    /// The windows as text rows, then the words (as `latency-lab analyze`
+    /// prints them).
+    pub fn table(&self) -> String {
+        let cell = |v: Option<f64>, digits: usize| v.map_or("—".to_string(), |x| format!("{x:.digits$}"));
+        let mut out = format!("Felt while loaded (judged as {}):\n", self.scenario);
+        out.push_str(&format!(
+            "  {:>8} {:>9} {:>9} {:>7} {:>10} {:>7} {:>9} {:>9} {:>11} {:>5} {:>6}\n",
+            "load",
+            "offered/s",
+            "admitted/s",
+            "queued",
+            "queue P90",
+            "probes",
+            "TTFT P50",
+            "TTFT P90",
+            "paint P50",
+            "QoE",
+            "score"
+        ));
+        for w in &self.windows {
+            out.push_str(&format!(
+                "  {:>8} {:>9} {:>9} {:>7} {:>10} {:>7} {:>9} {:>9} {:>11} {:>5} {:>6}\n",
+                w.load.label,
+                cell(w.load.offered_per_s, 1),
+                cell(w.admitted_per_s, 1),
+                w.queued_share.map_or("—".into(), |q| format!("{:.0}%", q * 100.0)),
+                cell(w.queued_ms.map(|q| q.p90), 0),
+                format!("{}/{}", w.answered, w.requests.len()),
+                cell(w.ttft_ms.map(|t| t.p50), 0),
+                cell(w.ttft_ms.map(|t| t.p90), 0),
+                cell(w.first_paint_ms.map(|t| t.p50), 0),
+                cell(w.qoe, 2),
+                cell(w.score, 0),
+            ));
+        }
+        out.push('\n');
+        for line in &self.words {
+            out.push_str(&format!("  {line}\n"));
+        }
+        out
+    }
+}
+
 fn window(trace: &Trace, w: &LoadWindow, scenario: &Scenario, cfg: &MetricsConfig) -> ProbeWindow {
     let requests: Vec<usize> = trace
         .requests
@@ -290,6 +334,14 @@ mod tests {
             r.words[0]
         );
         assert_eq!(r.windows[1].admitted_per_s, Some(0.3));
+        let table = r.table();
+        assert!(table.starts_with("Felt while loaded (judged as Interactive chat):"), "{table}");
+        assert_eq!(
+            table.lines().filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit())).count(),
+            3,
+            "{table}"
+        );
+        assert!(table.trim_end().ends_with(r.words.last().unwrap()), "{table}");
         assert!((r.windows[1].queued_share.unwrap() - 1.0 / 3.0).abs() < 1e-9);
         assert!(r.windows[1].typical.is_some_and(|i| (3..6).contains(&i)));
     }
