@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use hyper_util::client::legacy::Client;
@@ -160,11 +160,7 @@ fn refused(api: &LoadApi, headers: &HeaderMap) -> Option<Response> {
             "the built-in load and traffic are for a serve on 127.0.0.1; load a public server with latency-lab run",
         ));
     }
-    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
-    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    let foreign = matches!(site, Some("cross-site" | "same-site"))
-        || origin.is_some_and(|o| !api.origins.allows(o, host));
+    let foreign = !api.origins.allows_request(headers);
     foreign.then(|| {
         error(StatusCode::FORBIDDEN, "permission_error", "the load is started only from the lab's own pages")
     })

@@ -14,7 +14,7 @@
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, HeaderValue, header};
 
 /// The public address of the lab: scheme and authority, no path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +109,22 @@ impl Origins {
         let authority = origin.split_once("://").map_or("", |(_, a)| a);
         self.trust_host && host.is_some_and(|h| !h.is_empty() && authority.eq_ignore_ascii_case(h))
     }
+
+    /// Whether a write with these headers comes from the lab's own pages (or
+    /// from no browser at all: scripts send no `Origin`): a browser's
+    /// `Sec-Fetch-Site` must not say another site, and an `Origin`, when
+    /// sent, must be one [`Origins::allows`].
+    pub fn allows_request(&self, headers: &HeaderMap) -> bool {
+        let value = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+        if matches!(value(SEC_FETCH_SITE), Some("cross-site" | "same-site")) {
+            return false;
+        }
+        value(header::ORIGIN.as_str()).is_none_or(|o| self.allows(o, value(header::HOST.as_str())))
+    }
 }
+
+/// The browser's word on who made a request.
+const SEC_FETCH_SITE: &str = "sec-fetch-site";
 
 /// The client of a request from `peer`: when `peer` is a trusted proxy,
 /// the nearest address in `X-Forwarded-For` that is not one (proxies append
@@ -149,6 +164,23 @@ mod tests {
         }
         let e = "https://x/lab".parse::<PublicUrl>().unwrap_err().to_string();
         assert!(e.contains("root of its host"), "{e}");
+    }
+
+    #[test]
+    fn a_request_is_the_labs_own_unless_the_browser_or_its_origin_says_otherwise() {
+        let o = Origins::new(None, "127.0.0.1:8377".parse().unwrap());
+        let with = |pairs: &[(&'static str, &'static str)]| {
+            let mut h = HeaderMap::new();
+            pairs.iter().for_each(|(k, v)| {
+                h.insert(*k, HeaderValue::from_static(v));
+            });
+            o.allows_request(&h)
+        };
+        assert!(with(&[]), "a script sends no Origin");
+        assert!(with(&[("origin", "http://127.0.0.1:8377"), ("sec-fetch-site", "same-origin")]));
+        assert!(!with(&[("origin", "https://evil.example")]));
+        assert!(!with(&[("sec-fetch-site", "cross-site")]));
+        assert!(!with(&[("sec-fetch-site", "same-site")]));
     }
 
     #[test]

@@ -163,17 +163,8 @@ fn status(code: u16) -> StatusCode {
 /// Participant writes come from the lab's own pages (or from no browser
 /// at all: scripts send no `Origin`); the refusal otherwise.
 fn cross_origin(api: &StudyApi, headers: &HeaderMap) -> Option<Response> {
-    let refusal = || Some(refuse(StatusCode::FORBIDDEN, "answers are taken only from the study's own page"));
-    let site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
-    if matches!(site, Some("cross-site" | "same-site")) {
-        return refusal();
-    }
-    let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok())?;
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
-    if !api.origins.allows(origin, host) {
-        return refusal();
-    }
-    None
+    (!api.origins.allows_request(headers))
+        .then(|| refuse(StatusCode::FORBIDDEN, "answers are taken only from the study's own page"))
 }
 
 fn answer_failure(e: &AnswerFailure) -> Response {
