@@ -21,6 +21,15 @@ export const MINIBROWSER = process.env.MINIBROWSER ?? '/usr/lib/x86_64-linux-gnu
 const EVAL_ATTEMPTS = 4;
 /** How long the driver and the display get to start (ms). */
 const START_MS = 20_000;
+/**
+ * How long opening a MiniBrowser window may take (ms). On a loaded machine
+ * WebKitWebDriver has, rarely, never answered a new-session request (the
+ * HTTP client gave up after 300 s); past this the driver and its browser are
+ * restarted and the window is asked for again.
+ */
+const SESSION_MS = 30_000;
+/** Tries at opening a window, each with a fresh driver after the first. */
+const SESSION_ATTEMPTS = 3;
 
 /** A free X display number (no socket in /tmp/.X11-unix). */
 function freeDisplay() {
@@ -38,12 +47,17 @@ async function until(what, ok) {
   }
 }
 
-/** One WebDriver command; the value, or an Error naming the driver's error. */
-async function command(base, method, path, body) {
+/**
+ * One WebDriver command; the value, or an Error naming the driver's error.
+ * `timeoutMs` bounds the wait for an answer (none by default: a script may
+ * rightly run long).
+ */
+async function command(base, method, path, body, timeoutMs) {
   const r = await fetch(`${base}${path}`, {
     method,
     headers: { 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
   });
   const { value } = await r.json();
   if (value && typeof value === 'object' && value.error) throw new Error(`WebKitWebDriver ${path}: ${value.error}: ${value.message}`);
@@ -123,9 +137,41 @@ export class WebKitPage {
     return this.evaluate(() => window.__labProblems ?? []);
   }
 
+  /** Ends the session; a driver that does not answer is restarted by the next `newPage`. */
   close() {
-    return command(this.base, 'DELETE', this.path).catch(() => {});
+    return command(this.base, 'DELETE', this.path, undefined, SESSION_MS).catch(() => {});
   }
+}
+
+/**
+ * Starts WebKitWebDriver on display `:n` in its own process group (so that
+ * killing the group also ends the MiniBrowser it launched); resolves once the
+ * driver says it is ready.
+ */
+async function startDriver(n) {
+  const port = await freePort();
+  const proc = spawn(WEBKIT_DRIVER, [`--port=${port}`], { env: { ...process.env, DISPLAY: `:${n}` }, stdio: 'ignore', detached: true });
+  const base = `http://127.0.0.1:${port}`;
+  const stop = () => {
+    try {
+      process.kill(-proc.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  try {
+    await until('WebKitWebDriver', async () => {
+      try {
+        return (await command(base, 'GET', '/status', undefined, 2_000)).ready === true;
+      } catch {
+        return false;
+      }
+    });
+  } catch (e) {
+    stop();
+    throw e;
+  }
+  return { base, stop };
 }
 
 /** Starts Xvfb and WebKitWebDriver; `newPage()` opens a MiniBrowser window. */
@@ -133,30 +179,30 @@ export async function launchWebKit() {
   const n = freeDisplay();
   const xvfb = spawn('Xvfb', [`:${n}`, '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
   await until('Xvfb', () => existsSync(`/tmp/.X11-unix/X${n}`));
-  const port = await freePort();
-  const driver = spawn(WEBKIT_DRIVER, [`--port=${port}`], { env: { ...process.env, DISPLAY: `:${n}` }, stdio: 'ignore' });
-  const base = `http://127.0.0.1:${port}`;
-  await until('WebKitWebDriver', async () => {
-    try {
-      return (await command(base, 'GET', '/status')).ready === true;
-    } catch {
-      return false;
-    }
-  });
+  let driver = await startDriver(n);
   const pages = new Set();
   let version = null;
+  const caps = { capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } } };
   return {
     async newPage() {
       // The driver runs one session at a time: a window a failed test left
       // open is closed first, so the next test gets its own.
       for (const p of pages) await p.close();
       pages.clear();
-      const caps = { capabilities: { alwaysMatch: { 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } } };
-      const { sessionId, capabilities } = await command(base, 'POST', '/session', caps);
-      version = capabilities?.browserVersion ?? version;
-      const page = new WebKitPage(base, sessionId);
-      pages.add(page);
-      return page;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const { sessionId, capabilities } = await command(driver.base, 'POST', '/session', caps, SESSION_MS);
+          version = capabilities?.browserVersion ?? version;
+          const page = new WebKitPage(driver.base, sessionId);
+          pages.add(page);
+          return page;
+        } catch (e) {
+          if (attempt >= SESSION_ATTEMPTS) throw new Error(`WebKitWebDriver opened no window in ${attempt} tries (${SESSION_MS} ms each): ${e.message}`);
+          console.error(`# WebKitWebDriver opened no window (${e.message}); restarting it (try ${attempt + 1} of ${SESSION_ATTEMPTS})`);
+          driver.stop();
+          driver = await startDriver(n);
+        }
+      }
     },
     /** WebKitGTK's version, once a window was opened. */
     async version() {
@@ -164,7 +210,7 @@ export async function launchWebKit() {
     },
     async close() {
       for (const p of pages) await p.close();
-      driver.kill('SIGTERM');
+      driver.stop();
       xvfb.kill('SIGTERM');
     },
   };
