@@ -73,23 +73,47 @@ export function landingReplaySuite({ name, browser: browserName, engine, launch,
       assert.match(said, /^Scheduler \(precise via release-clock workers/, said);
       assert.equal(/\d+ of \d+ frames came late/.test(said), rows[0].late_frames > 0, said);
       assert.match(await content(page, 'pane-0-output'), /Good question! Time to first token/);
-      // The naive scheduler on the same story in the same page.
-      await setValue(page, 'scheduler', 'naive');
-      await click(page, 'restart');
-      await waitText(page, 'play', /^Pause$/);
-      await waitText(page, 'play', /^Play$/, 20_000);
-      const naive = [];
-      for (const i of [0, 1]) naive.push(await downloadTrace(page, `pane-${i}-download`));
-      for (const t of naive) assert.equal(t.meta.replay.scheduler, 'naive');
+      // The naive scheduler on the same story in the same page. The
+      // comparison is one P99 over 160 chunks, so one stall of a busy
+      // machine in the precise playback can decide it: a failed comparison
+      // plays both schedulers once more, and the second pair must hold (a
+      // naive or late scheduler fails both; both attempts are written out).
       const errors = (ts) => ts.flatMap((t) => t.requests[0].chunks.map((c) => c.arrived_ms - c.due_ms));
-      const check = {
-        precise: errors(traces), naive: errors(naive),
-        panes: traces.map((t) => ({ releasedBy: t.meta.replay.released_by, chunks: 80 })),
-      };
       const p99 = (xs) => pct(xs.map(Math.abs), 0.99);
-      const comparison = { precise_p99: p99(check.precise), naive_p99: p99(check.naive) };
+      const playBoth = async (precise) => {
+        if (!precise) {
+          precise = [];
+          await setValue(page, 'scheduler', 'precise');
+          await click(page, 'restart');
+          await waitText(page, 'play', /^Pause$/);
+          await waitText(page, 'play', /^Play$/, 20_000);
+          for (const i of [0, 1]) precise.push(await downloadTrace(page, `pane-${i}-download`));
+          for (const t of precise) assert.equal(t.meta.replay.scheduler, 'precise');
+        }
+        await setValue(page, 'scheduler', 'naive');
+        await click(page, 'restart');
+        await waitText(page, 'play', /^Pause$/);
+        await waitText(page, 'play', /^Play$/, 20_000);
+        const naive = [];
+        for (const i of [0, 1]) naive.push(await downloadTrace(page, `pane-${i}-download`));
+        for (const t of naive) assert.equal(t.meta.replay.scheduler, 'naive');
+        return {
+          precise: errors(precise), naive: errors(naive),
+          panes: precise.map((t) => ({ releasedBy: t.meta.replay.released_by, chunks: 80 })),
+        };
+      };
+      const attempts = [];
+      let check = await playBoth(traces);
+      attempts.push({ precise_p99: p99(check.precise), naive_p99: p99(check.naive) });
+      try {
+        checkScheduler(check);
+      } catch (e) {
+        console.error(`# ${name}: scheduler comparison failed once (${e.message}); playing both again`);
+        check = await playBoth(null);
+        attempts.push({ precise_p99: p99(check.precise), naive_p99: p99(check.naive) });
+      }
       mkdirSync(ARTIFACTS, { recursive: true });
-      writeFileSync(path.join(ARTIFACTS, `replay-fidelity-${name.toLowerCase()}.json`), JSON.stringify({ rows, comparison }, null, 2));
+      writeFileSync(path.join(ARTIFACTS, `replay-fidelity-${name.toLowerCase()}.json`), JSON.stringify({ rows, comparison: attempts.at(-1), attempts }, null, 2));
       checkScheduler(check);
       assertFails('with the precise scheduler one frame late', () =>
         checkScheduler({ ...check, precise: check.precise.map((e) => e + rows[0].frame) }));
