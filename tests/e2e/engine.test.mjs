@@ -155,9 +155,11 @@ describe('live mode against a real llama.cpp engine', () => {
     // block and adds part of another (the tiny model's vocabulary spends
     // several tokens on a word, so the prompts stay within its 4,096). llama.cpp keeps the previous prompt's
     // KV cache and computes only what differs, so the sharing rows' prefill
-    // is short. (llama-cpp-python's server does not report cached tokens in
-    // its usage, so only TTFT shows it here; the replay endpoint's cached
-    // tokens are checked exactly in crates/cli/tests/run_cli.rs.)
+    // is short. llama-cpp-python's server does not put cached tokens in its
+    // usage; it reports them in its log, one line per prompt that reused a
+    // prefix ("Llama.generate: N prefix-match hit, remaining M prompt tokens
+    // to eval"), which is read here. The replay endpoint's cached tokens are
+    // checked exactly in crates/cli/tests/run_cli.rs.
     const dir = mkdtempSync(path.join(os.tmpdir(), 'lab-engine-workload-'));
     const rows = [];
     for (let k = 0; k < 4; k++) {
@@ -168,6 +170,7 @@ describe('live mode against a real llama.cpp engine', () => {
     const file = path.join(dir, 'shared.jsonl');
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const out = path.join(dir, 'run.trace.json');
+    const logFrom = engine.log().length;
     const said = execFileSync(LAB_BIN, ['run', file, '--target', engine.base, '--model', 'tiny', '--quiet', '-o', out], { encoding: 'utf8' });
     assert.match(said, /8 requests sent: 8 answered, 0 failed/, said);
     const trace = JSON.parse(readFileSync(out, 'utf8'));
@@ -175,5 +178,19 @@ describe('live mode against a real llama.cpp engine', () => {
     const fresh = median(ttft.filter((_, i) => i % 2 === 0));
     const sharing = median(ttft.filter((_, i) => i % 2 === 1));
     assert.ok(sharing < fresh * 0.6 && fresh - sharing > 15, `TTFT: fresh prefix ${fresh.toFixed(1)} ms, shared prefix ${sharing.toFixed(1)} ms`);
+    // The engine's own report: each sharing row reused at least its first
+    // 512-word block (512 or more tokens) from the cache; a fresh row reused
+    // at most the chat template's opening, never a block.
+    // execFileSync held this process's event loop: the engine's log lines
+    // of the run arrive now (each one is written before its answer ends).
+    const reports = () => [...engine.log().slice(logFrom).matchAll(/Llama\.generate: (\d+) prefix-match hit, remaining (\d+) prompt tokens/g)]
+      .map((m) => ({ cached: Number(m[1]), evaluated: Number(m[2]) }));
+    for (let i = 0; i < 50 && reports().filter((h) => h.cached >= 512).length < 4; i++) await sleep(100);
+    await sleep(200); // and any line after the fourth
+    const hits = reports();
+    const blocks = hits.filter((h) => h.cached >= 512);
+    assert.equal(blocks.length, 4, `the engine's prefix-match reports: ${JSON.stringify(hits)}`);
+    assert.ok(blocks.every((h) => h.evaluated < h.cached), `the sharing rows evaluated more than they reused: ${JSON.stringify(blocks)}`);
+    assert.ok(hits.filter((h) => h.cached < 512).every((h) => h.cached < 64), `a fresh row reused more than a template: ${JSON.stringify(hits)}`);
   });
 });
