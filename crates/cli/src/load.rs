@@ -31,8 +31,6 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
 use lab_core::serve::protocol::{LOAD_PATH, TRAFFIC_PATH};
 use lab_core::workload::read::LineReader;
 use lab_core::workload::{Format, Request};
@@ -100,8 +98,9 @@ struct After {
 }
 
 impl LoadApi {
-    /// The load of a server listening on `port`; `public` refuses it.
-    pub fn new(traffic: Arc<Traffic>, port: u16, origins: Origins, public: bool) -> Self {
+    /// The load of a server listening on `port`, sent over `client`;
+    /// `public` refuses it.
+    pub fn new(traffic: Arc<Traffic>, port: u16, origins: Origins, public: bool, client: HttpClient) -> Self {
         let mut reader = LineReader::new(Format::Mooncake);
         let rows: Vec<Request> = SAMPLE.lines().filter_map(|l| reader.line(l).ok().flatten()).collect();
         let t0 = rows.first().map_or(0.0, |r| r.at_ms);
@@ -110,7 +109,6 @@ impl LoadApi {
         let target_url = format!("http://127.0.0.1:{port}/v1/chat/completions")
             .parse()
             .unwrap_or_else(|_| hyper::Uri::from_static("http://127.0.0.1/v1/chat/completions"));
-        let client = Client::builder(TokioExecutor::new()).build_http();
         Self { traffic, target_url, origins, public, rows, period_ms, client, current: Mutex::new(None) }
     }
 

@@ -338,12 +338,20 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         shutdown: stop.clone(),
     };
     let api = Api::new(catalog, Pacer::new(), fault).limited(limits);
+    let load_client =
+        crate::run::client::client(false, None).map_err(|e| ServeError::Io(std::io::Error::other(e)))?;
     let site = Site {
         dist: (!args.api_only).then_some(args.dist.clone()),
         ops: Arc::new(Ops { studies: Arc::clone(&studies), metrics: Arc::clone(&metrics) }),
         studies: Arc::clone(&studies),
         observer: Arc::new(Observer { metrics, trusted: args.trusted_proxies.clone() }),
-        load: Arc::new(crate::load::LoadApi::new(Arc::clone(&api.traffic), bound.port(), origins, public)),
+        load: Arc::new(crate::load::LoadApi::new(
+            Arc::clone(&api.traffic),
+            bound.port(),
+            origins,
+            public,
+            load_client,
+        )),
     };
     announce(&args, bound, metrics_listener.as_ref())?;
     let main = listeners.remove(0);

@@ -2,7 +2,9 @@
 //! shared `hash_ids`, sent open loop, gets exactly the cached tokens the
 //! rows predict ([`lab_core::workload::cache`]) and client TTFTs inside the
 //! server's own bounds; shards with one start reproduce one process's
-//! schedule; bad input is refused before anything is sent.
+//! schedule; bad input is refused before anything is sent; an `https://`
+//! target is reached over TLS (HTTP/2 by ALPN where offered) with `--ca`, and
+//! an untrusted certificate fails each request, saying why.
 
 mod common;
 
@@ -179,7 +181,12 @@ fn bad_input_is_refused_before_anything_is_sent() {
     let file = workload(&dir, 3);
     let f = file.to_str().unwrap();
     for (args, says) in [
-        (vec![f, "--target", "https://x:1"], "plain HTTP"),
+        (vec![f, "--target", "ftp://x:1"], "give http://host:port or https://host"),
+        (
+            vec![f, "--target", "https://127.0.0.1:9", "--model", "m", "--ca", "/nonexistent.pem"],
+            "--ca /nonexistent.pem",
+        ),
+        (vec![f, "--target", "https://127.0.0.1:9", "--model", "m", "--ca", f], "no PEM certificate"),
         (vec![f, "--target", "http://127.0.0.1:9", "--model", "m", "--shard", "4/4"], "--shard 4/4"),
         (vec![f, "--target", "http://127.0.0.1:9", "--model", "m", "--window", "5"], "--window 5"),
         (vec![f, "--target", "http://127.0.0.1:9", "--model", "m", "--speed", "0"], "speed"),
@@ -242,4 +249,89 @@ fn http2_by_prior_knowledge_and_ctrl_c_keeps_what_arrived() {
     let t = trace(&out);
     assert!((5..60).contains(&t.requests.len()), "{} of 100 sent before Ctrl-C", t.requests.len());
     assert!(t.requests.iter().all(|r| r.failure.is_none()), "those in flight finished");
+}
+
+/// TLS in front of a plain server: a certificate made for `localhost` and
+/// `127.0.0.1`, each connection's bytes passed on to `upstream`, and the
+/// protocol each connection agreed by ALPN.
+struct TlsFront {
+    addr: std::net::SocketAddr,
+    ca_pem: String,
+    alpn: std::sync::Arc<std::sync::Mutex<Vec<Option<Vec<u8>>>>>,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn tls_front(upstream: std::net::SocketAddr) -> TlsFront {
+    use std::sync::{Arc, Mutex};
+    let made =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_string(), "127.0.0.1".to_string()]).unwrap();
+    let key = rustls::pki_types::PrivatePkcs8KeyDer::from(made.key_pair.serialize_der());
+    #[allow(deprecated)] // as the runner: ring's provider (see run/client.rs)
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![made.cert.der().clone()], key.into())
+        .unwrap();
+    cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let alpn = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&alpn);
+    rt.spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let (acceptor, seen) = (acceptor.clone(), Arc::clone(&seen));
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else { return };
+                seen.lock().unwrap().push(tls.get_ref().1.alpn_protocol().map(<[u8]>::to_vec));
+                if let Ok(mut up) = tokio::net::TcpStream::connect(upstream).await {
+                    let _ = tokio::io::copy_bidirectional(&mut tls, &mut up).await;
+                }
+            });
+        }
+    });
+    TlsFront { addr, ca_pem: made.cert.pem(), alpn, _rt: rt }
+}
+
+#[test]
+fn an_https_target_is_reached_with_its_ca_and_an_untrusted_one_fails_each_request() {
+    let srv = start(&[]);
+    let front = tls_front(srv.addr.parse().expect("the server's address"));
+    let dir = data_dir().with_extension("tls");
+    let file = workload(&dir, 12);
+    let ca = dir.join("ca.pem");
+    std::fs::write(&ca, &front.ca_pem).unwrap();
+    let out = dir.join("tls.trace.json");
+    let target = format!("https://127.0.0.1:{}", front.addr.port());
+    let o = run_quiet(&file, &target, MODEL, &out, &["--ca", ca.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{said}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(said.contains("12 requests sent: 12 answered, 0 failed"), "{said}");
+    let t = trace(&out);
+    for r in &t.requests {
+        let server = r.server.as_ref().expect("ground truth, asked for over HTTPS too");
+        let client_ttft = r.chunks[0].arrived_ms - r.sent_ms;
+        assert!(
+            client_ttft >= server.chunks_sent_ms[0] - 0.5
+                && client_ttft <= server.chunks_sent_ms[0] + LATE_MS,
+            "client {client_ttft} ms, server {} ms",
+            server.chunks_sent_ms[0]
+        );
+    }
+    // The server offered HTTP/2 by ALPN and every connection took it.
+    let alpn = front.alpn.lock().unwrap().clone();
+    assert!(!alpn.is_empty() && alpn.iter().all(|p| p.as_deref() == Some(&b"h2"[..])), "ALPN: {alpn:?}");
+    // Without --ca the certificate is not trusted: each request fails and
+    // says so; the run still ends and keeps them.
+    let o = run_quiet(&file, &target, MODEL, &out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("12 requests sent: 0 answered, 12 failed"));
+    let t = trace(&out);
+    for r in &t.requests {
+        let why = &r.failure.as_ref().expect("failed").message;
+        assert!(why.contains("certificate") && why.contains(&target), "{why}");
+    }
 }

@@ -26,6 +26,7 @@
 //! on the last line), 1 the trace could not be written or the target not
 //! asked for its model, 2 bad input (flags, a workload row).
 
+pub(crate) mod client;
 mod progress;
 pub(crate) mod send;
 
@@ -36,8 +37,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
 use lab_core::measure::stats::Samples;
 use lab_core::trace::{ApiFlavor, RequestTrace, SourceKind, Trace, TraceMeta};
 use lab_core::workload::shape::{Shape, Shaper};
@@ -56,9 +55,8 @@ const GROUND_TRUTH_AT_ONCE: usize = 32;
 pub struct RunArgs {
     /// The workload (Mooncake, Bailian, Azure, BurstGPT, ShareGPT, a lab trace).
     pub workload: PathBuf,
-    /// The server: `http://host:port` (its `/v1/chat/completions`) or the
-    /// full URL of the chat completions route. Plain HTTP (run beside the
-    /// engine or inside its cluster).
+    /// The server: `http://host:port` or `https://host` (its
+    /// `/v1/chat/completions`), or the full URL of the chat completions route.
     #[arg(long)]
     pub target: String,
     /// The model to ask for (default: the first of the target's `/v1/models`).
@@ -91,9 +89,15 @@ pub struct RunArgs {
     /// output length (vLLM, SGLang, llama.cpp take them).
     #[arg(long)]
     pub exact_output: bool,
-    /// One HTTP/2 connection (prior knowledge) instead of HTTP/1.1 ones.
+    /// One HTTP/2 connection (prior knowledge; ALPN over HTTPS) instead of
+    /// HTTP/1.1 ones. Over HTTPS, HTTP/2 is used anyway where the server
+    /// offers it.
     #[arg(long)]
     pub http2: bool,
+    /// Also trust the certificates of this PEM file for an `https://`
+    /// target (besides the system's), e.g. a cluster's own CA.
+    #[arg(long, value_name = "PEM")]
+    pub ca: Option<PathBuf>,
     /// Longest a request may take (s).
     #[arg(long, default_value_t = 600)]
     pub timeout_s: u64,
@@ -171,10 +175,8 @@ fn start_at(s: &str) -> Result<f64, RunError> {
 /// The chat completions URL of `--target`.
 fn completions_url(target: &str) -> Result<hyper::Uri, RunError> {
     let t = target.trim_end_matches('/');
-    if !t.starts_with("http://") {
-        return Err(RunError::Flag(format!(
-            "--target {target}: give http://host:port (the runner speaks plain HTTP; run it beside the engine or inside its network)"
-        )));
+    if !t.starts_with("http://") && !t.starts_with("https://") {
+        return Err(RunError::Flag(format!("--target {target}: give http://host:port or https://host")));
     }
     let url = if t.ends_with("/chat/completions") {
         t.to_string()
@@ -317,10 +319,8 @@ async fn run_async(
     url: hyper::Uri,
     format: Format,
 ) -> Result<String, RunError> {
-    let client: HttpClient = Client::builder(TokioExecutor::new())
-        .http2_only(args.http2)
-        .pool_idle_timeout(Duration::from_secs(90))
-        .build_http();
+    let client: HttpClient =
+        client::client(args.http2, args.ca.as_deref()).map_err(|e| RunError::Flag(e.to_string()))?;
     let base =
         format!("{}://{}", url.scheme_str().unwrap_or("http"), url.authority().map_or("", |a| a.as_str()));
     let model = match &args.model {

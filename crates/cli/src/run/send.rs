@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request as HttpRequest;
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use lab_core::stream::record::{Recorder, StreamEnd};
@@ -17,15 +18,15 @@ use lab_core::workload::Request;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-/// The run's HTTP client.
-pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
+/// The run's HTTP client (plain HTTP or HTTPS: [`super::client`]).
+pub type HttpClient = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
 /// Largest error body kept (bytes).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// What every request of a run shares.
 pub struct Target {
-    /// `http://host:port/v1/chat/completions`.
+    /// `http(s)://host:port/v1/chat/completions`.
     pub url: hyper::Uri,
     /// The `model` field.
     pub model: String,
