@@ -22,6 +22,7 @@
 //! | [`use_session_runs`] | the runs of this page, for replay panes and comparisons |
 //! | [`use_scenarios`] | the scenarios every analysis scores: presets and saved custom ones |
 //! | [`use_trace_file`], [`use_file_drop`] | a trace file chosen or dropped |
+//! | [`use_load_trace`] | a probe run with its load's own trace added |
 //! | [`use_frame_loop`], [`use_visibility`] | animation frames; whether the page is hidden |
 //! | [`use_prefetch`] | on-demand modules fetched in idle time once the landing replay has played |
 //! | [`use_module`] | a view in an on-demand module: fetched when first shown, mounted, Retry |
@@ -67,6 +68,7 @@ pub mod use_finished_run;
 pub mod use_frame_loop;
 pub mod use_library_view;
 pub mod use_links;
+pub mod use_load_trace;
 pub mod use_module;
 pub mod use_prefetch;
 pub mod use_replay_lab;

@@ -97,6 +97,14 @@ pub enum AnalyzeError {
     /// Bad `--fluidity`, `--qoe` or `--apdex`.
     #[error("{0}")]
     Feel(#[from] FeelSpecError),
+    /// `--load` could not be put beside the probe run.
+    #[error("--load {path}: {source}")]
+    LoadTrace {
+        /// The load's trace.
+        path: PathBuf,
+        /// Why.
+        source: lab_core::workload::load_trace::LoadTraceError,
+    },
 }
 
 fn read_text(path: &Path) -> Result<String, AnalyzeError> {
@@ -129,6 +137,11 @@ pub struct AnalyzeArgs {
     /// Summarise a lab trace as a workload (its send times and lengths).
     #[arg(long)]
     pub workload: bool,
+    /// The load's own trace (`latency-lab run -o`) beside a probe run made
+    /// against another engine: each window gets the load's offered rate,
+    /// failures and TTFT, lined up by the two clocks.
+    #[arg(long, value_name = "TRACE")]
+    pub load: Option<PathBuf>,
     /// The tool's aggregate file to compare with (AIPerf
     /// `profile_export_aiperf.json`, LLMPerf `*_summary.json`); found
     /// automatically when it sits next to FILE under its usual name.
@@ -200,7 +213,13 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
     let opts = opts(args, slos, scenarios)?;
     let import_err = |source| AnalyzeError::Import { path: args.file.clone(), source };
     let mut runs = match import::import(&text) {
-        Ok(Imported::Trace(trace)) => {
+        Ok(Imported::Trace(mut trace)) => {
+            if let Some(path) = &args.load {
+                let load = lab_core::Trace::from_json(&read_limited(path, MAX_IMPORT_BYTES)?)
+                    .map_err(|source| AnalyzeError::Trace { path: path.clone(), source })?;
+                lab_core::workload::load_trace::add_load_trace(&mut trace, &load)
+                    .map_err(|source| AnalyzeError::LoadTrace { path: path.clone(), source })?;
+            }
             let analysis = Analysis::of(&trace, &opts);
             let out = render(&analysis, None, args);
             return Ok(match probe_report(&trace, &opts) {

@@ -51,7 +51,9 @@ pub struct Budget {
 /// decodes) and the run results from 465,000 (the probe view: +15.8 kB).
 /// Workload files in the Import view moved two more: the run results' module
 /// from 477,000 (the workload card: +11 kB) and the import worker from
-/// 212,000 (the workload readers and summary: +15.8 kB).
+/// 212,000 (the workload readers and summary: +15.8 kB). A probe run's
+/// load from the load's own trace moved the run results' module from
+/// 488,000 (reading the file, lining it up, the column and words: +4.8 kB).
 pub const BUDGETS: [Budget; 6] = [
     Budget {
         module: "app",
@@ -85,7 +87,7 @@ pub const BUDGETS: [Budget; 6] = [
         module: "runs views (Import, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 488_000,
+        budget: 492_000,
         target: 200_000,
     },
     Budget {

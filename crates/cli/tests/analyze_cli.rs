@@ -436,7 +436,7 @@ fn a_probe_run_prints_its_windows_and_breaking_point() {
             offered_per_s: Some(5.0 * (k + 1) as f64),
             admitted: 2,
             queued_ms: vec![0.0, ttft],
-            failed: 0,
+            ..LoadWindow::default()
         });
     }
     let path = scratch("probe").join("probe.trace.json");
@@ -450,4 +450,67 @@ fn a_probe_run_prints_its_windows_and_breaking_point() {
     assert_eq!(v["probe"]["windows"].as_array().unwrap().len(), 2, "{v}");
     assert_eq!(v["probe"]["scenario"], "Code completion");
     assert_eq!(v["requests"], 6, "the run's own analysis is still there");
+}
+
+#[test]
+fn a_probe_run_against_another_engine_takes_the_load_from_its_own_trace() {
+    use lab_core::replay::profile::Profile;
+    use lab_core::trace::LoadWindow;
+    // Probes every 2 s for 20 s in two windows; the page opened at 10:00:00.
+    let mut probe = Profile::simple("p", 150.0, 10.0, 20).to_trace(10, 1);
+    for (i, r) in probe.requests.iter_mut().enumerate() {
+        let shift = 1000.0 + i as f64 * 2000.0 - r.sent_ms;
+        r.sent_ms += shift;
+        for t in [&mut r.headers_ms, &mut r.end_ms].into_iter().flatten() {
+            *t += shift;
+        }
+        r.chunks.iter_mut().for_each(|c| c.arrived_ms += shift);
+    }
+    probe.meta.clock_epoch_ms = Some(1_796_508_000_000.0);
+    probe.meta.load = (0..2)
+        .map(|k| LoadWindow {
+            label: format!("{}–{} s", k * 10, k * 10 + 10),
+            from_ms: k as f64 * 10_000.0,
+            to_ms: (k + 1) as f64 * 10_000.0,
+            ..LoadWindow::default()
+        })
+        .collect();
+    // The runner started 4 s later: 12 requests in the first window (TTFT
+    // 90), 30 in the second (TTFT 700).
+    let mut load = Profile::simple("l", 90.0, 10.0, 5).to_trace(12, 1);
+    let slow = Profile::simple("l", 700.0, 10.0, 5).to_trace(30, 1);
+    load.requests.extend(slow.requests);
+    for (i, r) in load.requests.iter_mut().enumerate() {
+        let at = if i < 12 { i as f64 * 500.0 } else { 6_000.0 + (i - 12) as f64 * 300.0 };
+        let shift = at - r.sent_ms;
+        r.sent_ms += shift;
+        r.scheduled_ms = Some(at);
+        for t in [&mut r.headers_ms, &mut r.end_ms].into_iter().flatten() {
+            *t += shift;
+        }
+        r.chunks.iter_mut().for_each(|c| c.arrived_ms += shift);
+    }
+    load.meta.clock_epoch_ms = Some(1_796_508_004_000.0);
+    let dir = scratch("probe-load");
+    let (p, l) = (dir.join("probe.trace.json"), dir.join("run.trace.json"));
+    std::fs::write(&p, probe.to_json()).unwrap();
+    std::fs::write(&l, load.to_json()).unwrap();
+    let out = analyze(&[p.to_str().unwrap(), "--load", l.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("In 0–10 s (1.2 req/s offered)"), "{text}");
+    assert!(text.contains("In 10–20 s (3.0 req/s offered)"), "{text}");
+    assert!(text.contains("the load's own requests began within 700 ms at P50, 700 ms at P90"), "{text}");
+    let v = json(&[p.to_str().unwrap(), "--load", l.to_str().unwrap(), "--json"]);
+    let w = &v["probe"]["windows"];
+    assert_eq!(w[0]["load"]["load_ttft_ms"].as_array().unwrap().len(), 12, "{v}");
+    assert_eq!(w[1]["load"]["load_ttft_ms"].as_array().unwrap().len(), 30, "{v}");
+    // A load recorded an hour later does not line up: said, exit 2, nothing printed.
+    load.meta.clock_epoch_ms = Some(1_796_511_600_000.0);
+    std::fs::write(&l, load.to_json()).unwrap();
+    let out = analyze(&[p.to_str().unwrap(), "--load", l.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("none of the load's 42 requests falls in a probe window"), "{err}");
+    assert!(out.stdout.is_empty());
 }

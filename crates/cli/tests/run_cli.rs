@@ -85,12 +85,18 @@ fn cached_tokens_equal_the_rows_prediction_and_ttft_keeps_the_server_bounds() {
     let file = workload(&dir, 40);
     let out = dir.join("out.trace.json");
     let target = format!("http://{}", srv.addr);
+    let before =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64() * 1e3;
     let o = run_quiet(&file, &target, MODEL, &out, &["--exact-output"]);
     let said = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{said}{}", String::from_utf8_lossy(&o.stderr));
     assert!(said.contains("40 requests sent: 40 answered, 0 failed"), "{said}");
     let t = trace(&out);
     assert_eq!(t.requests.len(), 40);
+    // The wall-clock time of the trace's 0, so a probe run lines up with it.
+    let epoch = t.meta.clock_epoch_ms.expect("clock_epoch_ms");
+    assert!(epoch >= before - 1.0 && epoch < before + 10_000.0, "{epoch} against {before}");
+    assert_eq!(t.meta.created_at.as_deref().map(str::len), Some(24), "{:?}", t.meta.created_at);
     let mut predict = CachePredictor::endpoint(512);
     let mut shared = 0;
     for (row, r) in rows(&file).iter().zip(&t.requests) {

@@ -109,6 +109,7 @@ pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan
             admitted: queued_ms.len() as u64,
             queued_ms,
             failed,
+            load_ttft_ms: Vec::new(),
         });
         p.extend(probes);
     }

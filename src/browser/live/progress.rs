@@ -45,6 +45,8 @@ impl<'a> Progress<'a> {
         let mut meta =
             live_meta(&self.spec.label, &self.spec.config, concurrency, self.started.clone(), client);
         meta.load = self.load.clone();
+        // `performance.now()` counts from here: a load's own trace lines up with it.
+        meta.clock_epoch_ms = Some(page::opened_ms());
         Trace { meta, requests, ..Trace::default() }
     }
 

@@ -1,7 +1,9 @@
 //! A probe run's results (`lab_core::workload::probe`): per window the load
 //! offered and the server's queueing beside what the probes felt, judged by
 //! a chosen scenario; the speed sweep's breaking point in words; and two
-//! windows' typical probes played side by side in the Replay lab.
+//! windows' typical probes played side by side in the Replay lab. A run
+//! probed beside another tool's load takes that load's own trace
+//! ([`crate::browser::use_load_trace`]).
 
 use lab_core::measure::metrics::MetricsConfig;
 use lab_core::share::command::{Command, RecordedPane};
@@ -9,7 +11,9 @@ use lab_core::trace::Trace;
 use lab_core::workload::probe::{PASS_SCORE, ProbeReport, ProbeWindow};
 use leptos::prelude::*;
 
+use crate::browser::files::take_chosen;
 use crate::browser::use_commands;
+use crate::browser::use_load_trace::{UseLoadTrace, use_load_trace};
 use crate::browser::use_scenarios::UseScenarios;
 use crate::ui::format::{ms, opt, percent};
 
@@ -18,11 +22,13 @@ use crate::ui::format::{ms, opt, percent};
 pub fn ProbeResults(trace: Trace, config: MetricsConfig) -> impl IntoView {
     let scenarios = expect_context::<UseScenarios>();
     let chosen = RwSignal::new("chat".to_string());
-    let trace = StoredValue::new(trace);
+    // Windows without a speed were loaded by another tool: its trace can be added.
+    let external = trace.meta.load.iter().all(|w| w.speed.is_none());
+    let load = use_load_trace(trace);
     let report = Memo::new(move |_| {
         let id = chosen.get();
         let s = scenarios.all.with(|all| all.iter().find(|s| s.id == id).or(all.first()).cloned())?;
-        trace.with_value(|t| ProbeReport::of(t, &s, &config))
+        load.trace.with(|t| ProbeReport::of(t, &s, &config))
     });
     move || {
         report.get().map(|r| {
@@ -38,11 +44,12 @@ pub fn ProbeResults(trace: Trace, config: MetricsConfig) -> impl IntoView {
                         </select>
                     </label>
                     <ProbeTable windows=r.windows.clone()/>
+                    {external.then(|| view! { <AddLoad load=load/> })}
                     <p data-testid="probe-breaking"><b>{verdict}</b></p>
                     <ul class="probe-words" data-testid="probe-words">
                         {sentences.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}
                     </ul>
-                    <FeelWindows windows=r.windows trace=trace/>
+                    <FeelWindows windows=r.windows trace=load.trace/>
                 </section>
             }
         })
@@ -50,11 +57,12 @@ pub fn ProbeResults(trace: Trace, config: MetricsConfig) -> impl IntoView {
 }
 
 /// The table's columns after the window's own.
-const COLUMNS: [&str; 10] = [
+const COLUMNS: [&str; 11] = [
     "offered req/s",
     "admitted req/s",
     "queued",
     "queue P90",
+    "load's TTFT P90",
     "probes",
     "TTFT P50",
     "TTFT P90",
@@ -71,6 +79,7 @@ fn cells(w: &ProbeWindow) -> Vec<String> {
         rate(w.admitted_per_s),
         opt(w.queued_share, percent),
         opt(w.queued_ms.map(|q| q.p90), ms),
+        opt(w.load_ttft_ms.map(|q| q.p90), ms),
         format!("{} / {}", w.answered, w.requests.len()),
         opt(w.ttft_ms.map(|s| s.p50), ms),
         opt(w.ttft_ms.map(|s| s.p90), ms),
@@ -78,6 +87,24 @@ fn cells(w: &ProbeWindow) -> Vec<String> {
         opt(w.qoe, |v| format!("{v:.2}")),
         opt(w.score, |v| format!("{v:.0}")),
     ]
+}
+
+/// The load's own trace, added to a run probed beside another tool.
+#[component]
+fn AddLoad(load: UseLoadTrace) -> impl IntoView {
+    let said = move || match load.said.get()? {
+        Ok((name, n)) => Some(format!("{name}: {n} of its requests fell in these windows.")),
+        Err(why) => Some(why),
+    };
+    view! {
+        <p class="actions">
+            <label>"Add the load's own trace (latency-lab run -o …) "
+                <input type="file" accept=".json,application/json" data-testid="probe-load-file"
+                    on:change=move |ev| load.add(take_chosen(&ev))/>
+            </label>
+            " " <span data-testid="probe-load-said" role="status">{said}</span>
+        </p>
+    }
 }
 
 /// One row per window.
@@ -105,7 +132,7 @@ fn ProbeTable(windows: Vec<ProbeWindow>) -> impl IntoView {
 
 /// Two windows' typical probes, side by side in the Replay lab.
 #[component]
-fn FeelWindows(windows: Vec<ProbeWindow>, trace: StoredValue<Trace>) -> impl IntoView {
+fn FeelWindows(windows: Vec<ProbeWindow>, trace: RwSignal<Trace>) -> impl IntoView {
     let playable: Vec<(String, usize)> =
         windows.iter().filter_map(|w| w.typical.map(|i| (w.load.label.clone(), i))).collect();
     if playable.len() < 2 {
@@ -124,7 +151,7 @@ fn FeelWindows(windows: Vec<ProbeWindow>, trace: StoredValue<Trace>) -> impl Int
     let feel = move |_| {
         let pane = |k: usize| {
             let (label, i) = list.with_value(|l| l[k.min(l.len() - 1)].clone());
-            let request = trace.with_value(|t| t.requests[i].clone());
+            let request = trace.with_untracked(|t| t.requests[i].clone());
             let title = format!("{label} · typical probe");
             RecordedPane { title: title.clone(), label: format!("probe while loaded · {title}"), request }
         };

@@ -367,6 +367,9 @@ async fn run_async(
     // Time 0: now, or --start-at.
     let wait_ms = start_epoch.map_or(0.0, |e| (e - now_epoch_ms()).max(0.0));
     let zero = Instant::now() + Duration::from_secs_f64(wait_ms / 1000.0);
+    // The wall-clock time of the trace's 0 (a probe run's windows are lined
+    // up with it).
+    let clock_epoch_ms = now_epoch_ms() + wait_ms;
     let counters = Arc::new(progress::Counters::default());
     let bar = progress::start(Arc::clone(&counters), args.quiet);
     let results: Arc<Mutex<Vec<Sent>>> = Arc::default();
@@ -458,6 +461,8 @@ async fn run_async(
             api: Some(ApiFlavor::Chat),
             model: Some(model),
             tool: Some(format!("latency-lab run {}", env!("CARGO_PKG_VERSION"))),
+            created_at: lab_core::workload::read::iso_ms(clock_epoch_ms),
+            clock_epoch_ms: Some(clock_epoch_ms),
             ..TraceMeta::default()
         },
         requests: sent.into_iter().map(|s| s.trace).collect(),

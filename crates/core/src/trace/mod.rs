@@ -145,6 +145,12 @@ pub struct TraceMeta {
     /// The measuring client.
     #[serde(default)]
     pub client: ClientInfo,
+    /// Unix time (ms) at 0 on the trace's clock, when the client knew it
+    /// (the browser's `performance.timeOrigin`, the runner's start): lines
+    /// up two traces of one moment, a probe run and the load beside it
+    /// ([`crate::workload::load_trace`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_epoch_ms: Option<f64>,
     /// How a replay was played (replays only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayInfo>,
@@ -180,6 +186,11 @@ pub struct LoadWindow {
     /// The load's requests that failed in the window, when known.
     #[serde(default)]
     pub failed: u64,
+    /// TTFT of the load's own requests sent in the window (ms), when the
+    /// load's trace was added ([`crate::workload::load_trace`]): on an
+    /// engine that does not report its queue, what queueing did to them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load_ttft_ms: Vec<f64>,
 }
 
 /// How a replay was played, and how well the browser kept up.

@@ -36,6 +36,7 @@
 //!   request, predicted from the `hash_ids` alone.
 
 pub mod cache;
+pub mod load_trace;
 pub mod probe;
 pub mod prompts;
 pub mod read;

@@ -64,6 +64,9 @@ pub struct ProbeWindow {
     pub queued_ms: Option<Summary>,
     /// Share of admitted requests that waited at all.
     pub queued_share: Option<f64>,
+    /// The load's own requests' TTFT, when its trace was added
+    /// ([`crate::workload::load_trace`]).
+    pub load_ttft_ms: Option<Summary>,
     /// The probe whose TTFT is nearest the window's median (trace index).
     pub typical: Option<usize>,
 }
@@ -130,12 +133,13 @@ impl ProbeReport {
         let cell = |v: Option<f64>, digits: usize| v.map_or("—".to_string(), |x| format!("{x:.digits$}"));
         let mut out = format!("Felt while loaded (judged as {}):\n", self.scenario);
         out.push_str(&format!(
-            "  {:>8} {:>9} {:>9} {:>7} {:>10} {:>7} {:>9} {:>9} {:>11} {:>5} {:>6}\n",
+            "  {:>8} {:>9} {:>9} {:>7} {:>10} {:>13} {:>7} {:>9} {:>9} {:>11} {:>5} {:>6}\n",
             "load",
             "offered/s",
             "admitted/s",
             "queued",
             "queue P90",
+            "load TTFT P90",
             "probes",
             "TTFT P50",
             "TTFT P90",
@@ -145,12 +149,13 @@ impl ProbeReport {
         ));
         for w in &self.windows {
             out.push_str(&format!(
-                "  {:>8} {:>9} {:>9} {:>7} {:>10} {:>7} {:>9} {:>9} {:>11} {:>5} {:>6}\n",
+                "  {:>8} {:>9} {:>9} {:>7} {:>10} {:>13} {:>7} {:>9} {:>9} {:>11} {:>5} {:>6}\n",
                 w.load.label,
                 cell(w.load.offered_per_s, 1),
                 cell(w.admitted_per_s, 1),
                 w.queued_share.map_or("—".into(), |q| format!("{:.0}%", q * 100.0)),
                 cell(w.queued_ms.map(|q| q.p90), 0),
+                cell(w.load_ttft_ms.map(|q| q.p90), 0),
                 format!("{}/{}", w.answered, w.requests.len()),
                 cell(w.ttft_ms.map(|t| t.p50), 0),
                 cell(w.ttft_ms.map(|t| t.p90), 0),
@@ -208,6 +213,7 @@ fn window(trace: &Trace, w: &LoadWindow, scenario: &Scenario, cfg: &MetricsConfi
         admitted_per_s: (span_s > 0.0).then(|| w.admitted as f64 / span_s),
         queued_ms: queued.summary(),
         queued_share: (!w.queued_ms.is_empty()).then(|| waited as f64 / w.queued_ms.len() as f64),
+        load_ttft_ms: Samples::from_finite(w.load_ttft_ms.iter().copied()).summary(),
         typical,
         requests,
     }
@@ -221,13 +227,16 @@ fn sentence(w: &ProbeWindow) -> String {
         (None, Some(r)) => format!("In {} ({r:.1} req/s offered)", w.load.label),
         (None, None) => format!("In {}", w.load.label),
     };
+    let load_users = w.load_ttft_ms.map_or(String::new(), |t| {
+        format!("; the load's own requests began within {:.0} ms at P50, {:.0} ms at P90", t.median, t.p90)
+    });
     // Only the probes drawn on the page have a first paint; it speaks for
     // the window only when every answered probe was drawn.
     let painted = w.first_paint_ms.filter(|p| p.count >= w.answered);
     let seen = match (painted, w.ttft_ms) {
         (Some(p), _) => format!("half of the probe users see text within {:.0} ms", p.median),
         (None, Some(t)) => format!("half of the probe answers begin within {:.0} ms", t.median),
-        (None, None) => return format!("{load} no probe answered."),
+        (None, None) => return format!("{load} no probe answered{load_users}."),
     };
     let tail = w
         .ttft_ms
@@ -249,7 +258,7 @@ fn sentence(w: &ProbeWindow) -> String {
         (Some(s), Some(v)) => format!(" Score {s:.0} ({}).", v.word()),
         _ => format!(" Too few answered probes to score (fewer than {MIN_PROBES})."),
     };
-    format!("{load} {seen}{tail}{queue}.{score}{failed}")
+    format!("{load} {seen}{tail}{queue}{load_users}.{score}{failed}")
 }
 
 fn verdict_words(scenario: &str, breaking: Option<Breaking>, top: Option<f64>) -> String {
@@ -299,7 +308,7 @@ mod tests {
             offered_per_s: Some(5.0 * speed),
             admitted: queued.len() as u64,
             queued_ms: queued.to_vec(),
-            failed: 0,
+            ..LoadWindow::default()
         }
     }
 

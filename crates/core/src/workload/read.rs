@@ -281,6 +281,28 @@ pub fn datetime_ms(s: &str) -> Option<f64> {
     Some(minutes as f64 * 60_000.0 + sec * 1000.0)
 }
 
+/// Ms since 1970 (UTC) as `YYYY-MM-DDTHH:MM:SS.mmmZ`, the inverse of
+/// [`datetime_ms`] (`None` for a time outside years 0–9999).
+pub fn iso_ms(ms: f64) -> Option<String> {
+    if !ms.is_finite() || !(-62_167_219_200_000.0..253_402_300_800_000.0).contains(&ms) {
+        return None;
+    }
+    let ms = ms.round() as i64;
+    let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    // Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let (h, mi, sec, milli) = (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
+    Some(format!("{year:04}-{month:02}-{day:02}T{h:02}:{mi:02}:{sec:02}.{milli:03}Z"))
+}
+
 #[derive(Deserialize)]
 struct Conversation {
     conversations: Vec<Message>,
@@ -572,6 +594,16 @@ mod tests {
     fn datetimes_are_utc_milliseconds() {
         assert_eq!(datetime_ms("1970-01-01 00:00:00"), Some(0.0));
         assert_eq!(datetime_ms("2000-03-01T00:00:00Z"), Some(951_868_800_000.0));
+        assert_eq!(iso_ms(951_868_800_000.0).as_deref(), Some("2000-03-01T00:00:00.000Z"));
+        for s in [
+            "1970-01-01T00:00:00.000Z",
+            "2024-02-29T23:59:59.999Z",
+            "2026-12-05T10:00:00.250Z",
+            "1969-12-31T23:59:59.000Z",
+        ] {
+            assert_eq!(iso_ms(datetime_ms(s).unwrap()).as_deref(), Some(s), "round trip");
+        }
+        assert_eq!(iso_ms(f64::NAN), None);
         let plain = datetime_ms("2024-05-10 00:00:00.5").unwrap();
         assert_eq!(datetime_ms("2024-05-10 02:00:00.5+02:00"), Some(plain));
         assert_eq!(datetime_ms("2024-05-09 22:00:00.5-02:00"), Some(plain));
