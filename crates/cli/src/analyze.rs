@@ -1,8 +1,9 @@
 //! `latency-lab analyze`: read a file, analyse it, render it. Reading is the
 //! only I/O; everything else is `lab_core`.
 //!
-//! The file is a lab trace, any result file `lab_core::import` reads, or a
-//! workload ([`crate::workload`]: its summary, read row by row). For
+//! The file is a lab trace, any result file `lab_core::import` reads, field
+//! data (OpenTelemetry GenAI spans, `lab_core::field`), or a workload
+//! ([`crate::workload`]: its summary, read row by row). For
 //! an imported run the output adds `source` (format, tool version, notes) and
 //! `tool_summary` (each of the tool's own figures beside the lab's, with
 //! `differs` and `why`). A file holding several runs (guidellm sweeps, vLLM
@@ -97,6 +98,14 @@ pub enum AnalyzeError {
     /// Bad `--fluidity`, `--qoe` or `--apdex`.
     #[error("{0}")]
     Feel(#[from] FeelSpecError),
+    /// An OpenTelemetry file without field data.
+    #[error("{path}: {source}")]
+    Field {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: lab_core::field::FieldError,
+    },
     /// `--load` could not be put beside the probe run.
     #[error("--load {path}: {source}")]
     LoadTrace {
@@ -211,6 +220,9 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
     }
     let text = read_limited(&args.file, MAX_IMPORT_BYTES)?;
     let opts = opts(args, slos, scenarios)?;
+    if lab_core::field::otlp::looks_like(&text) {
+        return field(&text, args, &opts);
+    }
     let import_err = |source| AnalyzeError::Import { path: args.file.clone(), source };
     let mut runs = match import::import(&text) {
         Ok(Imported::Trace(mut trace)) => {
@@ -258,6 +270,26 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
     } else {
         rendered.join("\n\n")
     })
+}
+
+/// Field data (OpenTelemetry GenAI spans), analysed as a run, with what
+/// the spans could not say first, as an import's notes (`--json`: under
+/// `source`).
+fn field(text: &str, args: &AnalyzeArgs, opts: &AnalysisOptions) -> Result<String, AnalyzeError> {
+    let run = lab_core::field::FieldRun::read(text)
+        .map_err(|source| AnalyzeError::Field { path: args.file.clone(), source })?;
+    let out = render(&Analysis::of(&run.trace, opts), None, args);
+    let tool = run.trace.meta.tool.clone().unwrap_or_default();
+    if args.json {
+        let mut value: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+        value["source"] = serde_json::json!({ "format": "otlp", "tool": tool, "notes": run.notes });
+        return Ok(serde_json::to_string_pretty(&value).unwrap_or_default());
+    }
+    let mut head = format!("Source: {tool}\n");
+    for n in &run.notes {
+        head.push_str(&format!("  note: {n}\n"));
+    }
+    Ok(head + &out)
 }
 
 /// A probe run's windows, judged by `--scenario` (or the file's), else

@@ -514,3 +514,46 @@ fn a_probe_run_against_another_engine_takes_the_load_from_its_own_trace() {
     assert!(err.contains("none of the load's 42 requests falls in a probe window"), "{err}");
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn opentelemetry_files_read_as_field_data_saying_what_they_lack() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/field");
+    let file = |f: &str| dir.join(f).to_str().unwrap().to_string();
+    // The collector's file exporter: a page with the lab's snippet, a back
+    // end with the conventions only.
+    let out = analyze(&[&file("collector_file_exporter.jsonl")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("Source: OpenTelemetry GenAI spans\n"), "{text}");
+    assert!(text.contains("5 of 13 requests carry only the time to first chunk"), "{text}");
+    assert!(text.contains("5 of 13 requests carry no paints"), "{text}");
+    assert!(text.contains("Left out: 1 spans that are not GenAI, 1 GenAI operations"), "{text}");
+    assert!(text.contains("Requests: 13 (12 completed, 1 failed: 1 http)"), "{text}");
+    let v = json(&[&file("collector_file_exporter.jsonl"), "--json", "--per-request"]);
+    assert_eq!(v["source"]["format"], "otlp");
+    assert_eq!(v["source"]["notes"].as_array().unwrap().len(), 3);
+    assert_eq!(v["ttfp_ms"]["count"], 8, "the snippet's spans have a first paint: {}", v["ttfp_ms"]);
+    let all = v.to_string();
+    assert!(
+        !all.contains("12345") && !all.contains("charged twice"),
+        "no prompt or answer text in the output"
+    );
+    // Tempo and Jaeger: the page's first four requests, the same figures.
+    let tempo = json(&[&file("tempo_trace.json"), "--json"]);
+    let jaeger = json(&[&file("jaeger_export.json"), "--json"]);
+    assert_eq!(tempo["requests"], 4);
+    assert_eq!(tempo["ttft_ms"], jaeger["ttft_ms"]);
+    assert_eq!(tempo["ttft_ms"]["median"], 240.0);
+    assert_eq!(tempo["ttfp_ms"]["count"], 4);
+    // Spans but none to read: said, exit 2.
+    let d = scratch("otlp");
+    let f = d.join("http-only.json");
+    std::fs::write(&f, r#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"1","name":"GET /","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[]}]}]}]}"#).unwrap();
+    let out = analyze(&[f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 spans, none a streamed GenAI inference span"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -87,8 +87,8 @@ pub fn trace(data: &[u8]) {
     }
 }
 
-/// Every importer (the first byte picks one; detection runs too), and the
-/// metrics of what they import.
+/// Every importer (the first byte picks one; detection runs too), the
+/// field-data reader, and the metrics of what they read.
 pub fn import_any(data: &[u8]) {
     let (pick, body) = data.split_first().map_or((0, data), |(p, r)| (*p, r));
     let text = String::from_utf8_lossy(body);
@@ -104,6 +104,11 @@ pub fn import_any(data: &[u8]) {
     }
     let _ = import::import(&text);
     let _ = import::summary_format(&text);
+    // Field data (OpenTelemetry spans): what reads also measures.
+    if let Ok(run) = crate::field::FieldRun::read(&text) {
+        let _ = RunMetrics::of(&run.trace, &cfg);
+        let _ = run.trace.to_json();
+    }
 }
 
 /// Share links, study files, study results and library bundles.

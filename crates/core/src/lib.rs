@@ -22,6 +22,7 @@
 //! | [`serve`] | what the replay endpoint of `latency-lab serve` plays: emission plans and injected faults |
 //! | [`workload`] | production workload files (Mooncake, Bailian, Azure, BurstGPT, ShareGPT, the lab's traces): reading them row by row, their summary, shaping a run |
 //! | [`import`] | results of vLLM, guidellm, AIPerf, GenAI-Perf and LLMPerf, and the worker service that holds them |
+//! | [`field`] | field data: OpenTelemetry GenAI spans (OTLP/JSON, Tempo, Jaeger) read as requests, never their text |
 //! | [`study`] | UX studies: designs, trial plans, the participant flow, answers and their statistics |
 //! | [`chart`] | chart scales and the data every chart draws |
 //! | [`share`] | share links, the run library's records and bundles, HTML reports |
@@ -32,6 +33,7 @@
 //! [`import`]; a new scenario in [`measure::score`]'s presets.
 
 pub mod chart;
+pub mod field;
 pub mod fuzz;
 pub mod import;
 pub mod load;

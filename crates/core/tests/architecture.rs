@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 
 /// The rooms from the bottom up: a room may import itself and the rooms
 /// before it, never one after it.
-const ROOMS: [&str; 12] = [
-    "trace", "measure", "stream", "replay", "load", "serve", "workload", "import", "study", "chart", "share",
-    "fuzz",
+const ROOMS: [&str; 13] = [
+    "trace", "measure", "stream", "replay", "load", "serve", "workload", "import", "field", "study", "chart",
+    "share", "fuzz",
 ];
 
 /// Module path (`study::results`) → its source, without test code.

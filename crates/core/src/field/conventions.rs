@@ -1,0 +1,171 @@
+//! The span a streamed completion is recorded as, attribute by attribute.
+//!
+//! **OpenTelemetry GenAI semantic conventions** (client inference span,
+//! status Development): span name `{gen_ai.operation.name}
+//! {gen_ai.request.model}`, kind CLIENT, from the request's send to the
+//! stream's end. Times in the conventions are seconds; token counts are
+//! integers.
+//!
+//! **The lab's extra timings** live under [`LAB`] (`latency_lab.`), so any
+//! collector keeps them and any GenAI reader can ignore them. Offsets are
+//! milliseconds from the span's start (the send), as doubles; arrays are
+//! OTLP `arrayValue`s:
+//!
+//! | attribute | type | meaning |
+//! |---|---|---|
+//! | [`HEADERS_MS`] | double | response headers received |
+//! | [`CHUNK_MS`] | double[] | each streamed chunk's arrival |
+//! | [`CHUNK_TOKENS`] | int[] | tokens each chunk carried (1 each when absent) |
+//! | [`CHUNK_KINDS`] | int[] | 0 answer text, 1 reasoning, 2 a tool-call fragment (answer text when absent) |
+//! | [`CHUNK_CHARS`] | int[] | characters each chunk added (their number, never the text) |
+//! | [`PAINT_MS`] | double[] | each paint of new text in the answer's element (the first frame after the DOM changed) |
+//! | [`PAINT_CHARS`] | int[] | characters shown after each paint |
+//! | [`ABORTED`] | bool | the user stopped the answer |
+//! | [`BROWSER`], [`ENGINE`], [`BROWSER_VERSION`] | string | the page's browser |
+//! | [`CLOCK_STEP_MS`], [`DISPLAY_HZ`] | double | its clock's step and display refresh |
+//! | [`SAMPLE_RATE`] | double | the share of requests the page reports (0–1) |
+//!
+//! **Never stored** ([`is_text`]): the conversation itself, whatever
+//! attribute a sender puts it in (the conventions' `gen_ai.input.messages`,
+//! `gen_ai.output.messages`, `gen_ai.system_instructions`, older
+//! `gen_ai.prompt…`/`gen_ai.completion…`, and other instrumentations'
+//! prompt and completion attributes).
+
+/// The lab's attribute namespace.
+pub const LAB: &str = "latency_lab.";
+
+/// `gen_ai.operation.name`: `chat`, `text_completion`, `generate_content`.
+pub const OPERATION: &str = "gen_ai.operation.name";
+/// `gen_ai.provider.name` (older instrumentations: [`SYSTEM`]).
+pub const PROVIDER: &str = "gen_ai.provider.name";
+/// `gen_ai.system`, the provider's older name.
+pub const SYSTEM: &str = "gen_ai.system";
+/// `gen_ai.request.model`.
+pub const REQUEST_MODEL: &str = "gen_ai.request.model";
+/// `gen_ai.response.model`.
+pub const RESPONSE_MODEL: &str = "gen_ai.response.model";
+/// `gen_ai.usage.input_tokens`.
+pub const INPUT_TOKENS: &str = "gen_ai.usage.input_tokens";
+/// `gen_ai.usage.output_tokens`.
+pub const OUTPUT_TOKENS: &str = "gen_ai.usage.output_tokens";
+/// `gen_ai.usage.cache_read.input_tokens`.
+pub const CACHE_READ_TOKENS: &str = "gen_ai.usage.cache_read.input_tokens";
+/// `gen_ai.response.time_to_first_chunk` (seconds from the request).
+pub const TIME_TO_FIRST_CHUNK: &str = "gen_ai.response.time_to_first_chunk";
+/// `gen_ai.response.finish_reasons` (string[]).
+pub const FINISH_REASONS: &str = "gen_ai.response.finish_reasons";
+/// `error.type`: an HTTP status or an error's class.
+pub const ERROR_TYPE: &str = "error.type";
+/// `server.address`.
+pub const SERVER_ADDRESS: &str = "server.address";
+/// `service.name` (a resource attribute): the site, when no lab site is set.
+pub const SERVICE_NAME: &str = "service.name";
+
+/// Operations that generate text (the others, embeddings or tool
+/// executions, have no stream to read).
+pub const INFERENCE_OPERATIONS: [&str; 3] = ["chat", "text_completion", "generate_content"];
+
+/// Response headers received (ms from the send).
+pub const HEADERS_MS: &str = "latency_lab.headers_ms";
+/// Each chunk's arrival (ms from the send).
+pub const CHUNK_MS: &str = "latency_lab.chunk_ms";
+/// Tokens per chunk.
+pub const CHUNK_TOKENS: &str = "latency_lab.chunk_tokens";
+/// Kind per chunk: 0 answer, 1 reasoning, 2 tool-call fragment.
+pub const CHUNK_KINDS: &str = "latency_lab.chunk_kinds";
+/// Characters each chunk added.
+pub const CHUNK_CHARS: &str = "latency_lab.chunk_chars";
+/// Each paint of new text (ms from the send).
+pub const PAINT_MS: &str = "latency_lab.paint_ms";
+/// Characters shown after each paint.
+pub const PAINT_CHARS: &str = "latency_lab.paint_chars";
+/// The user stopped the answer.
+pub const ABORTED: &str = "latency_lab.aborted";
+/// The site the page belongs to (set by the collector from the ingest key).
+pub const SITE: &str = "latency_lab.site";
+/// Browser name ("Firefox").
+pub const BROWSER: &str = "latency_lab.browser";
+/// Engine ("Gecko").
+pub const ENGINE: &str = "latency_lab.engine";
+/// Browser version.
+pub const BROWSER_VERSION: &str = "latency_lab.browser_version";
+/// The page clock's smallest step (ms).
+pub const CLOCK_STEP_MS: &str = "latency_lab.clock_step_ms";
+/// The display's refresh rate (Hz).
+pub const DISPLAY_HZ: &str = "latency_lab.display_hz";
+/// The share of requests the page reports.
+pub const SAMPLE_RATE: &str = "latency_lab.sample_rate";
+
+/// Attribute keys that carry the conversation's text, never kept.
+const TEXT_KEYS: [&str; 8] = [
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+    "gen_ai.tool.definitions",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "input.value",
+    "output.value",
+];
+
+/// Key prefixes that carry text (older GenAI `gen_ai.prompt.0.content`,
+/// OpenLLMetry `llm.prompts…`, OpenInference `llm.input_messages…`).
+const TEXT_PREFIXES: [&str; 6] = [
+    "gen_ai.prompt",
+    "gen_ai.completion",
+    "llm.prompts",
+    "llm.completions",
+    "llm.input_messages",
+    "llm.output_messages",
+];
+
+/// Whether attribute `key` carries prompt or answer text (dropped on
+/// reading and before anything is stored).
+pub fn is_text(key: &str) -> bool {
+    TEXT_KEYS.contains(&key) || TEXT_PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_attributes_are_known_and_timings_are_not_text() {
+        for k in [
+            "gen_ai.input.messages",
+            "gen_ai.output.messages",
+            "gen_ai.prompt.0.content",
+            "gen_ai.completion",
+            "llm.prompts.0.user",
+            "input.value",
+        ] {
+            assert!(is_text(k), "{k}");
+        }
+        for k in [
+            OPERATION,
+            REQUEST_MODEL,
+            OUTPUT_TOKENS,
+            TIME_TO_FIRST_CHUNK,
+            CHUNK_MS,
+            PAINT_MS,
+            CHUNK_CHARS,
+            "gen_ai.request.max_tokens",
+        ] {
+            assert!(!is_text(k), "{k}");
+        }
+        for k in [
+            HEADERS_MS,
+            CHUNK_MS,
+            CHUNK_TOKENS,
+            CHUNK_KINDS,
+            CHUNK_CHARS,
+            PAINT_MS,
+            PAINT_CHARS,
+            ABORTED,
+            SITE,
+            BROWSER,
+        ] {
+            assert!(k.starts_with(LAB), "{k}");
+        }
+    }
+}

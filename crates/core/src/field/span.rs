@@ -1,0 +1,225 @@
+//! One GenAI inference span read as a request the lab measures
+//! ([`FieldSpan`]), and what it could not say.
+//!
+//! - **With the lab's timings** ([`conventions::CHUNK_MS`]): every chunk at
+//!   its arrival, with its tokens and kind. Paints
+//!   ([`conventions::PAINT_MS`]) become each chunk's `painted_ms`, the lab's
+//!   own meaning: the first paint by which the share of the answer's
+//!   characters on screen reached the share that chunk completes
+//!   ([`conventions::PAINT_CHARS`] against [`conventions::CHUNK_CHARS`]),
+//!   and never before the chunk arrived. Shares, not counts, because what
+//!   a page shows is the rendered text (Markdown's marks gone), not the
+//!   stream's characters.
+//! - **With only the conventions' time to first chunk**: the first token
+//!   at that time and the rest spread evenly to the span's end, as the lab
+//!   reads guidellm (so ITL, jitter and stalls of such spans are not
+//!   measured data, and the run says so).
+//! - **Neither**: not read (a call that did not stream, or an
+//!   instrumentation that does not time the first chunk).
+
+use super::conventions as c;
+use super::otlp::{AttrValue, RawSpan};
+use crate::trace::{Chunk, ChunkKind, Failure, FailureKind, RequestTrace, Usage};
+
+/// A span read as a request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldSpan {
+    /// The request, on its own clock (0 = sent).
+    pub request: RequestTrace,
+    /// When it was sent (ms since 1970).
+    pub at_unix_ms: f64,
+    /// `gen_ai.request.model`.
+    pub model: Option<String>,
+    /// The site (the lab's, else the resource's `service.name`).
+    pub site: Option<String>,
+    /// Browser, engine and version, when the page said.
+    pub browser: Option<(String, String, String)>,
+    /// The page clock's step (ms).
+    pub clock_step_ms: Option<f64>,
+    /// The display's refresh rate (Hz).
+    pub display_hz: Option<f64>,
+    /// Every chunk's arrival was recorded (else spread from the first).
+    pub chunks_recorded: bool,
+    /// Paints were recorded.
+    pub painted: bool,
+}
+
+/// Why a span was not read as a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Not a GenAI span.
+    NotGenAi,
+    /// A GenAI operation that generates no stream (embeddings, tools).
+    NotInference,
+    /// Inference without a first-chunk time or chunk arrivals.
+    NoFirstChunk,
+}
+
+fn num(s: &RawSpan, key: &str) -> Option<f64> {
+    s.attr(key).and_then(AttrValue::as_f64)
+}
+
+fn text(s: &RawSpan, key: &str) -> Option<String> {
+    s.attr(key).and_then(AttrValue::as_str).map(str::to_string)
+}
+
+fn list(s: &RawSpan, key: &str) -> Option<Vec<f64>> {
+    match s.attr(key)? {
+        AttrValue::Array(items) => Some(items.iter().map(|v| v.as_f64().unwrap_or(f64::NAN)).collect()),
+        _ => None,
+    }
+}
+
+fn count(x: f64) -> Option<u64> {
+    (x.is_finite() && x >= 0.0).then(|| x.round() as u64)
+}
+
+/// Reads `s` (see the module doc).
+pub fn read(s: &RawSpan) -> Result<FieldSpan, Skip> {
+    let operation = text(s, c::OPERATION);
+    let genai =
+        operation.is_some() || [c::REQUEST_MODEL, c::PROVIDER, c::SYSTEM].iter().any(|k| s.attr(k).is_some());
+    if !genai {
+        return Err(Skip::NotGenAi);
+    }
+    if operation.as_deref().is_some_and(|o| !c::INFERENCE_OPERATIONS.contains(&o)) {
+        return Err(Skip::NotInference);
+    }
+    let duration_ms = s.end_ns.saturating_sub(s.start_ns) as f64 / 1e6;
+    let output = num(s, c::OUTPUT_TOKENS).and_then(count);
+    let mut request =
+        RequestTrace { id: Some(s.span_id.clone()).filter(|i| !i.is_empty()), ..RequestTrace::default() };
+    let (chunks_recorded, painted) = if let Some(at) = list(s, c::CHUNK_MS) {
+        request.chunks = recorded_chunks(s, &at);
+        (true, paint(s, &mut request.chunks))
+    } else if let Some(first) = num(s, c::TIME_TO_FIRST_CHUNK).map(|secs| secs * 1000.0) {
+        let n = output.unwrap_or(1).max(1);
+        let end = duration_ms.max(first);
+        request.chunks = (0..n)
+            .map(|k| {
+                let t = if n == 1 { first } else { first + (end - first) * k as f64 / (n - 1) as f64 };
+                Chunk::content(t, "", 1)
+            })
+            .collect();
+        (false, false)
+    } else {
+        return Err(Skip::NoFirstChunk);
+    };
+    request.headers_ms = num(s, c::HEADERS_MS);
+    request.end_ms = Some(duration_ms);
+    let usage = Usage {
+        prompt_tokens: num(s, c::INPUT_TOKENS).and_then(count),
+        completion_tokens: output,
+        cached_tokens: num(s, c::CACHE_READ_TOKENS).and_then(count),
+    };
+    request.usage = (usage != Usage::default()).then_some(usage);
+    request.failure = failure(s);
+    let browser = match (text(s, c::BROWSER), text(s, c::ENGINE)) {
+        (Some(b), Some(e)) => Some((b, e, text(s, c::BROWSER_VERSION).unwrap_or_default())),
+        _ => None,
+    };
+    Ok(FieldSpan {
+        request,
+        at_unix_ms: s.start_ns as f64 / 1e6,
+        model: text(s, c::REQUEST_MODEL).or_else(|| text(s, c::RESPONSE_MODEL)),
+        site: text(s, c::SITE).or_else(|| text(s, c::SERVICE_NAME)),
+        browser,
+        clock_step_ms: num(s, c::CLOCK_STEP_MS),
+        display_hz: num(s, c::DISPLAY_HZ),
+        chunks_recorded,
+        painted,
+    })
+}
+
+/// The chunks of [`c::CHUNK_MS`], their tokens and kinds.
+fn recorded_chunks(s: &RawSpan, at: &[f64]) -> Vec<Chunk> {
+    let tokens = list(s, c::CHUNK_TOKENS).unwrap_or_default();
+    let kinds = list(s, c::CHUNK_KINDS).unwrap_or_default();
+    at.iter()
+        .enumerate()
+        .filter(|(_, t)| t.is_finite())
+        .map(|(i, &t)| {
+            let mut ch = Chunk::content(
+                t,
+                "",
+                tokens.get(i).copied().and_then(count).map_or(1, |n| n.min(u64::from(u32::MAX)) as u32),
+            );
+            ch.kind = match kinds.get(i).map(|k| k.round() as i64) {
+                Some(1) => ChunkKind::Reasoning,
+                Some(2) => ChunkKind::ToolCall,
+                _ => ChunkKind::Content,
+            };
+            ch
+        })
+        .collect()
+}
+
+/// Sets each chunk's `painted_ms` from the paints (module doc); whether
+/// there were any.
+fn paint(s: &RawSpan, chunks: &mut [Chunk]) -> bool {
+    let (Some(at), Some(shown)) = (list(s, c::PAINT_MS), list(s, c::PAINT_CHARS)) else { return false };
+    let paints: Vec<(f64, f64)> = at
+        .iter()
+        .zip(&shown)
+        .filter(|(t, n)| t.is_finite() && n.is_finite())
+        .map(|(&t, &n)| (t, n))
+        .collect();
+    let Some(&(_, total_shown)) = paints.last() else { return false };
+    // Characters each chunk added (its tokens where the page did not count).
+    let chars = list(s, c::CHUNK_CHARS);
+    let added: Vec<f64> = chunks
+        .iter()
+        .enumerate()
+        .map(|(i, ch)| {
+            let n = chars.as_ref().map_or(f64::from(ch.tokens), |cs| cs.get(i).copied().unwrap_or(0.0));
+            if ch.kind == ChunkKind::ToolCall || !n.is_finite() { 0.0 } else { n.max(0.0) }
+        })
+        .collect();
+    let total: f64 = added.iter().sum();
+    if total <= 0.0 || total_shown <= 0.0 {
+        return false;
+    }
+    let mut done = 0.0;
+    for (ch, n) in chunks.iter_mut().zip(added) {
+        if n == 0.0 {
+            continue;
+        }
+        done += n;
+        let share = done / total - 1e-9;
+        ch.painted_ms = paints
+            .iter()
+            .find(|(t, shown)| *shown / total_shown >= share && *t >= ch.arrived_ms)
+            .map(|(t, _)| *t);
+    }
+    true
+}
+
+/// The span's failure: stopped by the user, an HTTP status, or an error
+/// the instrumentation reported.
+fn failure(s: &RawSpan) -> Option<Failure> {
+    if matches!(s.attr(c::ABORTED), Some(AttrValue::Bool(true))) {
+        return Some(Failure {
+            kind: FailureKind::Aborted,
+            message: "stopped by the user".into(),
+            status: None,
+            body: None,
+        });
+    }
+    let kind = text(s, c::ERROR_TYPE).or_else(|| num(s, c::ERROR_TYPE).map(|x| format!("{x:.0}")));
+    if !s.error && kind.is_none() {
+        return None;
+    }
+    let status = kind.as_deref().and_then(|k| k.parse::<u16>().ok()).filter(|c| (100..600).contains(c));
+    let message = match (&s.status_message, &kind) {
+        (Some(m), Some(k)) => format!("{k}: {m}"),
+        (Some(m), None) => m.clone(),
+        (None, Some(k)) => k.clone(),
+        (None, None) => "the instrumentation marked the span as an error".into(),
+    };
+    Some(Failure {
+        kind: if status.is_some() { FailureKind::Http } else { FailureKind::Reported },
+        message,
+        status,
+        body: None,
+    })
+}
