@@ -16,6 +16,8 @@
 //!   and records every answer ([`run`]).
 //! - `latency-lab backup`: a consistent copy of the study database while
 //!   `serve` runs ([`backup`]).
+//! - `latency-lab field add-site NAME --origin URL`: registers a site whose
+//!   pages send field data to `serve`'s collector ([`field`]).
 //! - `latency-lab size`: what a visitor downloads, module by module, against
 //!   the page's budgets (`--check` fails over budget; [`size`]).
 //!
@@ -29,6 +31,7 @@ mod backup;
 mod catalog;
 mod csp;
 mod emit;
+mod field;
 mod fingerprint;
 mod health;
 mod load;
@@ -74,6 +77,8 @@ enum Command {
     Backup(backup::BackupArgs),
     /// Send a workload open loop at its own rate and record every answer.
     Run(run::RunArgs),
+    /// Field data: register the sites whose pages send it to `serve`.
+    Field(field::FieldArgs),
 }
 
 /// Arguments naming the built app.
@@ -178,6 +183,22 @@ fn main() -> ExitCode {
             }
         },
         Command::Size(args) => run_size(&args),
+        Command::Field(args) => match &args.command {
+            field::FieldCommand::AddSite(a) => match field::add_site(a) {
+                Ok(key) => {
+                    println!(
+                        "Site \"{}\" added; its ingest key (shown once, keep it with the page's config):",
+                        a.name
+                    );
+                    println!("{key}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("latency-lab field add-site: {e}");
+                    ExitCode::from(e.exit_code())
+                }
+            },
+        },
         Command::Run(args) => match run::run(&args) {
             Ok(report) => {
                 println!("{report}");

@@ -127,6 +127,10 @@ pub struct ServeArgs {
     /// The researcher token file (default: in the data directory).
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+    /// Days field data is kept (requests sent longer ago are deleted, at
+    /// start and every hour).
+    #[arg(long, default_value_t = 30.0)]
+    pub field_retention_days: f64,
 }
 
 /// Most serving threads `--threads 0` picks.
@@ -203,6 +207,8 @@ pub struct Site {
     pub observer: Arc<Observer>,
     /// The built-in load and the traffic it is read beside ([`crate::load`]).
     pub load: Arc<crate::load::LoadApi>,
+    /// The field collector ([`crate::field`]).
+    pub field: Arc<crate::field::http::FieldApi>,
 }
 
 /// The whole router: API, study server ([`crate::studies::http`]), health
@@ -240,6 +246,7 @@ pub fn router(api: Arc<Api>, site: &Site) -> Router {
     app.layer(header("cross-origin-opener-policy", "same-origin"))
         .layer(header("cross-origin-embedder-policy", "require-corp"))
         .merge(api_router(api))
+        .merge(crate::field::http::router(Arc::clone(&site.field)))
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&site.observer), observe))
 }
 
@@ -325,7 +332,12 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let public = args.public_url.is_some() || !bound.ip().is_loopback();
     let origins = Origins::new(args.public_url.as_ref(), bound);
     let reach = Reach { origins: origins.clone(), public: args.public_url.clone() };
-    let (studies, db_runtime) = open_studies(&args, reach, Arc::clone(&metrics))?;
+    let (studies, field_store, db_runtime) = open_studies(&args, reach, Arc::clone(&metrics))?;
+    crate::field::http::keep_for(&db_runtime, field_store.clone(), args.field_retention_days);
+    let field = Arc::new(crate::field::http::FieldApi {
+        collector: crate::field::service::Collector::new(field_store),
+        studies: Arc::clone(&studies),
+    });
     let stop = CancellationToken::new();
     let max_streams = args.max_streams_per_client.unwrap_or(if public { PUBLIC_MAX_PER_CLIENT } else { 0 });
     let limits = Limits {
@@ -352,6 +364,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
             public,
             load_client,
         )),
+        field,
     };
     announce(&args, bound, metrics_listener.as_ref())?;
     let main = listeners.remove(0);
@@ -419,7 +432,7 @@ fn open_studies(
     args: &ServeArgs,
     reach: Reach,
     metrics: Arc<Metrics>,
-) -> Result<(Arc<StudyApi>, tokio::runtime::Runtime), ServeError> {
+) -> Result<(Arc<StudyApi>, crate::field::store::SqlField, tokio::runtime::Runtime), ServeError> {
     use crate::studies::setup;
     let fail = |e: &dyn std::fmt::Display| ServeError::Studies(e.to_string());
     let url = setup::database_url(&args.data, args.db.as_deref()).map_err(|e| fail(&e))?;
@@ -435,7 +448,8 @@ fn open_studies(
         println!("Researcher token: in {}", token_file.display());
     }
     println!("Study database: {}", redact(&url));
-    Ok((Arc::new(StudyApi::new(store, token, reach, metrics)), runtime))
+    let field = store.field();
+    Ok((Arc::new(StudyApi::new(store, token, reach, metrics)), field, runtime))
 }
 
 /// A database URL without its password.

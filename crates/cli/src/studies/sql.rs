@@ -81,6 +81,12 @@ impl SqlStore {
         Ok(())
     }
 
+    /// The field collector's store on the same database
+    /// ([`crate::field::store`]; its tables come with the migrations).
+    pub fn field(&self) -> crate::field::store::SqlField {
+        crate::field::store::SqlField { write: self.pool.clone(), read: self.read.clone() }
+    }
+
     /// Closes every connection (SQLite then checkpoints its log).
     pub async fn close(&self) {
         self.read.close().await;

@@ -98,8 +98,8 @@ impl FieldRun {
     }
 }
 
-/// The spans as one trace (0 = the first send).
-fn trace_of(spans: &[FieldSpan]) -> Trace {
+/// Spans as one trace (0 = the first send); `spans` in send order.
+pub fn trace_of(spans: &[FieldSpan]) -> Trace {
     let t0 = spans.first().map_or(0.0, |s| s.at_unix_ms);
     let requests = spans
         .iter()

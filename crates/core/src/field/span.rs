@@ -17,12 +17,14 @@
 //! - **Neither**: not read (a call that did not stream, or an
 //!   instrumentation that does not time the first chunk).
 
+use serde::{Deserialize, Serialize};
+
 use super::conventions as c;
 use super::otlp::{AttrValue, RawSpan};
 use crate::trace::{Chunk, ChunkKind, Failure, FailureKind, RequestTrace, Usage};
 
-/// A span read as a request.
-#[derive(Debug, Clone, PartialEq)]
+/// A span read as a request (as the collector stores it: no text).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldSpan {
     /// The request, on its own clock (0 = sent).
     pub request: RequestTrace,

@@ -1,0 +1,206 @@
+//! The collector's routes:
+//!
+//! | route | who | does |
+//! |---|---|---|
+//! | `POST /v1/traces` | a site's pages, any OTLP/HTTP exporter | keeps the batch's GenAI inference spans as requests → 200 `{}` or `{"partialSuccess": …}` |
+//! | `OPTIONS /v1/traces` | browsers (CORS preflight) | 204 with CORS headers for an origin some site registered, 403 otherwise |
+//! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`), as a lab trace |
+//! | `GET /v1/field/sites` | researcher | the sites, their origins and request counts |
+//!
+//! A batch needs its site's ingest key (`Authorization: Bearer <key>`, or
+//! `?key=` where a page's `sendBeacon` cannot set headers; request logs
+//! never hold queries). CORS answers name only the origins a site
+//! registered. Every refusal is a 4xx (or a 503 when the database failed)
+//! with `{"error": "…"}`, and nothing of the batch is stored.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::body::Body;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+use http_body_util::{BodyExt, Limited};
+use lab_core::serve::token;
+use serde_json::json;
+
+use super::service::{Collector, MAX_BODY, Post, Refusal};
+use super::store::{FieldStore, SqlField};
+use crate::ops::observe::ClientIp;
+use crate::studies::http::StudyApi;
+
+/// Most requests one read returns.
+pub const MAX_READ: usize = 100_000;
+
+/// The collector's state: its store, and the study server (whose
+/// researcher token guards the reading routes).
+pub struct FieldApi {
+    /// Checks and keeps batches.
+    pub collector: Collector<SqlField>,
+    /// The researcher check.
+    pub studies: Arc<StudyApi>,
+}
+
+type Shared = State<Arc<FieldApi>>;
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+fn refuse(status: StatusCode, message: impl std::fmt::Display) -> Response {
+    (status, Json(json!({ "error": message.to_string() }))).into_response()
+}
+
+fn allow_origin(mut r: Response, origin: Option<&str>) -> Response {
+    if let Some(v) = origin.and_then(|o| HeaderValue::from_str(o).ok()) {
+        r.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, v);
+        r.headers_mut().insert(header::VARY, HeaderValue::from_static("Origin"));
+    }
+    r
+}
+
+fn refusal(r: &Refusal) -> Response {
+    let mut out = refuse(StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST), &r.message);
+    if let Some(v) = r.retry_after_s.and_then(|s| HeaderValue::from_str(&s.to_string()).ok()) {
+        out.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    out
+}
+
+async fn ingest(
+    State(api): Shared,
+    client: Option<Extension<ClientIp>>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let text = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+    let origin = text(header::ORIGIN);
+    // One byte over the limit is enough to say the body is too large.
+    let bytes = match Limited::new(body, MAX_BODY + 1).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => vec![0u8; MAX_BODY + 1].into(),
+    };
+    let key = text(header::AUTHORIZATION).and_then(token::bearer).or(query.get("key").map(String::as_str));
+    let client = client.map_or_else(|| "unknown".to_string(), |Extension(ClientIp(ip))| ip.to_string());
+    let post = Post {
+        key,
+        origin,
+        content_type: text(header::CONTENT_TYPE),
+        body: &bytes,
+        client: &client,
+        now_ms: now_ms(),
+    };
+    match api.collector.ingest(post).await {
+        Ok(got) => {
+            let reply = match got.why_rejected {
+                Some(why) => {
+                    json!({ "partialSuccess": { "rejectedSpans": got.rejected.to_string(), "errorMessage": why } })
+                }
+                None => json!({}),
+            };
+            allow_origin(Json(reply).into_response(), origin)
+        }
+        Err(r) => refusal(&r),
+    }
+}
+
+/// The CORS preflight: an origin some site registered may post.
+async fn preflight(State(api): Shared, headers: HeaderMap) -> Response {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return refuse(StatusCode::BAD_REQUEST, "a preflight without Origin");
+    };
+    match api.collector.origin_registered(origin).await {
+        Ok(true) => {
+            let mut r = StatusCode::NO_CONTENT.into_response();
+            let h = r.headers_mut();
+            h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("POST"));
+            h.insert(
+                header::ACCESS_CONTROL_ALLOW_HEADERS,
+                HeaderValue::from_static("content-type, authorization"),
+            );
+            h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+            allow_origin(r, Some(origin))
+        }
+        Ok(false) => refuse(StatusCode::FORBIDDEN, format!("origin {origin} is not registered for any site")),
+        Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+    }
+}
+
+async fn requests(
+    State(api): Shared,
+    client: Option<Extension<ClientIp>>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(r) = api.studies.researcher(&headers, client.map(|Extension(ClientIp(ip))| ip)) {
+        return r;
+    }
+    let number =
+        |k: &str, default: f64| q.get(k).map_or(Ok(default), |v| v.parse::<f64>().map_err(|_| k.to_string()));
+    let (from, to, limit) =
+        match (number("from", 0.0), number("to", f64::MAX), number("limit", MAX_READ as f64)) {
+            (Ok(f), Ok(t), Ok(l)) => (f, t, (l.max(0.0) as usize).min(MAX_READ)),
+            (Err(k), _, _) | (_, Err(k), _) | (_, _, Err(k)) => {
+                return refuse(StatusCode::BAD_REQUEST, format!("?{k}= must be a number"));
+            }
+        };
+    match api.collector.store.requests(q.get("site").map(String::as_str), from, to, limit).await {
+        Ok(spans) => {
+            let trace = lab_core::field::trace_of(&spans);
+            ([(header::CONTENT_TYPE, "application/json")], trace.to_json()).into_response()
+        }
+        Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+    }
+}
+
+async fn sites(State(api): Shared, client: Option<Extension<ClientIp>>, headers: HeaderMap) -> Response {
+    if let Some(r) = api.studies.researcher(&headers, client.map(|Extension(ClientIp(ip))| ip)) {
+        return r;
+    }
+    let store = &api.collector.store;
+    let listed = match store.sites().await {
+        Ok(s) => s,
+        Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+    };
+    let mut out = Vec::new();
+    for s in listed {
+        let count = store.count(Some(&s.name)).await.unwrap_or(0);
+        out.push(json!({ "name": s.name, "origins": s.origins, "requests": count }));
+    }
+    Json(json!({ "sites": out })).into_response()
+}
+
+/// How often old field data is deleted.
+const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Deletes requests sent more than `days` ago, now and every hour, on the
+/// database's runtime.
+pub fn keep_for(runtime: &tokio::runtime::Runtime, store: SqlField, days: f64) {
+    if !(days.is_finite() && days > 0.0) {
+        return;
+    }
+    runtime.spawn(async move {
+        loop {
+            let before = now_ms() as f64 - days * 86_400_000.0;
+            match store.purge(before).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!("field data: {n} requests older than {days} days deleted"),
+                Err(e) => tracing::error!("field data: deleting old requests failed: {e}"),
+            }
+            tokio::time::sleep(PURGE_EVERY).await;
+        }
+    });
+}
+
+/// The collector's routes.
+pub fn router(api: Arc<FieldApi>) -> Router {
+    Router::new()
+        .route("/v1/traces", post(ingest).options(preflight))
+        .route("/v1/field/requests", get(requests))
+        .route("/v1/field/sites", get(sites))
+        .with_state(api)
+}

@@ -1,0 +1,247 @@
+//! The field collector of `latency-lab serve` over HTTP: a site made by
+//! `latency-lab field add-site`, batches from its pages kept and read back
+//! as a trace, every refusal a 4xx that stores nothing, CORS only for the
+//! site's origins, no prompt or answer text in the database, and no
+//! acknowledged request lost to `kill -9` (SQLite and PostgreSQL).
+
+mod common;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::pg_cluster::PgCluster;
+use common::{Server, call, data_dir, start_in, try_call};
+use serde_json::Value;
+
+const PAGE: &str = include_str!("../../../tests/fixtures/field/collector_file_exporter.jsonl");
+const ORIGIN: &str = "https://shop.example";
+
+/// `latency-lab field add-site shop --origin ORIGIN` on `data` (and `extra`); the key.
+fn add_site(data: &Path, extra: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args(["field", "add-site", "shop", "--origin", ORIGIN, "--data"])
+        .arg(data)
+        .args(extra)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    let key = said.lines().last().unwrap().trim().to_string();
+    assert!(key.starts_with("llk_") && key.len() == 68, "{said}");
+    key
+}
+
+fn post(srv: &Server, key: &str, origin: Option<&str>, body: &[u8]) -> (u16, String) {
+    let auth = format!("Bearer {key}");
+    let mut headers = vec![("Authorization", auth.as_str()), ("Content-Type", "application/json")];
+    if let Some(o) = origin {
+        headers.push(("Origin", o));
+    }
+    call(&srv.addr, "POST", "/v1/traces", &headers, body)
+}
+
+fn stored(srv: &Server) -> Value {
+    let auth = format!("Bearer {}", srv.token());
+    let (code, body) =
+        call(&srv.addr, "GET", "/v1/field/requests?site=shop", &[("Authorization", &auth)], b"");
+    assert_eq!(code, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+fn count(srv: &Server) -> usize {
+    stored(srv)["requests"].as_array().map_or(0, Vec::len)
+}
+
+#[test]
+fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
+    let data = data_dir();
+    let key = add_site(&data, &[]);
+    let srv = start_in(&data, &[]);
+    let page = PAGE.lines().next().unwrap().as_bytes();
+    let (code, body) = post(&srv, &key, Some(ORIGIN), page);
+    assert_eq!((code, body.as_str()), (200, "{}"));
+    let t = stored(&srv);
+    assert_eq!(t["requests"].as_array().unwrap().len(), 8);
+    assert_eq!(t["meta"]["label"], "field data: shop");
+    // A back end's batch: its failure kept, two spans not (partial success).
+    let (code, body) = post(&srv, &key, None, PAGE.lines().nth(1).unwrap().as_bytes());
+    assert_eq!(code, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["partialSuccess"]["rejectedSpans"], "2");
+    assert_eq!(count(&srv), 13);
+    // Refusals: each a 4xx saying why, nothing stored.
+    let big = vec![b' '; 4 * 1024 * 1024 + 10];
+    for (k, origin, body, status, says) in [
+        ("", Some(ORIGIN), page, 401, "no ingest key"),
+        ("llk_0000", Some(ORIGIN), page, 401, "unknown ingest key"),
+        (
+            key.as_str(),
+            Some("https://evil.example"),
+            page,
+            403,
+            "is not one of site shop's registered origins",
+        ),
+        (key.as_str(), Some(ORIGIN), &b"{\"resourceSpans\": [ {"[..], 400, "not JSON"),
+        (key.as_str(), Some(ORIGIN), &big[..], 413, "over 4194304 bytes"),
+    ] {
+        let (code, text) = post(&srv, k, origin, body);
+        assert_eq!(code, status, "{text}");
+        assert!(text.contains(says), "{text} (wanted {says})");
+    }
+    assert_eq!(count(&srv), 13);
+    // A beacon cannot set headers: the key in the query works too.
+    let (code, _) = call(
+        &srv.addr,
+        "POST",
+        &format!("/v1/traces?key={key}"),
+        &[("Content-Type", "text/plain"), ("Origin", ORIGIN)],
+        page,
+    );
+    assert_eq!(code, 200);
+    assert_eq!(count(&srv), 13, "a resent batch is kept once");
+    // CORS: the site's origin gets a preflight answer, another does not.
+    let pre = |o: &str| {
+        let mut s = std::net::TcpStream::connect(&srv.addr).unwrap();
+        use std::io::{Read, Write};
+        write!(
+            s,
+            "OPTIONS /v1/traces HTTP/1.0\r\nOrigin: {o}\r\nAccess-Control-Request-Method: POST\r\n\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    };
+    let ok = pre(ORIGIN);
+    assert!(
+        ok.starts_with("HTTP/1.0 204")
+            && ok.to_lowercase().contains(&format!("access-control-allow-origin: {ORIGIN}")),
+        "{ok}"
+    );
+    let no = pre("https://evil.example");
+    assert!(
+        no.starts_with("HTTP/1.0 403") && !no.to_lowercase().contains("access-control-allow-origin"),
+        "{no}"
+    );
+    // Reading needs the researcher token.
+    let (code, _) = call(&srv.addr, "GET", "/v1/field/requests", &[], b"");
+    assert_eq!(code, 401);
+    // The conversation's text is in the batches sent, never in the database.
+    assert!(PAGE.contains("12345") && PAGE.contains("charged twice"));
+    drop(srv);
+    for f in std::fs::read_dir(&data).unwrap().flatten() {
+        let bytes = std::fs::read(f.path()).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains("12345") && !text.contains("charged twice"),
+            "{} holds text",
+            f.path().display()
+        );
+    }
+}
+
+#[test]
+fn sqlite_loses_no_acknowledged_request_when_killed() {
+    kill_and_restart(&[]);
+}
+
+#[test]
+fn postgres_loses_no_acknowledged_request_when_killed() {
+    let pg = PgCluster::start("field-kill");
+    kill_and_restart(&["--db", &pg.url()]);
+}
+
+/// The page's batch with its spans given ids of their own.
+fn batch(n: usize) -> (Vec<u8>, Vec<String>) {
+    let mut v: Value = serde_json::from_str(PAGE.lines().next().unwrap()).unwrap();
+    let mut ids = Vec::new();
+    for (k, s) in
+        v["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array_mut().unwrap().iter_mut().enumerate()
+    {
+        let id = format!("{n:08x}{k:08x}");
+        s["spanId"] = Value::String(id.clone());
+        ids.push(id);
+    }
+    (serde_json::to_vec(&v).unwrap(), ids)
+}
+
+/// Senders post batches and keep the span ids of those acknowledged; the
+/// server is killed with SIGKILL when about half are in, and started
+/// again on the same database: every acknowledged span is there.
+fn kill_and_restart(extra: &[&str]) {
+    const SENDERS: usize = 3;
+    const BATCHES: usize = 40;
+    let data = data_dir();
+    let key = add_site(&data, extra);
+    let mut srv = start_in(&data, extra);
+    let addr = Arc::new(Mutex::new(srv.addr.clone()));
+    let acked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let senders: Vec<_> = (0..SENDERS)
+        .map(|s| {
+            let (addr, acked, key) = (Arc::clone(&addr), Arc::clone(&acked), key.clone());
+            std::thread::spawn(move || {
+                for b in 0..BATCHES {
+                    let (body, ids) = batch(s * BATCHES + b);
+                    let auth = format!("Bearer {key}");
+                    let t0 = Instant::now();
+                    loop {
+                        let at = addr.lock().unwrap().clone();
+                        match try_call(
+                            &at,
+                            "POST",
+                            "/v1/traces",
+                            &[("Authorization", &auth), ("Content-Type", "application/json")],
+                            &body,
+                        ) {
+                            Ok((200, _)) => break,
+                            Ok((code, text)) => panic!("batch refused: {code} {text}"),
+                            Err(_) => {
+                                assert!(t0.elapsed() < Duration::from_secs(60), "never delivered");
+                                std::thread::sleep(Duration::from_millis(50));
+                            }
+                        }
+                    }
+                    acked.lock().unwrap().extend(ids);
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            })
+        })
+        .collect();
+    let t0 = Instant::now();
+    while acked.lock().unwrap().len() < SENDERS * BATCHES * 8 / 2 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "batches do not arrive");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    srv.kill();
+    let acked_before: Vec<String> = acked.lock().unwrap().clone();
+    std::thread::sleep(Duration::from_millis(300));
+    let srv = start_in(&data, extra);
+    *addr.lock().unwrap() = srv.addr.clone();
+    let ids = |srv: &Server| -> HashSet<String> {
+        stored(srv)["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let kept = ids(&srv);
+    for id in &acked_before {
+        assert!(
+            kept.contains(id),
+            "acknowledged span {id} lost ({} acknowledged before the kill)",
+            acked_before.len()
+        );
+    }
+    for s in senders {
+        s.join().unwrap();
+    }
+    assert_eq!(
+        ids(&srv).len(),
+        SENDERS * BATCHES * 8,
+        "every batch arrived after the restart, each span once"
+    );
+}
