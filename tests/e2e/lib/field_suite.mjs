@@ -1,0 +1,158 @@
+// Field data from a real page, written once for every browser's adapter
+// (`openPlain(browser, url)` → `{ page, close }`, a page with `evaluate`):
+// the demo chat page (examples/chat: the official openai SDK, the field
+// snippet) is served by one latency-lab serve, the collector is another
+// (so the page sends from another origin, registered with add-site), and
+// 20 answers from built-in profiles are asked for: one smoothed, one with a
+// stall, one calling a tool, one stopped by the user.
+//
+// Checked against the page's own performance.now() measures: the collector
+// holds 20 requests; their TTFT is the page's less the SDK's work before it
+// sends (median difference within 1.5 ms, never longer than the page's); its
+// first paint is at or after its first chunk and within one frame of the
+// page's own rAF stamp; the stall, the tool call and the stop are recorded;
+// no prompt text is in the trace or the collector's files.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LAB_BIN, startServer } from './lab.mjs';
+
+const PROMPT = 'field e2e secret prompt 7c1f';
+/** Page − collector TTFT: the median's bound and each answer's (ms). */
+const MEDIAN_MS = 1.5;
+const EACH_MS = 8;
+/** The plain answers: TTFTs 80…500 ms apart, so percentiles differ. */
+const plain = (i) => `profile:ttft=${80 + 25 * i},tpot=6,tokens=24,text=chat,seed=${i}`;
+const PLAN = [
+  ...Array.from({ length: 16 }, (_, i) => ({ model: plain(i) })),
+  { model: plain(16), smooth: true, what: 'smoothed' },
+  { model: 'profile:ttft=150,tpot=10,tokens=30,text=chat,stall=once:700@10', what: 'stall' },
+  { model: 'profile:ttft=150,tpot=10,tokens=12,text=chat,tool_call=get_weather:16', what: 'tool' },
+  { model: 'profile:ttft=100,tpot=40,tokens=400,text=chat', stop: true, what: 'stopped' },
+];
+
+async function until(what, f, timeout = 30_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Asks one question the way a person does; resolves when the answer is done. */
+async function ask(page, { model, smooth = false, stop = false }) {
+  const n = await page.evaluate(() => window.demo.answers.length);
+  await page.evaluate(
+    ([m, s, p]) => {
+      document.getElementById('model').value = m;
+      document.getElementById('smooth').checked = s;
+      document.getElementById('prompt').value = p;
+      document.getElementById('send').click();
+    },
+    [model, smooth, PROMPT],
+  );
+  if (stop) {
+    await until('a first chunk to stop after', () => page.evaluate((k) => window.demo.answers[k]?.firstChunk != null, n));
+    await page.evaluate(() => document.getElementById('stop').click());
+  }
+  await until(`answer ${n + 1}`, () => page.evaluate((k) => window.demo.answers.length > k && !window.demo.busy, n));
+}
+
+const first = (q) => q.chunks[0].arrived_ms - q.sent_ms;
+const firstPaint = (q) => Math.min(...q.chunks.map((c) => c.painted_ms ?? Infinity)) - q.sent_ms;
+
+export function fieldSuite({ name, launch, openPlain }) {
+  describe(`field data from the demo chat page (${name})`, () => {
+    let collector, site, browser, data, key;
+    before(async () => {
+      data = mkdtempSync(path.join(os.tmpdir(), 'lab-field-demo-'));
+      collector = await startServer(['--data', data]);
+      site = await startServer([]);
+      const origin = new URL(site.url).origin;
+      key = execFileSync(LAB_BIN, ['field', 'add-site', 'demo', '--origin', origin, '--data', data], { encoding: 'utf8' }).trim().split('\n').at(-1);
+      browser = await launch();
+    });
+    after(async () => {
+      await browser?.close();
+      site?.stop();
+      collector?.stop();
+    });
+
+    test('20 answers reach the collector as the page itself measured them', async () => {
+      const hash = new URLSearchParams({ key, collector: new URL('/v1/traces', collector.url).href, settle: '400' });
+      const { page, close } = await openPlain(browser, `${new URL('/examples/chat/', site.url).href}#${hash}`);
+      try {
+        await until('the demo page', () => page.evaluate(() => document.getElementById('status')?.textContent === 'ready'));
+        for (const a of PLAN) await ask(page, a);
+        const answers = await page.evaluate(() => window.demo.answers);
+        assert.equal(answers.length, 20);
+        assert.deepEqual(answers.filter((a) => a.error).map((a) => a.error), [], 'no answer failed on the page');
+        assert.equal(answers[19].aborted, true, 'the stop reached the page');
+        const hz = await page.evaluate(() => new Promise((done) => {
+          const t = [];
+          const tick = (x) => (t.push(x) < 11 ? requestAnimationFrame(tick) : done(1000 / ((t[10] - t[0]) / 10)));
+          requestAnimationFrame(tick);
+        }));
+        await page.evaluate(() => new Promise((done) => setTimeout(done, 600)).then(() => window.demo.field.flush()));
+
+        const token = readFileSync(path.join(data, 'researcher-token'), 'utf8').trim();
+        const read = async () => {
+          const r = await fetch(new URL('/v1/field/requests?site=demo', collector.url), { headers: { Authorization: `Bearer ${token}` } });
+          assert.equal(r.status, 200);
+          return r.json();
+        };
+        const trace = await until('20 requests in the collector', async () => {
+          const t = await read();
+          return t.requests.length >= 20 && t;
+        });
+        assert.equal(trace.requests.length, 20, 'exactly the 20 answers');
+        const qs = [...trace.requests].sort((x, y) => x.sent_ms - y.sent_ms);
+        const frame = 1000 / Math.min(hz, trace.meta.client?.display_refresh_hz ?? hz);
+        const rows = [];
+        for (const [i, a] of answers.entries()) {
+          const q = qs[i];
+          const fp = firstPaint(q), pageFp = a.firstPaint - a.sent;
+          rows.push({ answer: i + 1, what: PLAN[i].what ?? '', ttft: first(q), pageTtft: a.firstChunk - a.sent, paint: fp, pagePaint: pageFp });
+        }
+        const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '-');
+        console.log(`${name}, a frame ${frame.toFixed(1)} ms: answer, TTFT collector | page, first paint collector | page (ms)\n` +
+          rows.map((r) => `${r.answer} ${r.what}\t${f2(r.ttft)} | ${f2(r.pageTtft)}\t${f2(r.paint)} | ${f2(r.pagePaint)}`).join('\n'));
+        // The snippet's clock starts at fetch(), the page's before the SDK's
+        // create(): the SDK's own work before it sends (0.5 ms in Chromium,
+        // 0.9 ms in Firefox here) is in the page's TTFT only. So the page's
+        // TTFT is never shorter; the median difference stays within
+        // MEDIAN_MS and each within EACH_MS (a busy 2-core machine pauses
+        // the page now and then: up to 4 ms seen in Firefox).
+        const diffs = rows.map((r) => r.pageTtft - r.ttft).sort((x, y) => x - y);
+        const median = diffs[Math.floor(diffs.length / 2)];
+        assert.ok(median <= MEDIAN_MS, `median page − collector TTFT ${f2(median)} ms`);
+        for (const r of rows) {
+          const d = r.pageTtft - r.ttft;
+          assert.ok(d >= -0.25 && d <= EACH_MS, `answer ${r.answer}: TTFT ${f2(r.ttft)} ms in the collector, ${f2(r.pageTtft)} ms on the page`);
+          if (PLAN[r.answer - 1].stop) continue;
+          assert.ok(r.paint >= r.ttft, `answer ${r.answer}: first paint ${f2(r.paint)} before the first chunk ${f2(r.ttft)}`);
+          assert.ok(Math.abs(r.paint - r.pagePaint) <= frame + 1, `answer ${r.answer}: first paint ${f2(r.paint)} ms in the collector, ${f2(r.pagePaint)} ms on the page`);
+        }
+        const gaps = (q) => q.chunks.slice(1).map((c, k) => c.arrived_ms - q.chunks[k].arrived_ms);
+        assert.ok(Math.max(...gaps(qs[17])) >= 600, `the stall is recorded: longest gap ${Math.max(...gaps(qs[17]))} ms`);
+        assert.ok(Math.max(...gaps(qs[0])) < 300, 'a plain answer has no such gap');
+        assert.ok(qs[18].chunks.some((c) => c.kind === 'tool_call'), 'the tool call is recorded');
+        assert.equal(qs[19].failure?.kind, 'aborted', 'the stop is recorded');
+        assert.ok(qs[16].chunks.every((c) => c.painted_ms != null), 'every chunk of the smoothed answer painted');
+        assert.equal(trace.meta.client?.engine !== undefined, true, 'the browser is recorded');
+        assert.doesNotMatch(JSON.stringify(trace), /secret prompt/);
+        for (const f of readdirSync(data)) {
+          assert.doesNotMatch(readFileSync(path.join(data, f), 'latin1'), /secret prompt/, `${f} holds the prompt`);
+        }
+      } finally {
+        await close();
+      }
+    });
+  });
+}
