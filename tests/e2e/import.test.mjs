@@ -2,7 +2,8 @@
 // CLI's and to vLLM's own figures), its P99 request replays in the replay
 // lab; an AIPerf pair compares the tool's figures; broken files say what was
 // expected and leave the loaded runs alone (an error card goes when a later
-// import succeeds); two runs compare with deltas.
+// import succeeds); two runs compare with deltas; OpenTelemetry span files
+// (field data) import as runs that say what their spans lack.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -101,6 +102,24 @@ describe('import results', () => {
     assert.match(all, /not a format the lab reads .* expected a Latency Lab trace, a vLLM/);
     assert.match(all, /not UTF-8 text/);
     assert.equal(await page.getByTestId('import-run').count(), 1, 'the loaded run stays');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('OpenTelemetry spans from a collector\'s file export: one run, figures as the CLI\'s, what they lack said, no text', async () => {
+    const file = path.join(ROOT, 'tests/fixtures/field/collector_file_exporter.jsonl');
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#import`);
+    await dropFiles(page, [file]);
+    const card = page.getByTestId('import-run');
+    await card.waitFor({ timeout: 15_000 });
+    assert.match(await card.getByTestId('import-run-label').innerText(), /field data/);
+    const notes = await card.getByTestId('import-notes').innerText();
+    assert.match(notes, /carry no paints/);
+    assert.match(notes, /only the time to first chunk/);
+    const cli = analyzeJson(file);
+    const shown = Number(await card.getByTestId('import-ttft-p50').innerText());
+    assert.ok(Math.abs(shown - cli.ttft_ms.p50) <= 0.005 + 1e-9, `TTFT P50: page ${shown} vs cli ${cli.ttft_ms.p50}`);
+    assert.doesNotMatch(await page.locator('body').innerText(), /charged twice/);
     assert.deepEqual(problems, []);
     await context.close();
   });

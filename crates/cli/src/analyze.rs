@@ -244,6 +244,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
                 Some(report) => format!("{out}\n{}", report.table()),
             });
         }
+        Ok(Imported::Field(run)) => return Ok(field_run(&run, args, &opts)),
         Ok(Imported::Runs(runs)) => runs,
         Err(ImportError::Trace(source)) => {
             return Err(AnalyzeError::Trace { path: args.file.clone(), source });
@@ -278,18 +279,23 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
 fn field(text: &str, args: &AnalyzeArgs, opts: &AnalysisOptions) -> Result<String, AnalyzeError> {
     let run = lab_core::field::FieldRun::read(text)
         .map_err(|source| AnalyzeError::Field { path: args.file.clone(), source })?;
+    Ok(field_run(&run, args, opts))
+}
+
+/// The analysis of field data, with where it came from and what it lacks.
+fn field_run(run: &lab_core::field::FieldRun, args: &AnalyzeArgs, opts: &AnalysisOptions) -> String {
     let out = render(&Analysis::of(&run.trace, opts), None, args);
     let tool = run.trace.meta.tool.clone().unwrap_or_default();
     if args.json {
         let mut value: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
         value["source"] = serde_json::json!({ "format": "otlp", "tool": tool, "notes": run.notes });
-        return Ok(serde_json::to_string_pretty(&value).unwrap_or_default());
+        return serde_json::to_string_pretty(&value).unwrap_or_default();
     }
     let mut head = format!("Source: {tool}\n");
     for n in &run.notes {
         head.push_str(&format!("  note: {n}\n"));
     }
-    Ok(head + &out)
+    head + &out
 }
 
 /// A probe run's windows, judged by `--scenario` (or the file's), else

@@ -54,6 +54,9 @@ pub struct Budget {
 /// 212,000 (the workload readers and summary: +15.8 kB). A probe run's
 /// load from the load's own trace moved the run results' module from
 /// 488,000 (reading the file, lining it up, the column and words: +4.8 kB).
+/// Field data in the Import view moved the import worker from 229,000 (the
+/// OTLP/Tempo/Jaeger readers and the span reading of core's `field` room:
+/// +10.6 kB).
 pub const BUDGETS: [Budget; 7] = [
     Budget {
         module: "app",
@@ -98,7 +101,7 @@ pub const BUDGETS: [Budget; 7] = [
         module: "import worker",
         holds: |f| f.starts_with("import_worker") || f == "public/import-worker.js",
         loaded: Loaded::OnDemand,
-        budget: 229_000,
+        budget: 240_000,
         target: 200_000,
     },
     Budget {

@@ -72,6 +72,23 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["partialSuccess"]["rejectedSpans"], "2");
     assert_eq!(count(&srv), 13);
+    // One browser's or one model's requests (the Field view's filters).
+    let auth = format!("Bearer {}", srv.token());
+    let filtered = |q: &str| {
+        let (code, body) = call(
+            &srv.addr,
+            "GET",
+            &format!("/v1/field/requests?site=shop&{q}"),
+            &[("Authorization", &auth)],
+            b"",
+        );
+        assert_eq!(code, 200, "{body}");
+        serde_json::from_str::<Value>(&body).unwrap()["requests"].as_array().map_or(0, Vec::len)
+    };
+    assert_eq!(filtered("browser=firefox"), 8, "the snippet's pages were Firefox");
+    assert_eq!(filtered("browser=Chrome"), 0);
+    assert_eq!(filtered("model=tiny-chat"), 13);
+    assert_eq!(filtered("model=other"), 0);
     // Refusals: each a 4xx saying why, nothing stored.
     let big = vec![b' '; 4 * 1024 * 1024 + 10];
     for (k, origin, body, status, says) in [

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// The rooms from the bottom up: a room may import itself and the rooms
 /// before it, never one after it.
 const ROOMS: [&str; 13] = [
-    "trace", "measure", "stream", "replay", "load", "serve", "workload", "import", "field", "study", "chart",
+    "trace", "measure", "stream", "replay", "load", "serve", "workload", "field", "import", "study", "chart",
     "share", "fuzz",
 ];
 

@@ -17,6 +17,7 @@ fn runs(name: &str) -> Vec<ImportedRun> {
     match import::import(&fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}")) {
         Imported::Runs(r) => r,
         Imported::Trace(_) => panic!("{name} read as a lab trace"),
+        Imported::Field(_) => panic!("{name} read as field data"),
     }
 }
 
@@ -243,4 +244,45 @@ fn multi_turn_runs_keep_their_turns_and_single_turn_runs_do_not() {
     let t = turns::turns(&run.to_trace(), &m).expect("turns");
     assert_eq!(t.rows.iter().map(|r| r.turn).collect::<Vec<_>>(), [0, 1]);
     assert_eq!(t.rows.iter().map(|r| r.requests).sum::<usize>(), m.completed);
+}
+
+/// The Import view reads field data as it reads everything else: each
+/// tracing system's file (tests/fixtures/field, written by make_otlp.py)
+/// becomes one run whose card says what its spans lack; a broken one is
+/// named as what it looked like.
+#[test]
+fn field_data_files_import_as_runs_that_say_what_they_lack() {
+    use lab_core::import::service::{FromWorker, ImportService, ToWorker};
+    for (name, lacks_paint) in
+        [("collector_file_exporter.jsonl", true), ("tempo_trace.json", false), ("jaeger_export.json", false)]
+    {
+        let path = format!("{}/../../tests/fixtures/field/{name}", env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut service = ImportService::new();
+        let out = service.handle(
+            ToWorker::Import { job: 1, name: name.into(), slos: None },
+            Some(&bytes),
+            &mut |_, _| {},
+        );
+        let Some(FromWorker::Imported { runs, .. }) = out.first() else { panic!("{name}: {out:?}") };
+        assert_eq!(runs.len(), 1, "{name}");
+        let digest = &runs[0].1;
+        assert!(!digest.rows.is_empty(), "{name}: no requests");
+        assert_eq!(
+            digest.notes.iter().any(|n| n.contains("no paints")),
+            lacks_paint,
+            "{name}: {:?}",
+            digest.notes
+        );
+        let text = serde_json::to_string(&out).unwrap_or_default();
+        assert!(!text.contains("charged twice"), "{name}: the prompt came through");
+    }
+    let mut service = ImportService::new();
+    let out = service.handle(
+        ToWorker::Import { job: 2, name: "cut.json".into(), slos: None },
+        Some(br#"{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "#),
+        &mut |_, _| {},
+    );
+    let Some(FromWorker::Failed { message, .. }) = out.first() else { panic!("{out:?}") };
+    assert!(message.contains("OpenTelemetry trace file"), "{message}");
 }

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `POST /v1/traces` | a site's pages, any OTLP/HTTP exporter | keeps the batch's GenAI inference spans as requests → 200 `{}` or `{"partialSuccess": …}` |
 //! | `OPTIONS /v1/traces` | browsers (CORS preflight) | 204 with CORS headers for an origin some site registered, 403 otherwise |
-//! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`), as a lab trace |
+//! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`; then `?browser=` and `?model=` keep those of one browser or model), as a lab trace |
 //! | `GET /v1/field/sites` | researcher | the sites, their origins and request counts |
 //!
 //! A batch needs its site's ingest key (`Authorization: Bearer <key>`, or
@@ -149,7 +149,15 @@ async fn requests(
             }
         };
     match api.collector.store.requests(q.get("site").map(String::as_str), from, to, limit).await {
-        Ok(spans) => {
+        Ok(mut spans) => {
+            let browser = q.get("browser").map(|b| b.trim().to_ascii_lowercase()).filter(|b| !b.is_empty());
+            let model = q.get("model").map(|m| m.trim()).filter(|m| !m.is_empty());
+            spans.retain(|s| {
+                browser
+                    .as_ref()
+                    .is_none_or(|b| s.browser.as_ref().is_some_and(|x| x.0.to_ascii_lowercase() == *b))
+                    && model.is_none_or(|m| s.model.as_deref() == Some(m))
+            });
             let trace = lab_core::field::trace_of(&spans);
             ([(header::CONTENT_TYPE, "application/json")], trace.to_json()).into_response()
         }

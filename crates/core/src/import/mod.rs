@@ -75,7 +75,7 @@ impl Format {
 }
 
 /// What the lab can read, for error messages.
-pub const EXPECTED: &str = "a Latency Lab trace, a vLLM `bench serve --save-result --save-detailed` JSON, a guidellm benchmarks.json, an AIPerf profile_export.jsonl, a GenAI-Perf profile_export.json, or an LLMPerf *_individual_responses.json";
+pub const EXPECTED: &str = "a Latency Lab trace, a vLLM `bench serve --save-result --save-detailed` JSON, a guidellm benchmarks.json, an AIPerf profile_export.jsonl, a GenAI-Perf profile_export.json, an LLMPerf *_individual_responses.json, or OpenTelemetry GenAI spans (OTLP/JSON, a collector's file export, Tempo or Jaeger)";
 
 /// Why a file could not be imported.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -290,7 +290,13 @@ pub enum Imported {
     Trace(Box<Trace>),
     /// Runs of another tool.
     Runs(Vec<ImportedRun>),
+    /// Field data: OpenTelemetry GenAI spans as a trace, with what the
+    /// spans could not say ([`crate::field`]).
+    Field(Box<crate::field::FieldRun>),
 }
+
+/// The name of OpenTelemetry span files in messages.
+pub const FIELD_FORMAT: &str = "OpenTelemetry trace file (OTLP/JSON, Tempo or Jaeger)";
 
 /// The first `max` bytes of a text, cut back to a character boundary (a
 /// cut inside a multi-byte character would panic; the fuzzer found it).
@@ -306,6 +312,11 @@ pub(crate) fn head(text: &str, max: usize) -> &str {
 pub fn import(text: &str) -> Result<Imported, ImportError> {
     if text.len() > MAX_IMPORT_BYTES {
         return Err(ImportError::TooLarge { size: text.len(), limit: MAX_IMPORT_BYTES });
+    }
+    if crate::field::otlp::looks_like(text) {
+        return crate::field::FieldRun::read(text)
+            .map(|run| Imported::Field(Box::new(run)))
+            .map_err(|e| ImportError::Broken { format: FIELD_FORMAT, message: e.to_string() });
     }
     let format = detect(text)?;
     let runs = match format {

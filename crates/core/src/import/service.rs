@@ -292,6 +292,16 @@ impl ImportService {
                 self.runs.push((key, Held::Trace { trace, label }));
                 runs.push((key, digest));
             }
+            Imported::Field(run) => {
+                progress("computing metrics", 0.7);
+                let crate::field::FieldRun { trace, notes, .. } = *run;
+                let label = trace.meta.label.clone().unwrap_or_else(|| name.clone());
+                let mut digest = RunDigest::of_trace(&trace, &label, &opts);
+                digest.notes = notes;
+                let key = self.key();
+                self.runs.push((key, Held::Trace { trace: Box::new(trace), label }));
+                runs.push((key, digest));
+            }
             Imported::Runs(list) => {
                 let n = list.len();
                 for (i, mut run) in list.into_iter().enumerate() {

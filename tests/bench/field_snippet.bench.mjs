@@ -1,0 +1,118 @@
+// What the field snippet (packages/field/field.js) costs the page it runs
+// in, in Chromium and Firefox: the main-thread time a streamed answer's
+// chunks take to read through fetch with the snippet against without it
+// (the same stream, both ways, interleaved 9 times in one page: the
+// snippet's read wrapper, its SSE/OpenAI decoding and recording, and the
+// MutationObserver callback of the answer element the page writes each
+// chunk into), the work of one paint stamp (finding the answer element and
+// counting its characters, in the frame after new text), and per request
+// the span built and encoded when the answer settles.
+//   node tests/bench/field_snippet.bench.mjs        (CHUNKS=2000 RUNS=9)
+import { launchBrowser, startServer } from '../e2e/lib/lab.mjs';
+import { launchFirefox, setViewport } from '../e2e/lib/firefox.mjs';
+
+const CHUNKS = Number(process.env.CHUNKS ?? 2000);
+const RUNS = Number(process.env.RUNS ?? 9);
+
+/** Runs in the page: the medians, in µs. */
+async function measure({ chunks, runs }) {
+  const { installField, spanOf, createDecoder } = await import('/examples/chat/field.js');
+  const enc = new TextEncoder();
+  const parts = Array.from({ length: chunks }, (_, i) =>
+    enc.encode(`data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"word${i % 97} "}}]}\n\n`),
+  );
+  parts.push(enc.encode('data: [DONE]\n\n'));
+  // The page's own fetch: a stream whose chunks are all there at once, so
+  // the loop measures main-thread work only, never the network.
+  const stub = async () =>
+    new Response(new ReadableStream({ start(c) { for (const p of parts) c.enqueue(p); c.close(); } }), {
+      headers: { 'content-type': 'text/event-stream' },
+    });
+  globalThis.fetch = stub;
+  const field = installField({ collector: '/v1/traces', key: 'llk_bench', settleMs: 60_000 });
+  const wrapped = globalThis.fetch;
+  const body = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] });
+  const answer = async (f) => {
+    const el = document.createElement('div');
+    el.dataset.llmAnswer = '';
+    document.body.append(el);
+    const td = new TextDecoder();
+    const t0 = performance.now();
+    const res = await f('/v1/chat/completions', { method: 'POST', body });
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      el.append(td.decode(value, { stream: true }).length > 0 ? 'w ' : '');
+    }
+    const ms = performance.now() - t0;
+    el.remove();
+    return ms;
+  };
+  const plain = [], withSnippet = [];
+  await answer(stub);
+  await answer(wrapped);
+  for (let i = 0; i < runs; i++) {
+    plain.push(await answer(stub));
+    withSnippet.push(await answer(wrapped));
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const perChunk = (xs) => (median(xs) * 1000) / chunks;
+  // One paint stamp's work on an answer of 2,000 characters.
+  const el = document.createElement('div');
+  el.dataset.llmAnswer = '';
+  el.textContent = 'x'.repeat(2000);
+  document.body.append(el);
+  let t0 = performance.now(), n = 0;
+  for (let i = 0; i < 2000; i++) {
+    const found = [...document.querySelectorAll('[data-llm-answer]')].pop();
+    for (const _ of found.textContent) n++;
+  }
+  const stamp = ((performance.now() - t0) * 1000) / 2000;
+  // A settled request's span for 500 chunks and 500 paints, encoded.
+  const dec = createDecoder();
+  const r = {
+    t0: 0, op: 'chat', model: 'm', host: 'api.example', headers: 40, end: 9000, err: null, st: dec.state,
+    at: Array.from({ length: 500 }, (_, i) => 100 + i * 17.3), kind: Array(500).fill(0), chars: Array(500).fill(4),
+    paint: Array.from({ length: 500 }, (_, i) => 101 + i * 17.3), shown: Array.from({ length: 500 }, (_, i) => 4 * i + 4),
+  };
+  t0 = performance.now();
+  let bytes = 0;
+  for (let i = 0; i < 200; i++) bytes = JSON.stringify(spanOf(r, { sampleRate: 1 })).length;
+  const span = ((performance.now() - t0) * 1000) / 200;
+  field.stop();
+  return { plain: perChunk(plain), snippet: perChunk(withSnippet), stamp, span, bytes, n };
+}
+
+const server = await startServer([]);
+const url = new URL('/examples/chat/', server.url).href;
+const rows = [];
+try {
+  for (const [name, launch, open] of [
+    ['Chromium', launchBrowser, async (b) => (await (await b.newContext()).newPage())],
+    ['Firefox', launchFirefox, async (b) => {
+      const page = await (await b.createBrowserContext()).newPage();
+      await setViewport(page, { width: 1280, height: 800 });
+      return page;
+    }],
+  ]) {
+    const browser = await launch();
+    try {
+      const page = await open(browser);
+      await page.goto(url);
+      const m = await page.evaluate(measure, { chunks: CHUNKS, runs: RUNS });
+      rows.push([name, m]);
+    } finally {
+      await browser.close();
+    }
+  }
+} finally {
+  server.stop();
+}
+const f = (x, d = 2) => x.toFixed(d);
+console.log(`\nField snippet's main-thread cost (${CHUNKS} chunks per answer, median of ${RUNS} interleaved pairs)\n`);
+console.log('| browser | per chunk without (µs) | per chunk with the snippet (µs) | snippet per chunk (µs) | one paint stamp, 2,000 chars (µs) | span of 500 chunks built + encoded (µs) | its bytes |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const [name, m] of rows) {
+  console.log(`| ${name} | ${f(m.plain)} | ${f(m.snippet)} | ${f(m.snippet - m.plain)} | ${f(m.stamp)} | ${f(m.span, 0)} | ${m.bytes} |`);
+}
