@@ -63,6 +63,7 @@ pub mod stream;
 pub mod study;
 pub mod use_commands;
 pub mod use_endpoint_settings;
+pub mod use_field_collector;
 pub mod use_file_drop;
 pub mod use_finished_run;
 pub mod use_frame_loop;

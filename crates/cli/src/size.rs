@@ -56,7 +56,9 @@ pub struct Budget {
 /// 488,000 (reading the file, lining it up, the column and words: +4.8 kB).
 /// Field data in the Import view moved the import worker from 229,000 (the
 /// OTLP/Tempo/Jaeger readers and the span reading of core's `field` room:
-/// +10.6 kB).
+/// +10.6 kB). The Field part of the Import view moved the run results'
+/// module from 492,000 (its form, the collector hook and the P90 replay:
+/// +10.7 kB; `gloo-net` for its GETs: +2.2 kB, measured side by side).
 pub const BUDGETS: [Budget; 7] = [
     Budget {
         module: "app",
@@ -94,7 +96,7 @@ pub const BUDGETS: [Budget; 7] = [
         module: "runs views (Import, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 492_000,
+        budget: 505_000,
         target: 200_000,
     },
     Budget {

@@ -21,4 +21,4 @@ mod use_study_server;
 pub use use_participant_flow::{UseParticipantFlow, use_participant_flow};
 pub use use_study_designer::{MAX_STUDY_BYTES, UseStudyDesigner, use_study_designer};
 pub use use_study_results::{MAX_RESULTS_BYTES, UseStudyResults, UseStudyResultsOptions, use_study_results};
-pub use use_study_server::{UseStudyServer, UseStudyServerOptions, use_study_server};
+pub use use_study_server::{TOKEN_KEY, UseStudyServer, UseStudyServerOptions, use_study_server};

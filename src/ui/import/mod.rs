@@ -1,10 +1,13 @@
 //! "Import results": benchmark result files of vLLM, guidellm, AIPerf,
 //! GenAI-Perf and LLMPerf (or lab traces), read in the import worker
 //! ([`crate::browser::importer`]), shown as runs with the tool's own figures
-//! beside the lab's, replayable request by request, and compared; and
-//! workload files (Mooncake, Bailian, Azure, BurstGPT, ShareGPT), summarised.
+//! beside the lab's, replayable request by request, and compared; field
+//! data (OpenTelemetry GenAI spans: files, or a period read from this
+//! server's collector, [`field_source`]); and workload files (Mooncake,
+//! Bailian, Azure, BurstGPT, ShareGPT), summarised.
 
 mod compare;
+mod field_source;
 mod replay_picker;
 mod run_card;
 mod tool_figures;
@@ -18,6 +21,7 @@ use crate::browser::library::Library;
 use crate::browser::use_file_drop::use_file_drop;
 use crate::ui::format::size;
 use compare::CompareRuns;
+use field_source::FieldSource;
 use run_card::ImportedRunCard;
 use workload_card::WorkloadCard;
 
@@ -52,6 +56,7 @@ pub fn ImportView() -> impl IntoView {
                     on:change=move |ev| take.run(files::take_chosen(&ev))/>
                 <span>"Drop result files here (several at once is fine), or click to choose."</span>
             </label>
+            <FieldSource take=take/>
             <form class="slo-form" on:submit=move |ev: web_sys::SubmitEvent| { ev.prevent_default(); importer.apply_slos(&slo_draft.get_untracked()); }>
                 <label>"SLOs for goodput "
                     <input type="text" data-testid="import-slos" prop:value=move || slo_draft.get()

@@ -1,4 +1,4 @@
-//! Feeling an imported run: replay its typical (P50) and worst (P99)
+//! Feeling an imported run: replay its typical (P50), P90 and worst (P99)
 //! request by a chosen metric, or any request, side by side.
 
 use lab_core::import::digest::{PickBy, RunDigest};
@@ -18,16 +18,13 @@ pub fn ReplayPicker(key: u32, digest: RunDigest) -> impl IntoView {
     let d = StoredValue::new(digest);
     let at = move |p: f64| d.with_value(|d| d.request_at(by.get(), p).map(|r| r.index));
     let named = move |i: Option<usize>, what: &str| {
-        i.map(|i| {
-            (
-                i,
-                format!(
-                    "{what} ({} {})",
-                    if what == "worst" { "P99" } else { "P50" },
-                    by.get_untracked().label()
-                ),
-            )
-        })
+        let by = by.get_untracked().label();
+        let label = match what {
+            "worst" => format!("worst (P99 {by})"),
+            "typical" => format!("typical (P50 {by})"),
+            other => format!("{other} ({by})"),
+        };
+        i.map(|i| (i, label))
     };
     let go = move |a: Option<Pick>, b: Option<Pick>| match (a, b) {
         (Some(a), Some(b)) => replay_pair(importer, key, d.with_value(|d| d.label.clone()), a, b, error),
@@ -74,6 +71,7 @@ pub fn ReplayPicker(key: u32, digest: RunDigest) -> impl IntoView {
                 </select>
             </label>
             <button type="button" data-testid="replay-worst" on:click=move |_| go(named(at(99.0), "worst"), named(at(50.0), "typical"))>"Replay worst (P99) vs typical"</button>
+            <button type="button" class="secondary" data-testid="replay-p90" on:click=move |_| go(named(at(90.0), "P90"), named(at(50.0), "typical"))>"Replay P90 vs typical"</button>
             <button type="button" class="secondary" data-testid="replay-typical" on:click=move |_| go(named(at(50.0), "typical"), named(at(99.0), "worst"))>"Replay typical (P50) vs worst"</button>
             <label>"or request # "
                 <input type="number" min="1" max=requests.to_string() data-testid="import-pick" prop:value=move || pick.get()

@@ -11,7 +11,9 @@
 // sends (median difference within 1.5 ms, never longer than the page's); its
 // first paint is at or after its first chunk and within one frame of the
 // page's own rAF stamp; the stall, the tool call and the stop are recorded;
-// no prompt text is in the trace or the collector's files.
+// no prompt text is in the trace or the collector's files. Then the Field
+// part of the Import view reads them from the collector (this browser's
+// only) as a run and plays its P90 request in the Replay lab.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -20,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LAB_BIN, startServer } from './lab.mjs';
+import { click, setValue, text, waitFor, waitForCss, waitText } from './dom.mjs';
 
 const PROMPT = 'field e2e secret prompt 7c1f';
 /** Page − collector TTFT: the median's bound and each answer's (ms). */
@@ -70,6 +73,7 @@ const firstPaint = (q) => Math.min(...q.chunks.map((c) => c.painted_ms ?? Infini
 export function fieldSuite({ name, launch, openPlain }) {
   describe(`field data from the demo chat page (${name})`, () => {
     let collector, site, browser, data, key;
+    let seenBrowser = '';
     before(async () => {
       data = mkdtempSync(path.join(os.tmpdir(), 'lab-field-demo-'));
       collector = await startServer(['--data', data]);
@@ -145,11 +149,38 @@ export function fieldSuite({ name, launch, openPlain }) {
         assert.ok(qs[18].chunks.some((c) => c.kind === 'tool_call'), 'the tool call is recorded');
         assert.equal(qs[19].failure?.kind, 'aborted', 'the stop is recorded');
         assert.ok(qs[16].chunks.every((c) => c.painted_ms != null), 'every chunk of the smoothed answer painted');
-        assert.equal(trace.meta.client?.engine !== undefined, true, 'the browser is recorded');
+        assert.ok(trace.meta.client?.engine, 'the browser is recorded');
+        seenBrowser = trace.meta.client.browser;
         assert.doesNotMatch(JSON.stringify(trace), /secret prompt/);
         for (const f of readdirSync(data)) {
           assert.doesNotMatch(readFileSync(path.join(data, f), 'latin1'), /secret prompt/, `${f} holds the prompt`);
         }
+      } finally {
+        await close();
+      }
+    });
+
+    test('the Field part of the Import view loads them as a run and plays the P90 request', async () => {
+      const token = readFileSync(path.join(data, 'researcher-token'), 'utf8').trim();
+      const { page, close } = await openPlain(browser, new URL('/#import', collector.url).href);
+      try {
+        await waitFor(page, 'import-view', 20_000);
+        await click(page, 'field-open');
+        await setValue(page, 'field-token', token);
+        await click(page, 'field-sites');
+        await waitForCss(page, '[data-testid="field-site"] option');
+        const option = await page.evaluate(() => document.querySelector('[data-testid="field-site"] option').textContent);
+        assert.match(option, /demo \(20 requests\)/);
+        await setValue(page, 'field-browser', seenBrowser);
+        await click(page, 'field-load');
+        await waitFor(page, 'import-run', 20_000);
+        assert.match(await text(page, 'import-run-label'), /field data: demo/);
+        assert.match(await text(page, 'import-run-requests'), /^20 requests, 19 completed, 1 failed/);
+        await click(page, 'replay-p90');
+        await waitFor(page, 'replay-view', 20_000);
+        await waitText(page, 'play', /^Pause$/, 20_000);
+        const panes = await page.evaluate(() => document.querySelector('[data-testid="replay-view"]').innerText);
+        assert.match(panes, /P90 \(TTFT\)/, 'the P90 request is one of the panes');
       } finally {
         await close();
       }

@@ -1,0 +1,49 @@
+//! "Field data" in the Import view: what real users' browsers saw, read
+//! from the collector of the `latency-lab serve` that served this page
+//! ([`crate::browser::use_field_collector`]): a site, a period, one browser
+//! or model, loaded as a run like any imported file. Two periods loaded
+//! are compared like two runs ("since the deploy").
+
+use leptos::prelude::*;
+
+use crate::browser::use_field_collector::{FieldQuery, use_field_collector};
+
+/// The field data form; `take` gets the trace file it reads.
+#[component]
+pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
+    let c = use_field_collector();
+    let q = RwSignal::new(FieldQuery::default());
+    let field =
+        move |set: fn(&mut FieldQuery, String)| move |ev| q.update(|q| set(q, event_target_value(&ev)));
+    let load = move |_| {
+        let mut query = q.get_untracked();
+        if query.site.is_empty() {
+            query.site = c.sites.with_untracked(|s| s.first().map(|s| s.name.clone())).unwrap_or_default();
+        }
+        c.load(query, Callback::new(move |file| take.run(vec![file])));
+    };
+    view! {
+        <details class="field-source" data-testid="field-source">
+            <summary data-testid="field-open">"Field data: what your users' browsers saw (from this server's collector)"</summary>
+            <p class="hint">"Requests your pages sent with the field snippet, or any OpenTelemetry GenAI instrumentation, to "<code>"POST /v1/traces"</code>". Load a period as a run; load another to compare them."</p>
+            <label>"Researcher token "
+                <input type="password" autocomplete="off" data-testid="field-token" prop:value=move || c.token.value.get()
+                    on:change=move |ev| c.set_token(event_target_value(&ev))/>
+            </label>
+            <button type="button" class="secondary" data-testid="field-sites" on:click=move |_| c.list_sites()>"List sites"</button>
+            <label>"Site "
+                <select data-testid="field-site" on:change=field(|q, v| q.site = v)>
+                    {move || c.sites.get().into_iter().map(|s| view! {
+                        <option value=s.name.clone()>{format!("{} ({} requests)", s.name, s.requests)}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+            <label>"From "<input type="date" data-testid="field-from" on:change=field(|q, v| q.from = v)/></label>
+            <label>"to "<input type="date" data-testid="field-to" on:change=field(|q, v| q.to = v)/></label>
+            <label>"Browser "<input type="text" placeholder="any" data-testid="field-browser" on:change=field(|q, v| q.browser = v)/></label>
+            <label>"Model "<input type="text" placeholder="any" data-testid="field-model" on:change=field(|q, v| q.model = v)/></label>
+            <button type="button" data-testid="field-load" disabled=move || c.busy.get() on:click=load>"Load as a run"</button>
+            {move || c.error.get().map(|e| view! { <p class="error" role="alert" data-testid="field-error">{e}</p> })}
+        </details>
+    }
+}
