@@ -1,6 +1,7 @@
 //! The field collector of the `latency-lab serve` that served this page, as
 //! a researcher reads it (routes in `crates/cli/src/field/http.rs`): its
-//! sites, and a period of one site's requests (one browser or model if
+//! sites, a period's summary by day, browser or model, and a period of one
+//! site's requests (one browser or model if
 //! asked) as a lab trace, handed on as a file (the Import view reads it
 //! like any other: metrics, scores, replay, comparison).
 //!
@@ -9,6 +10,7 @@
 //! server's, kept for the tab) goes only into the `Authorization` header.
 
 use gloo_net::http::{Request, Response};
+use lab_core::field::summary::{FieldSummary, GroupBy};
 use leptos::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen_futures::spawn_local;
@@ -77,6 +79,20 @@ const DAY_MS: f64 = 86_400_000.0;
 impl FieldQuery {
     /// The query string of `GET /v1/field/requests`.
     pub fn path(&self) -> String {
+        format!("/v1/field/requests?{}", self.params())
+    }
+
+    /// The query string of `GET /v1/field/summary`, grouped `by`.
+    pub fn summary_path(&self, by: GroupBy) -> String {
+        let by = match by {
+            GroupBy::Day => "day",
+            GroupBy::Browser => "browser",
+            GroupBy::Model => "model",
+        };
+        format!("/v1/field/summary?{}&by={by}", self.params())
+    }
+
+    fn params(&self) -> String {
         let day = |d: &str| Some(js_sys::Date::parse(d.trim())).filter(|v| v.is_finite());
         let mut q = vec![("site", self.site.clone())];
         q.extend(day(&self.from).map(|v| ("from", format!("{v:.0}"))));
@@ -88,7 +104,7 @@ impl FieldQuery {
         }
         let pairs: Vec<String> =
             q.iter().map(|(k, v)| format!("{k}={}", String::from(js_sys::encode_uri_component(v)))).collect();
-        format!("/v1/field/requests?{}", pairs.join("&"))
+        pairs.join("&")
     }
 }
 
@@ -99,6 +115,8 @@ pub struct UseFieldCollector {
     pub token: UseStorage,
     /// The sites, once listed.
     pub sites: RwSignal<Vec<FieldSite>>,
+    /// The last summary asked for.
+    pub summary: RwSignal<Option<FieldSummary>>,
     /// The last failure.
     pub error: RwSignal<Option<String>>,
     /// A call is under way.
@@ -110,6 +128,7 @@ pub fn use_field_collector() -> UseFieldCollector {
     UseFieldCollector {
         token: use_storage(Store::Session, TOKEN_KEY),
         sites: RwSignal::new(Vec::new()),
+        summary: RwSignal::new(None),
         error: RwSignal::new(None),
         busy: RwSignal::new(false),
     }
@@ -160,6 +179,18 @@ impl UseFieldCollector {
             let listed: Sites =
                 serde_json::from_str(&body).map_err(|e| FieldCollectorError::Unreadable(e.to_string()))?;
             s.sites.set(listed.sites);
+            Ok(())
+        });
+    }
+
+    /// Summarises `query`'s requests grouped `by`.
+    pub fn summarize(&self, query: FieldQuery, by: GroupBy) {
+        let (s, token) = (*self, self.token.value.get_untracked());
+        self.call(async move {
+            let body = get(&query.summary_path(by), &token).await?;
+            let summary =
+                serde_json::from_str(&body).map_err(|e| FieldCollectorError::Unreadable(e.to_string()))?;
+            s.summary.set(Some(summary));
             Ok(())
         });
     }

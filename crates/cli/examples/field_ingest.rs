@@ -297,8 +297,22 @@ fn main() {
         );
         let read_ms = t.elapsed().as_secs_f64() * 1000.0;
         assert_eq!(code, 200);
+        let mut summary_ms = Vec::new();
+        for by in ["day", "browser", "model"] {
+            let t = Instant::now();
+            let (code, reply) = http::call(
+                &s.1,
+                "GET",
+                &format!("/v1/field/summary?site=bench&by={by}"),
+                &[("Authorization", &auth)],
+                b"",
+            );
+            assert_eq!(code, 200, "{reply}");
+            summary_ms.push(format!("by {by} {:.0} ms", t.elapsed().as_secs_f64() * 1000.0));
+        }
         println!(
-            "\nSQLite holding {count} requests (filled in {filled_s:.0} s): GET /v1/field/sites {sites_ms:.0} ms; a period of 100,000 requests as a trace {read_ms:.0} ms ({:.1} MB)",
+            "\nSQLite holding {count} requests (filled in {filled_s:.0} s): GET /v1/field/sites {sites_ms:.0} ms; the summary of all of them {}; a period of 100,000 requests as a trace {read_ms:.0} ms ({:.1} MB)",
+            summary_ms.join(", "),
             body.len() as f64 / 1e6
         );
     }

@@ -448,7 +448,7 @@ fn open_studies(
         println!("Researcher token: in {}", token_file.display());
     }
     println!("Study database: {}", redact(&url));
-    let field = store.field();
+    let field = crate::field::store::SqlField::on(&store);
     Ok((Arc::new(StudyApi::new(store, token, reach, metrics)), field, runtime))
 }
 

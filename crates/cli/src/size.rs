@@ -58,7 +58,8 @@ pub struct Budget {
 /// OTLP/Tempo/Jaeger readers and the span reading of core's `field` room:
 /// +10.6 kB). The Field part of the Import view moved the run results'
 /// module from 492,000 (its form, the collector hook and the P90 replay:
-/// +10.7 kB; `gloo-net` for its GETs: +2.2 kB, measured side by side).
+/// +10.7 kB; `gloo-net` for its GETs: +2.2 kB, measured side by side), then
+/// 505,000 (its summary table and core's `field::summary`: +6.5 kB).
 pub const BUDGETS: [Budget; 7] = [
     Budget {
         module: "app",
@@ -96,7 +97,7 @@ pub const BUDGETS: [Budget; 7] = [
         module: "runs views (Import, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 505_000,
+        budget: 512_000,
         target: 200_000,
     },
     Budget {

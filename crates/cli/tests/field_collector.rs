@@ -89,6 +89,26 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     assert_eq!(filtered("browser=Chrome"), 0);
     assert_eq!(filtered("model=tiny-chat"), 13);
     assert_eq!(filtered("model=other"), 0);
+    // At a glance: grouped by browser, from the columns kept beside each request.
+    let (code, body) =
+        call(&srv.addr, "GET", "/v1/field/summary?site=shop&by=browser", &[("Authorization", &auth)], b"");
+    assert_eq!(code, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["requests"], 13);
+    let groups = v["groups"].as_array().unwrap();
+    let firefox = groups.iter().find(|g| g["key"] == "Firefox").expect("a Firefox group");
+    assert_eq!(firefox["requests"], 8);
+    assert_eq!(firefox["first_paint"]["n"], 8, "the snippet's spans have paints");
+    assert!(firefox["ttft"]["p50"]["value"].as_f64().unwrap() > 0.0);
+    let backend = groups.iter().find(|g| g["key"] == "(not said)").expect("the back end's spans");
+    assert_eq!((backend["requests"].as_u64(), backend["failed"].as_u64()), (Some(5), Some(1)));
+    assert!(backend["first_paint"].is_null(), "no paints from a back end");
+    for (q, what) in [("site=shop&by=week", "day, browser or model"), ("by=day", "?site=")] {
+        let (code, body) =
+            call(&srv.addr, "GET", &format!("/v1/field/summary?{q}"), &[("Authorization", &auth)], b"");
+        assert_eq!(code, 400, "{q}: {body}");
+        assert!(body.contains(what), "{q}: {body}");
+    }
     // Refusals: each a 4xx saying why, nothing stored.
     let big = vec![b' '; 4 * 1024 * 1024 + 10];
     for (k, origin, body, status, says) in [

@@ -6,6 +6,9 @@
 
 use leptos::prelude::*;
 
+use lab_core::field::summary::GroupBy;
+
+use super::field_summary::FieldSummaryTable;
 use crate::browser::use_field_collector::{FieldQuery, use_field_collector};
 
 /// The field data form; `take` gets the trace file it reads.
@@ -15,13 +18,16 @@ pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
     let q = RwSignal::new(FieldQuery::default());
     let field =
         move |set: fn(&mut FieldQuery, String)| move |ev| q.update(|q| set(q, event_target_value(&ev)));
-    let load = move |_| {
+    let by = RwSignal::new(GroupBy::Day);
+    let query = move || {
         let mut query = q.get_untracked();
         if query.site.is_empty() {
             query.site = c.sites.with_untracked(|s| s.first().map(|s| s.name.clone())).unwrap_or_default();
         }
-        c.load(query, Callback::new(move |file| take.run(vec![file])));
+        query
     };
+    let load = move |_| c.load(query(), Callback::new(move |file| take.run(vec![file])));
+    let set_by = move |ev| by.set(GroupBy::from_name(&event_target_value(&ev)).unwrap_or(GroupBy::Day));
     view! {
         <details class="field-source" data-testid="field-source">
             <summary data-testid="field-open">"Field data: what your users' browsers saw (from this server's collector)"</summary>
@@ -42,7 +48,14 @@ pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
             <label>"to "<input type="date" data-testid="field-to" on:change=field(|q, v| q.to = v)/></label>
             <label>"Browser "<input type="text" placeholder="any" data-testid="field-browser" on:change=field(|q, v| q.browser = v)/></label>
             <label>"Model "<input type="text" placeholder="any" data-testid="field-model" on:change=field(|q, v| q.model = v)/></label>
+            <label>"Summarize by "
+                <select data-testid="field-by" on:change=set_by>
+                    <option value="day">"day"</option><option value="browser">"browser"</option><option value="model">"model"</option>
+                </select>
+            </label>
+            <button type="button" class="secondary" data-testid="field-summarize" disabled=move || c.busy.get() on:click=move |_| c.summarize(query(), by.get_untracked())>"Summarize"</button>
             <button type="button" data-testid="field-load" disabled=move || c.busy.get() on:click=load>"Load as a run"</button>
+            {move || c.summary.get().map(|s| view! { <FieldSummaryTable summary=s/> })}
             {move || c.error.get().map(|e| view! { <p class="error" role="alert" data-testid="field-error">{e}</p> })}
         </details>
     }

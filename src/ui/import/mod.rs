@@ -8,6 +8,7 @@
 
 mod compare;
 mod field_source;
+mod field_summary;
 mod replay_picker;
 mod run_card;
 mod tool_figures;

@@ -12,8 +12,9 @@
 // first paint is at or after its first chunk and within one frame of the
 // page's own rAF stamp; the stall, the tool call and the stop are recorded;
 // no prompt text is in the trace or the collector's files. Then the Field
-// part of the Import view reads them from the collector (this browser's
-// only) as a run and plays its P90 request in the Replay lab.
+// part of the Import view summarises them by browser, reads them from the
+// collector (this browser's only) as a run and plays its P90 request in the
+// Replay lab.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -171,6 +172,13 @@ export function fieldSuite({ name, launch, openPlain }) {
         await waitForCss(page, '[data-testid="field-site"] option');
         const option = await page.evaluate(() => document.querySelector('[data-testid="field-site"] option').textContent);
         assert.match(option, /demo \(20 requests\)/);
+        // At a glance first: one row per browser (the page's), 20 requests.
+        await setValue(page, 'field-by', 'browser');
+        await click(page, 'field-summarize');
+        await waitFor(page, 'field-summary', 20_000);
+        const groups = await page.evaluate(() =>
+          [...document.querySelectorAll('[data-testid="field-group"]')].map((r) => [r.dataset.key, r.cells[1].textContent, r.cells[2].textContent]));
+        assert.deepEqual(groups, [[seenBrowser, '20', '1']], 'one browser, 20 requests, the stopped one failed');
         await setValue(page, 'field-browser', seenBrowser);
         await click(page, 'field-load');
         await waitFor(page, 'import-run', 20_000);

@@ -5,6 +5,7 @@
 //! | `POST /v1/traces` | a site's pages, any OTLP/HTTP exporter | keeps the batch's GenAI inference spans as requests → 200 `{}` or `{"partialSuccess": …}` |
 //! | `OPTIONS /v1/traces` | browsers (CORS preflight) | 204 with CORS headers for an origin some site registered, 403 otherwise |
 //! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`; then `?browser=` and `?model=` keep those of one browser or model), as a lab trace |
+//! | `GET /v1/field/summary` | researcher | a site's requests (`?site=`, `?from=`/`?to=`) grouped `?by=day`, `browser` or `model`: counts, failures, TTFT and first-paint P50/P90/P99 with 95% intervals (`lab_core::field::summary`) |
 //! | `GET /v1/field/sites` | researcher | the sites, their origins and request counts |
 //!
 //! A batch needs its site's ingest key (`Authorization: Bearer <key>`, or
@@ -24,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use http_body_util::{BodyExt, Limited};
+use lab_core::field::summary::{FieldSummary, GroupBy};
 use lab_core::serve::token;
 use serde_json::json;
 
@@ -165,6 +167,32 @@ async fn requests(
     }
 }
 
+async fn summary(
+    State(api): Shared,
+    client: Option<Extension<ClientIp>>,
+    Query(q): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(r) = api.studies.researcher(&headers, client.map(|Extension(ClientIp(ip))| ip)) {
+        return r;
+    }
+    let Some(site) = q.get("site").filter(|s| !s.is_empty()) else {
+        return refuse(StatusCode::BAD_REQUEST, "?site= names the site to summarise".to_string());
+    };
+    let by = q.get("by").map_or("day", String::as_str);
+    let Some(by) = GroupBy::from_name(by) else {
+        return refuse(StatusCode::BAD_REQUEST, format!("?by={by}: give day, browser or model"));
+    };
+    let number = |k: &str, d: f64| q.get(k).map_or(Some(d), |v| v.parse::<f64>().ok());
+    let (Some(from), Some(to)) = (number("from", 0.0), number("to", f64::MAX)) else {
+        return refuse(StatusCode::BAD_REQUEST, "?from= and ?to= are ms since 1970".to_string());
+    };
+    match api.collector.store.rows(site, from, to).await {
+        Ok(rows) => Json(FieldSummary::of(&rows, by)).into_response(),
+        Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+    }
+}
+
 async fn sites(State(api): Shared, client: Option<Extension<ClientIp>>, headers: HeaderMap) -> Response {
     if let Some(r) = api.studies.researcher(&headers, client.map(|Extension(ClientIp(ip))| ip)) {
         return r;
@@ -209,6 +237,7 @@ pub fn router(api: Arc<FieldApi>) -> Router {
     Router::new()
         .route("/v1/traces", post(ingest).options(preflight))
         .route("/v1/field/requests", get(requests))
+        .route("/v1/field/summary", get(summary))
         .route("/v1/field/sites", get(sites))
         .with_state(api)
 }

@@ -11,6 +11,8 @@
 
 pub mod decode;
 pub mod http;
+#[cfg(test)]
+pub mod memory;
 pub mod service;
 pub mod store;
 
@@ -114,7 +116,7 @@ pub fn add_site(args: &AddSiteArgs) -> Result<String, FieldError> {
             .await
             .map_err(|e| FieldError::Store(e.to_string()))?;
         let site = FieldSite { name: name.clone(), origins };
-        let added = db.field().add_site(&site, &service::key_hash(&key), now_ms()).await;
+        let added = store::SqlField::on(&db).add_site(&site, &service::key_hash(&key), now_ms()).await;
         db.close().await;
         match added {
             Ok(true) => Ok(key),

@@ -2,7 +2,7 @@
 //! nothing; what is stored holds no text.
 
 use super::*;
-use crate::field::store::MemoryField;
+use crate::field::memory::MemoryField;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, ArrayValue, KeyValue, any_value::Value};
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};

@@ -1,19 +1,15 @@
 //! Where field data is kept: sites with their ingest keys and origins, and
 //! the requests their pages sent ([`FieldStore`]). On the study database
 //! ([`SqlField`]: SQLite by default, PostgreSQL with `--db`, shared by
-//! several serve processes), or in memory for tests ([`MemoryField`]).
+//! several serve processes), or in memory for tests (`super::memory::MemoryField`).
 //!
 //! A batch is kept in one transaction and acknowledged only after it
 //! committed (SQLite: WAL with `synchronous=FULL`), so a collector killed
 //! after answering has lost nothing it answered for; a span id kept before
 //! is not kept twice (a resent beacon).
 
-#[cfg(test)]
-use std::collections::BTreeMap;
-#[cfg(test)]
-use std::sync::{Mutex, PoisonError};
-
 use lab_core::field::span::FieldSpan;
+use lab_core::field::summary::FieldRow;
 use sqlx::{AnyPool, Row};
 
 use crate::studies::store::StoreError;
@@ -65,6 +61,13 @@ pub trait FieldStore: Send + Sync {
         to_ms: f64,
         limit: usize,
     ) -> impl Future<Output = Result<Vec<FieldSpan>, StoreError>> + Send;
+    /// What summaries read of the requests of `site` sent in `[from_ms, to_ms)`.
+    fn rows(
+        &self,
+        site: &str,
+        from_ms: f64,
+        to_ms: f64,
+    ) -> impl Future<Output = Result<Vec<FieldRow>, StoreError>> + Send;
     /// Forgets requests sent before `before_ms`; how many.
     fn purge(&self, before_ms: f64) -> impl Future<Output = Result<u64, StoreError>> + Send;
 }
@@ -76,6 +79,14 @@ pub struct SqlField {
     pub write: AnyPool,
     /// Reads.
     pub read: AnyPool,
+}
+
+impl SqlField {
+    /// The store on the study database `db`.
+    pub fn on(db: &crate::studies::sql::SqlStore) -> Self {
+        let (write, read) = db.pools();
+        Self { write, read }
+    }
 }
 
 fn us(ms: f64) -> i64 {
@@ -136,9 +147,10 @@ impl FieldStore for SqlField {
         let mut new = 0;
         for s in spans {
             let json = serde_json::to_string(s).map_err(err)?;
+            let row = FieldRow::of(s);
             let r = sqlx::query(
-                "INSERT INTO field_requests (site, span_id, received_ms, sent_us, model, browser, request) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+                "INSERT INTO field_requests (site, span_id, received_ms, sent_us, model, browser, request, ttft_ms, first_paint_ms, failed) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
             )
             .bind(site)
             .bind(s.request.id.clone().unwrap_or_default())
@@ -147,6 +159,9 @@ impl FieldStore for SqlField {
             .bind(s.model.clone())
             .bind(s.browser.as_ref().map(|b| b.0.clone()))
             .bind(json)
+            .bind(row.ttft_ms)
+            .bind(row.first_paint_ms)
+            .bind(i64::from(row.failed))
             .execute(&mut *tx)
             .await
             .map_err(err)?;
@@ -205,6 +220,31 @@ impl FieldStore for SqlField {
             .collect()
     }
 
+    async fn rows(&self, site: &str, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT sent_us, browser, model, ttft_ms, first_paint_ms, failed FROM field_requests \
+             WHERE site = $1 AND sent_us >= $2 AND sent_us < $3",
+        )
+        .bind(site)
+        .bind(us(from_ms))
+        .bind(us(to_ms))
+        .fetch_all(&self.read)
+        .await
+        .map_err(err)?;
+        rows.iter()
+            .map(|r| {
+                Ok(FieldRow {
+                    at_unix_ms: r.try_get::<i64, _>(0).map_err(err)? as f64 / 1000.0,
+                    browser: r.try_get(1).map_err(err)?,
+                    model: r.try_get(2).map_err(err)?,
+                    ttft_ms: r.try_get(3).map_err(err)?,
+                    first_paint_ms: r.try_get(4).map_err(err)?,
+                    failed: r.try_get::<Option<i64>, _>(5).map_err(err)?.unwrap_or(0) != 0,
+                })
+            })
+            .collect()
+    }
+
     async fn purge(&self, before_ms: f64) -> Result<u64, StoreError> {
         let r = sqlx::query("DELETE FROM field_requests WHERE sent_us < $1")
             .bind(us(before_ms))
@@ -212,80 +252,5 @@ impl FieldStore for SqlField {
             .await
             .map_err(err)?;
         Ok(r.rows_affected())
-    }
-}
-
-/// The store in memory (the collector's tests).
-#[cfg(test)]
-#[derive(Default)]
-pub struct MemoryField {
-    sites: Mutex<Vec<(FieldSite, String)>>,
-    /// (site, span id) → the span.
-    requests: Mutex<BTreeMap<(String, String), FieldSpan>>,
-}
-
-#[cfg(test)]
-impl FieldStore for MemoryField {
-    async fn add_site(&self, site: &FieldSite, key_sha256: &str, _now_ms: i64) -> Result<bool, StoreError> {
-        let mut sites = self.sites.lock().unwrap_or_else(PoisonError::into_inner);
-        if sites.iter().any(|(s, k)| s.name == site.name || k == key_sha256) {
-            return Ok(false);
-        }
-        sites.push((site.clone(), key_sha256.to_string()));
-        Ok(true)
-    }
-
-    async fn site_by_key(&self, key_sha256: &str) -> Result<Option<FieldSite>, StoreError> {
-        let sites = self.sites.lock().unwrap_or_else(PoisonError::into_inner);
-        Ok(sites.iter().find(|(_, k)| k == key_sha256).map(|(s, _)| s.clone()))
-    }
-
-    async fn sites(&self) -> Result<Vec<FieldSite>, StoreError> {
-        Ok(self.sites.lock().unwrap_or_else(PoisonError::into_inner).iter().map(|(s, _)| s.clone()).collect())
-    }
-
-    async fn add(&self, site: &str, spans: &[FieldSpan], _now_ms: i64) -> Result<usize, StoreError> {
-        let mut kept = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut new = 0;
-        for s in spans {
-            let key = (site.to_string(), s.request.id.clone().unwrap_or_default());
-            if let std::collections::btree_map::Entry::Vacant(e) = kept.entry(key) {
-                e.insert(s.clone());
-                new += 1;
-            }
-        }
-        Ok(new)
-    }
-
-    async fn count(&self, site: Option<&str>) -> Result<u64, StoreError> {
-        let kept = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
-        Ok(kept.keys().filter(|(s, _)| site.is_none_or(|x| x == s)).count() as u64)
-    }
-
-    async fn requests(
-        &self,
-        site: Option<&str>,
-        from_ms: f64,
-        to_ms: f64,
-        limit: usize,
-    ) -> Result<Vec<FieldSpan>, StoreError> {
-        let kept = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut out: Vec<FieldSpan> = kept
-            .iter()
-            .filter(|((s, _), f)| {
-                site.is_none_or(|x| x == s) && f.at_unix_ms >= from_ms && f.at_unix_ms < to_ms
-            })
-            .map(|(_, f)| f.clone())
-            .collect();
-        out.sort_by(|a, b| a.at_unix_ms.total_cmp(&b.at_unix_ms));
-        out.truncate(limit);
-        Ok(out)
-    }
-
-    async fn purge(&self, before_ms: f64) -> Result<u64, StoreError> {
-        let mut kept = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
-        let before = kept.len();
-        kept.retain(|_, f| f.at_unix_ms >= before_ms);
-        Ok((before - kept.len()) as u64)
     }
 }

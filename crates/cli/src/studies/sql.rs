@@ -81,10 +81,11 @@ impl SqlStore {
         Ok(())
     }
 
-    /// The field collector's store on the same database
-    /// ([`crate::field::store`]; its tables come with the migrations).
-    pub fn field(&self) -> crate::field::store::SqlField {
-        crate::field::store::SqlField { write: self.pool.clone(), read: self.read.clone() }
+    /// The writing and the reading pool, for other stores on the same
+    /// database (the field collector's; their tables come with the
+    /// migrations).
+    pub fn pools(&self) -> (AnyPool, AnyPool) {
+        (self.pool.clone(), self.read.clone())
     }
 
     /// Closes every connection (SQLite then checkpoints its log).

@@ -19,6 +19,7 @@
 pub mod conventions;
 pub mod otlp;
 pub mod span;
+pub mod summary;
 
 use crate::trace::{ClientInfo, SourceKind, Trace, TraceMeta};
 use span::{FieldSpan, Skip};

@@ -18,6 +18,14 @@
 //!   (numpy's `_lerp`, which picks the form by `t` to stay monotone), where
 //!   `a = x[lo]`, `b = x[lo + 1]`; `h ≥ n − 1` gives the maximum.
 //!
+//! - **percentile interval** ([`percentile_interval`]): a distribution-free
+//!   95% confidence interval of the p-th percentile of the population the
+//!   samples come from, between two order statistics: with `n` sorted
+//!   samples and `q = p / 100`, the ranks `n·q ∓ 1.96·√(n·q·(1 − q))`
+//!   (the normal approximation of the binomial count of samples below the
+//!   percentile), rounded outwards; `None` when a rank falls outside the
+//!   samples (too few for that percentile: e.g. a P99 needs about 400).
+//!
 //! Empty input has no summary ([`Samples::summary`] returns `None`) and a
 //! non-finite value is refused when the samples are built
 //! ([`StatsError::NonFinite`]), so neither NaN nor a panic can come out.
@@ -338,6 +346,23 @@ pub(crate) fn lerp_percentile(n: u64, p: f64, at: impl Fn(u64) -> f64) -> f64 {
     if t >= 0.5 { b - diff * (1.0 - t) } else { a + diff * t }
 }
 
+/// z of a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// The 95% confidence interval of percentile `p` (0–100) of an ascending
+/// slice (module doc); `None` when the samples are too few.
+pub fn percentile_interval(sorted: &[f64], p: f64) -> Option<(f64, f64)> {
+    let n = sorted.len() as f64;
+    let q = (p / 100.0).clamp(0.0, 1.0);
+    let half = Z95 * (n * q * (1.0 - q)).sqrt();
+    let (lo, hi) = ((n * q - half).floor(), (n * q + half).ceil());
+    if n == 0.0 || lo < 1.0 || hi > n {
+        return None;
+    }
+    // Ranks are 1-based.
+    Some((sorted[lo as usize - 1], sorted[hi as usize - 1]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,5 +432,34 @@ mod tests {
         let naive: f64 = v.iter().sum();
         assert_eq!(pairwise_sum(&v), 100.00000000000001);
         assert_ne!(pairwise_sum(&v), naive);
+    }
+
+    #[test]
+    fn percentile_intervals_bracket_the_percentile_and_narrow_with_more_samples() {
+        let xs: Vec<f64> = (1..=1000).map(f64::from).collect();
+        let (lo, hi) = percentile_interval(&xs, 90.0).unwrap();
+        // n·q = 900, half width 1.96·√90 = 18.6: ranks 881 and 919.
+        assert_eq!((lo, hi), (881.0, 919.0));
+        let few: Vec<f64> = (1..=100).map(f64::from).collect();
+        let (a, b) = percentile_interval(&few, 90.0).unwrap();
+        assert!(a < 90.0 && b > 90.0 && b - a > (hi - lo) / 10.0, "{a}..{b}");
+        assert_eq!(percentile_interval(&few, 99.0), None, "100 samples cannot bound a P99");
+        assert_eq!(percentile_interval(&[], 50.0), None);
+        // Coverage: the true median of U(0, 1) is inside about 95% of intervals.
+        let mut rng = 7u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let inside = (0..2000)
+            .filter(|_| {
+                let mut s: Vec<f64> = (0..60).map(|_| next()).collect();
+                s.sort_by(f64::total_cmp);
+                percentile_interval(&s, 50.0).is_some_and(|(a, b)| a <= 0.5 && 0.5 <= b)
+            })
+            .count();
+        assert!((1860..=1980).contains(&inside), "{inside} of 2000");
     }
 }
