@@ -22,15 +22,18 @@ mod http;
 #[allow(dead_code)]
 #[path = "../tests/common/pg_cluster.rs"]
 mod pg_cluster;
+#[path = "../tests/common/serve_process.rs"]
+mod serve_process;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use lab_core::measure::stats::Samples;
 use serde_json::{Value, json};
+use serve_process::Serve;
 
 struct Opts {
     seconds: f64,
@@ -64,45 +67,10 @@ fn opts() -> Opts {
     o
 }
 
-/// A `serve` process, killed on drop.
-struct Serve(Child, String);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
+/// `serve` trusting 127.0.0.1 as a proxy (each sender forwards a page's address).
 fn serve(bin: &str, data: &Path, extra: &[&str]) -> Serve {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let url_file = data.with_extension(format!("url{}", NEXT.fetch_add(1, Ordering::Relaxed)));
-    let _ = std::fs::remove_file(&url_file);
-    let child = Command::new(bin)
-        .args(["serve", "--api-only", "--port", "0", "--log-format", "off", "--trusted-proxy", "127.0.0.1"])
-        .arg("--url-file")
-        .arg(&url_file)
-        .arg("--data")
-        .arg(data)
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("cannot start {bin}: {e} (build it: cargo build --release -p latency-lab)")
-        });
-    let mut server = Serve(child, String::new());
-    let t0 = Instant::now();
-    loop {
-        if let Ok(u) = std::fs::read_to_string(&url_file)
-            && !u.is_empty()
-        {
-            server.1 = u.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
-            return server;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(20), "serve did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let args: Vec<&str> = ["--trusted-proxy", "127.0.0.1"].into_iter().chain(extra.iter().copied()).collect();
+    serve_process::serve(bin, data, &args)
 }
 
 fn add_site(bin: &str, data: &Path, db: Option<&str>) -> String {

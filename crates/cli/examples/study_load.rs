@@ -28,17 +28,19 @@ mod http;
 #[allow(dead_code)]
 #[path = "../tests/common/pg_cluster.rs"]
 mod pg_cluster;
+#[path = "../tests/common/serve_process.rs"]
+mod serve_process;
 #[path = "../tests/common/study_client.rs"]
 mod study_client;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use lab_core::measure::stats::Samples;
 use lab_core::study::Study;
+use serve_process::serve;
 
 struct Opts {
     participants: usize,
@@ -61,47 +63,6 @@ fn opts() -> Opts {
         i += 1;
     }
     o
-}
-
-/// A `serve` process, killed on drop.
-struct Serve(Child, String);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve(bin: &str, data: &Path, extra: &[&str]) -> Serve {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let url_file = data.with_extension(format!("url{n}"));
-    let _ = std::fs::remove_file(&url_file);
-    let child = Command::new(bin)
-        .args(["serve", "--api-only", "--port", "0", "--log-format", "off", "--url-file"])
-        .arg(&url_file)
-        .arg("--data")
-        .arg(data)
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("cannot start {bin}: {e} (build it: cargo build --release -p latency-lab)")
-        });
-    let mut server = Serve(child, String::new());
-    let t0 = Instant::now();
-    loop {
-        if let Ok(u) = std::fs::read_to_string(&url_file)
-            && !u.is_empty()
-        {
-            server.1 = u.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
-            return server;
-        }
-        assert!(t0.elapsed() < Duration::from_secs(20), "serve did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// What one run measured.

@@ -132,6 +132,11 @@ async fn preflight(State(api): Shared, headers: HeaderMap) -> Response {
     }
 }
 
+/// Query value `k` as a number (`default` when absent), or why not.
+fn number(q: &HashMap<String, String>, k: &str, default: f64) -> Result<f64, String> {
+    q.get(k).map_or(Ok(default), |v| v.parse::<f64>().map_err(|_| format!("?{k}= must be a number")))
+}
+
 async fn requests(
     State(api): Shared,
     client: Option<Extension<ClientIp>>,
@@ -141,14 +146,10 @@ async fn requests(
     if let Some(r) = api.studies.researcher(&headers, client.map(|Extension(ClientIp(ip))| ip)) {
         return r;
     }
-    let number =
-        |k: &str, default: f64| q.get(k).map_or(Ok(default), |v| v.parse::<f64>().map_err(|_| k.to_string()));
     let (from, to, limit) =
-        match (number("from", 0.0), number("to", f64::MAX), number("limit", MAX_READ as f64)) {
+        match (number(&q, "from", 0.0), number(&q, "to", f64::MAX), number(&q, "limit", MAX_READ as f64)) {
             (Ok(f), Ok(t), Ok(l)) => (f, t, (l.max(0.0) as usize).min(MAX_READ)),
-            (Err(k), _, _) | (_, Err(k), _) | (_, _, Err(k)) => {
-                return refuse(StatusCode::BAD_REQUEST, format!("?{k}= must be a number"));
-            }
+            (Err(m), _, _) | (_, Err(m), _) | (_, _, Err(m)) => return refuse(StatusCode::BAD_REQUEST, m),
         };
     match api.collector.store.requests(q.get("site").map(String::as_str), from, to, limit).await {
         Ok(mut spans) => {
@@ -183,9 +184,9 @@ async fn summary(
     let Some(by) = GroupBy::from_name(by) else {
         return refuse(StatusCode::BAD_REQUEST, format!("?by={by}: give day, browser or model"));
     };
-    let number = |k: &str, d: f64| q.get(k).map_or(Some(d), |v| v.parse::<f64>().ok());
-    let (Some(from), Some(to)) = (number("from", 0.0), number("to", f64::MAX)) else {
-        return refuse(StatusCode::BAD_REQUEST, "?from= and ?to= are ms since 1970".to_string());
+    let (from, to) = match (number(&q, "from", 0.0), number(&q, "to", f64::MAX)) {
+        (Ok(f), Ok(t)) => (f, t),
+        (Err(m), _) | (_, Err(m)) => return refuse(StatusCode::BAD_REQUEST, m),
     };
     match api.collector.store.rows(site, from, to).await {
         Ok(rows) => Json(FieldSummary::of(&rows, by)).into_response(),
