@@ -245,6 +245,9 @@ describe('Study server', () => {
     const p1 = people[0].page;
     for (let k = 1; k < people[0].total; k++) await answerTrial(p1, k);
     await p1.getByTestId('participant-done').waitFor();
+    // As a participant would: leave once the page says every answer is saved
+    // (here and on the server), not while the last one is being written.
+    await waitForText(p1.getByTestId('participant-receipt'), /All \d+ answers are saved to the study server/);
     await p1.goto(link);
     await p1.getByTestId('participant-done').waitFor();
     await waitForText(p1.getByTestId('participant-receipt'), /finished this study.*saved to the study server/);

@@ -126,6 +126,12 @@ fn DoneReceipt() -> impl IntoView {
         let (participant, answers) = f
             .flow
             .with(|fl| fl.as_ref().map(|fl| (fl.session.participant.clone(), fl.session.responses.len())))?;
+        if f.pending.get() > 0 {
+            // The session's last save to this browser is still in flight.
+            return Some(
+                "You have finished this study. Saving your last answer in this browser…".to_string(),
+            );
+        }
         let server = f.server.get();
         Some(match (server, f.outbox.waiting.get()) {
             (Some(id), 0) => format!(
