@@ -103,6 +103,19 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     let backend = groups.iter().find(|g| g["key"] == "(not said)").expect("the back end's spans");
     assert_eq!((backend["requests"].as_u64(), backend["failed"].as_u64()), (Some(5), Some(1)));
     assert!(backend["first_paint"].is_null(), "no paints from a back end");
+    // The summary keeps what the requests keep: one browser, one model.
+    for (q, n) in [("browser=FIREFOX", 8), ("browser=Chrome", 0), ("model=tiny-chat", 13), ("model=other", 0)]
+    {
+        let (code, body) = call(
+            &srv.addr,
+            "GET",
+            &format!("/v1/field/summary?site=shop&by=day&{q}"),
+            &[("Authorization", &auth)],
+            b"",
+        );
+        assert_eq!(code, 200, "{body}");
+        assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["requests"], n, "{q}");
+    }
     for (q, what) in [("site=shop&by=week", "day, browser or model"), ("by=day", "?site=")] {
         let (code, body) =
             call(&srv.addr, "GET", &format!("/v1/field/summary?{q}"), &[("Authorization", &auth)], b"");

@@ -5,7 +5,7 @@
 //! | `POST /v1/traces` | a site's pages, any OTLP/HTTP exporter | keeps the batch's GenAI inference spans as requests → 200 `{}` or `{"partialSuccess": …}` |
 //! | `OPTIONS /v1/traces` | browsers (CORS preflight) | 204 with CORS headers for an origin some site registered, 403 otherwise |
 //! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`; then `?browser=` and `?model=` keep those of one browser or model), as a lab trace |
-//! | `GET /v1/field/summary` | researcher | a site's requests (`?site=`, `?from=`/`?to=`) grouped `?by=day`, `browser` or `model`: counts, failures, TTFT and first-paint P50/P90/P99 with 95% intervals (`lab_core::field::summary`) |
+//! | `GET /v1/field/summary` | researcher | a site's requests (`?site=`, `?from=`/`?to=`, `?browser=`, `?model=`) grouped `?by=day`, `browser` or `model`: counts, failures, TTFT and first-paint P50/P90/P99 with 95% intervals (`lab_core::field::summary`) |
 //! | `GET /v1/field/sites` | researcher | the sites, their origins and request counts |
 //!
 //! A batch needs its site's ingest key (`Authorization: Bearer <key>`, or
@@ -137,6 +137,25 @@ fn number(q: &HashMap<String, String>, k: &str, default: f64) -> Result<f64, Str
     q.get(k).map_or(Ok(default), |v| v.parse::<f64>().map_err(|_| format!("?{k}= must be a number")))
 }
 
+/// `?browser=` (a browser's name, any case) and `?model=`: which requests
+/// a read keeps, the same for the requests and their summary.
+struct Only {
+    browser: Option<String>,
+    model: Option<String>,
+}
+
+impl Only {
+    fn of(q: &HashMap<String, String>) -> Self {
+        let given = |k: &str| q.get(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        Self { browser: given("browser").map(|b| b.to_ascii_lowercase()), model: given("model") }
+    }
+
+    fn keeps(&self, browser: Option<&str>, model: Option<&str>) -> bool {
+        self.browser.as_deref().is_none_or(|b| browser.is_some_and(|x| x.eq_ignore_ascii_case(b)))
+            && self.model.as_deref().is_none_or(|m| model == Some(m))
+    }
+}
+
 async fn requests(
     State(api): Shared,
     client: Option<Extension<ClientIp>>,
@@ -153,14 +172,8 @@ async fn requests(
         };
     match api.collector.store.requests(q.get("site").map(String::as_str), from, to, limit).await {
         Ok(mut spans) => {
-            let browser = q.get("browser").map(|b| b.trim().to_ascii_lowercase()).filter(|b| !b.is_empty());
-            let model = q.get("model").map(|m| m.trim()).filter(|m| !m.is_empty());
-            spans.retain(|s| {
-                browser
-                    .as_ref()
-                    .is_none_or(|b| s.browser.as_ref().is_some_and(|x| x.0.to_ascii_lowercase() == *b))
-                    && model.is_none_or(|m| s.model.as_deref() == Some(m))
-            });
+            let only = Only::of(&q);
+            spans.retain(|s| only.keeps(s.browser.as_ref().map(|b| b.0.as_str()), s.model.as_deref()));
             let trace = lab_core::field::trace_of(&spans);
             ([(header::CONTENT_TYPE, "application/json")], trace.to_json()).into_response()
         }
@@ -189,7 +202,11 @@ async fn summary(
         (Err(m), _) | (_, Err(m)) => return refuse(StatusCode::BAD_REQUEST, m),
     };
     match api.collector.store.rows(site, from, to).await {
-        Ok(rows) => Json(FieldSummary::of(&rows, by)).into_response(),
+        Ok(mut rows) => {
+            let only = Only::of(&q);
+            rows.retain(|r| only.keeps(r.browser.as_deref(), r.model.as_deref()));
+            Json(FieldSummary::of(&rows, by)).into_response()
+        }
         Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
     }
 }
