@@ -145,10 +145,7 @@ async fn get(path: &str, token: &str) -> Result<String, FieldCollectorError> {
         .map_err(|e| FieldCollectorError::NoAnswer(e.to_string()))?;
     let body = res.text().await.map_err(|e| FieldCollectorError::NoAnswer(e.to_string()))?;
     if !res.ok() {
-        let message = serde_json::from_str::<serde_json::Value>(&body)
-            .ok()
-            .and_then(|v| v["error"].as_str().map(str::to_string))
-            .unwrap_or_else(|| lab_core::stream::openai::snippet(&body));
+        let message = lab_core::serve::protocol::refusal_message(&body);
         return Err(FieldCollectorError::Http { status: res.status(), message });
     }
     Ok(body)

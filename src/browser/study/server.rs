@@ -68,10 +68,7 @@ pub struct Reply {
 impl Reply {
     /// The server's `{"error": …}` message, or the body.
     pub fn message(&self) -> String {
-        serde_json::from_str::<serde_json::Value>(&self.body)
-            .ok()
-            .and_then(|v| v["error"].as_str().map(str::to_string))
-            .unwrap_or_else(|| lab_core::stream::openai::snippet(&self.body))
+        lab_core::serve::protocol::refusal_message(&self.body)
     }
 
     /// What a reply that is not a success means, for the call `what`.

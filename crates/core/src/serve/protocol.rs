@@ -5,6 +5,8 @@
 //!   `GET /v1/lab/requests/{id}` ([`ground_truth_url`]) then returns the
 //!   server's record of when it sent each chunk (read by
 //!   [`crate::measure::groundtruth::parse_server_timing`]).
+//! - A refusal of the lab's own routes (study server, field collector,
+//!   built-in load) is `{"error": "…"}`; [`refusal_message`] reads it.
 //! - [`PROFILE_HEADER`] names the source to play, overriding the model
 //!   name; [`FAULT_HEADER`] adds faults ([`super::fault`]).
 
@@ -45,6 +47,15 @@ pub fn lab_url(completion_url: &str, path: &str) -> String {
     format!("{}{path}", base.trim_end_matches('/'))
 }
 
+/// The sentence of a refusal body `{"error": "…"}`, or the start of a body
+/// that is not one (a proxy's page, a crash).
+pub fn refusal_message(body: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_string))
+        .unwrap_or_else(|| crate::stream::openai::snippet(body))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +82,13 @@ mod tests {
             ground_truth_url("https://h.example/proxy/v1/completions", "a b/c"),
             "https://h.example/proxy/v1/lab/requests/a%20b%2Fc"
         );
+    }
+
+    #[test]
+    fn a_refusal_says_its_sentence_and_anything_else_its_start() {
+        assert_eq!(refusal_message(r#"{"error": "unknown ingest key"}"#), "unknown ingest key");
+        assert_eq!(refusal_message("<html>502 Bad Gateway</html>"), "<html>502 Bad Gateway</html>");
+        assert_eq!(refusal_message(r#"{"error": {"message": "x"}}"#), r#"{"error": {"message": "x"}}"#);
+        assert!(refusal_message(&"x".repeat(500)).ends_with('…'));
     }
 }
