@@ -84,12 +84,7 @@ impl FieldQuery {
 
     /// The query string of `GET /v1/field/summary`, grouped `by`.
     pub fn summary_path(&self, by: GroupBy) -> String {
-        let by = match by {
-            GroupBy::Day => "day",
-            GroupBy::Browser => "browser",
-            GroupBy::Model => "model",
-        };
-        format!("/v1/field/summary?{}&by={by}", self.params())
+        format!("/v1/field/summary?{}&by={}", self.params(), by.name())
     }
 
     fn params(&self) -> String {

@@ -50,7 +50,7 @@ pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
             <label>"Model "<input type="text" placeholder="any" data-testid="field-model" on:change=field(|q, v| q.model = v)/></label>
             <label>"Summarize by "
                 <select data-testid="field-by" on:change=set_by>
-                    <option value="day">"day"</option><option value="browser">"browser"</option><option value="model">"model"</option>
+                    {GroupBy::ALL.into_iter().map(|g| view! { <option value=g.name()>{g.name()}</option> }).collect_view()}
                 </select>
             </label>
             <button type="button" class="secondary" data-testid="field-summarize" disabled=move || c.busy.get() on:click=move |_| c.summarize(query(), by.get_untracked())>"Summarize"</button>

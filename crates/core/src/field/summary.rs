@@ -65,14 +65,21 @@ pub enum GroupBy {
 }
 
 impl GroupBy {
-    /// From `day`, `browser` or `model`.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "day" => Some(Self::Day),
-            "browser" => Some(Self::Browser),
-            "model" => Some(Self::Model),
-            _ => None,
+    /// Every grouping.
+    pub const ALL: [Self; 3] = [Self::Day, Self::Browser, Self::Model];
+
+    /// Its name (`day`, `browser`, `model`), as `?by=` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Day => "day",
+            Self::Browser => "browser",
+            Self::Model => "model",
         }
+    }
+
+    /// From its [`GroupBy::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|g| g.name() == name)
     }
 
     fn key(self, r: &FieldRow) -> String {
@@ -208,5 +215,6 @@ mod tests {
         );
         assert_eq!(FieldSummary::of(&rows, GroupBy::Model).groups[0].key, "(not said)");
         assert_eq!(GroupBy::from_name("week"), None);
+        assert!(GroupBy::ALL.into_iter().all(|g| GroupBy::from_name(g.name()) == Some(g)));
     }
 }
