@@ -108,7 +108,9 @@ pub fn read(s: &RawSpan) -> Result<FieldSpan, Skip> {
         return Err(Skip::NoFirstChunk);
     };
     request.headers_ms = num(s, c::HEADERS_MS);
-    request.end_ms = Some(duration_ms);
+    // A span may end before its last recorded chunk (its clock and the
+    // page's offsets are not one clock): the request ends no earlier.
+    request.end_ms = Some(request.chunks.iter().map(|c| c.arrived_ms).fold(duration_ms, f64::max));
     let usage = Usage {
         prompt_tokens: num(s, c::INPUT_TOKENS).and_then(count),
         completion_tokens: output,

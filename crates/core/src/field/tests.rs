@@ -220,3 +220,26 @@ fn bad_files_name_their_line_and_what_was_expected() {
     .unwrap_err();
     assert!(e.to_string().contains("latency_lab.chunk_ms holds 100001 values; at most 100000"), "{e}");
 }
+
+/// What the collector hands the page (`GET /v1/field/requests`) is a lab
+/// trace the page must load: every fixture's requests survive their own
+/// JSON, whatever their spans said (a span may end before its last
+/// recorded chunk: its clock and the page's offsets are not one clock).
+#[test]
+fn field_runs_are_traces_the_lab_loads() {
+    for name in ["collector_file_exporter.jsonl", "tempo_trace.json", "jaeger_export.json"] {
+        let path = format!("{}/../../tests/fixtures/field/{name}", env!("CARGO_MANIFEST_DIR"));
+        let run = FieldRun::read(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let back = crate::Trace::from_json(&run.trace.to_json());
+        assert!(back.is_ok(), "{name}: {}", back.err().map(|e| e.to_string()).unwrap_or_default());
+    }
+    let late = export(&[span(
+        "c3",
+        0,
+        500,
+        &[kv("gen_ai.operation.name", &s("chat")), kv("latency_lab.chunk_ms", &arr(&[d(100.0), d(700.0)]))],
+        "{}",
+    )]);
+    let r = &FieldRun::read(&late).unwrap().trace.requests[0];
+    assert_eq!(r.end_ms, Some(700.0), "the end is never before the last chunk");
+}
