@@ -22,7 +22,7 @@ fn cell(p: &Option<Percentiles>, pick: fn(&Percentiles) -> Estimate, interval: b
 pub fn FieldSummaryTable(summary: FieldSummary) -> impl IntoView {
     view! {
         <table class="metrics" data-testid="field-summary">
-            <caption>{format!("{} requests by {}", summary.requests, summary.by.name())}</caption>
+            <caption>{format!("{} requests by {}; times in ms", summary.requests, summary.by.name())}</caption>
             <thead><tr>
                 <th>"group"</th><th>"requests"</th><th>"failed"</th><th>"TTFT P50"</th><th>"TTFT P90 (95% interval)"</th>
                 <th>"TTFT P99"</th><th>"first paint P50"</th><th>"first paint P90 (95% interval)"</th>
