@@ -233,7 +233,7 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
                     .map_err(|source| AnalyzeError::LoadTrace { path: path.clone(), source })?;
             }
             let analysis = Analysis::of(&trace, &opts);
-            let out = render(&analysis, None, args);
+            let out = with_notes(render(&analysis, None, args), &trace.meta.notes, args.json);
             return Ok(match probe_report(&trace, &opts) {
                 None => out,
                 Some(report) if args.json => {
@@ -271,6 +271,20 @@ pub fn run(args: &AnalyzeArgs) -> Result<String, AnalyzeError> {
     } else {
         rendered.join("\n\n")
     })
+}
+
+/// A trace's analysis with what its source could not say (`meta.notes`)
+/// first (`--json`: under `notes`).
+fn with_notes(out: String, notes: &[String], json: bool) -> String {
+    if notes.is_empty() {
+        return out;
+    }
+    if json {
+        let mut value: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+        value["notes"] = serde_json::json!(notes);
+        return serde_json::to_string_pretty(&value).unwrap_or_default();
+    }
+    notes.iter().map(|n| format!("note: {n}\n")).collect::<String>() + &out
 }
 
 /// Field data (OpenTelemetry GenAI spans), analysed as a run, with what

@@ -545,8 +545,16 @@ fn opentelemetry_files_read_as_field_data_saying_what_they_lack() {
     assert_eq!(tempo["ttft_ms"], jaeger["ttft_ms"]);
     assert_eq!(tempo["ttft_ms"]["median"], 240.0);
     assert_eq!(tempo["ttfp_ms"]["count"], 4);
-    // Spans but none to read: said, exit 2.
+    // A lab trace with notes (the collector's period): said before the table, and in JSON.
     let d = scratch("otlp");
+    let mut t: Value = serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    t["meta"]["notes"] = serde_json::json!(["3 of 4 requests carry no paints"]);
+    let noted = d.join("noted.trace.json");
+    std::fs::write(&noted, t.to_string()).unwrap();
+    let out = analyze(&[noted.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("note: 3 of 4 requests carry no paints\n"));
+    assert_eq!(json(&[noted.to_str().unwrap(), "--json"])["notes"][0], "3 of 4 requests carry no paints");
+    // Spans but none to read: said, exit 2.
     let f = d.join("http-only.json");
     std::fs::write(&f, r#"{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"1","name":"GET /","startTimeUnixNano":"1","endTimeUnixNano":"2","attributes":[]}]}]}]}"#).unwrap();
     let out = analyze(&[f.to_str().unwrap()]);

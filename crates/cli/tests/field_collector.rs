@@ -72,8 +72,20 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["partialSuccess"]["rejectedSpans"], "2");
     assert_eq!(count(&srv), 13);
-    // One browser's or one model's requests (the Field view's filters).
+    // What the back end's spans could not say travels with the period, as
+    // importing the same spans from a file says it.
+    let notes = stored(&srv)["meta"]["notes"].clone();
+    let said = |start: &str| notes.as_array().unwrap().iter().any(|n| n.as_str().unwrap().starts_with(start));
+    assert!(said("5 of 13 requests carry only the time to first chunk"), "{notes}");
+    assert!(said("5 of 13 requests carry no paints"), "{notes}");
     let auth = format!("Bearer {}", srv.token());
+    let (code, body) =
+        call(&srv.addr, "GET", "/v1/field/requests?site=shop&limit=4", &[("Authorization", &auth)], b"");
+    assert_eq!(code, 200, "{body}");
+    let cut: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(cut["requests"].as_array().unwrap().len(), 4);
+    assert!(cut["meta"]["notes"].to_string().contains("Only the first 4 requests of the period"), "{cut}");
+    // One browser's or one model's requests (the Field view's filters).
     let filtered = |q: &str| {
         let (code, body) = call(
             &srv.addr,

@@ -172,9 +172,16 @@ async fn requests(
         };
     match api.collector.store.requests(q.get("site").map(String::as_str), from, to, limit).await {
         Ok(mut spans) => {
+            // The limit is the store's: counted before one browser or model is kept.
+            let full = limit > 0 && spans.len() >= limit;
             let only = Only::of(&q);
             spans.retain(|s| only.keeps(s.browser.as_ref().map(|b| b.0.as_str()), s.model.as_deref()));
-            let trace = lab_core::field::trace_of(&spans);
+            let mut trace = lab_core::field::trace_of(&spans);
+            if full {
+                trace.meta.notes.push(format!(
+                    "Only the first {limit} requests of the period are here (one read returns at most {MAX_READ}): narrow the period or the browser for the rest."
+                ));
+            }
             ([(header::CONTENT_TYPE, "application/json")], trace.to_json()).into_response()
         }
         Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, e),

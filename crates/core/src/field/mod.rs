@@ -74,32 +74,42 @@ impl FieldRun {
             });
         }
         spans.sort_by(|a, b| a.at_unix_ms.total_cmp(&b.at_unix_ms));
-        let mut notes = Vec::new();
-        let n = spans.len();
-        let recorded = spans.iter().filter(|s| s.chunks_recorded).count();
-        let painted = spans.iter().filter(|s| s.painted).count();
-        if recorded < n {
-            notes.push(format!(
-                "{} of {n} requests carry only the time to first chunk (gen_ai.response.time_to_first_chunk), not each chunk's arrival: their tokens are spread evenly from it to the span's end, so their ITL, jitter and stalls are not measured data.",
-                n - recorded
-            ));
-        }
-        if painted < n {
-            notes.push(format!(
-                "{} of {n} requests carry no paints (only the lab's field snippet records them): first paint, paint lag and display cadence are unknown for those.",
-                n - painted
-            ));
-        }
+        let mut trace = trace_of(&spans);
         if not_genai + not_inference + no_first > 0 {
-            notes.push(format!(
+            trace.meta.notes.push(format!(
                 "Left out: {not_genai} spans that are not GenAI, {not_inference} GenAI operations that stream no text (embeddings, tools), {no_first} inference spans without a first-chunk time (not streamed, or not timed)."
             ));
         }
-        Ok(Self { trace: trace_of(&spans), spans, notes })
+        let notes = trace.meta.notes.clone();
+        Ok(Self { trace, spans, notes })
     }
 }
 
-/// Spans as one trace (0 = the first send); `spans` in send order.
+/// What `spans` could not say, for people: requests whose chunks were not
+/// each recorded (spread from the first, so their cadence is not measured)
+/// and requests without paints.
+pub fn notes_of(spans: &[FieldSpan]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let n = spans.len();
+    let recorded = spans.iter().filter(|s| s.chunks_recorded).count();
+    let painted = spans.iter().filter(|s| s.painted).count();
+    if recorded < n {
+        notes.push(format!(
+            "{} of {n} requests carry only the time to first chunk (gen_ai.response.time_to_first_chunk), not each chunk's arrival: their tokens are spread evenly from it to the span's end, so their ITL, jitter and stalls are not measured data.",
+            n - recorded
+        ));
+    }
+    if painted < n {
+        notes.push(format!(
+            "{} of {n} requests carry no paints (only the lab's field snippet records them): first paint, paint lag and display cadence are unknown for those.",
+            n - painted
+        ));
+    }
+    notes
+}
+
+/// Spans as one trace (0 = the first send), with what they could not say
+/// in its notes ([`notes_of`]); `spans` in send order.
 pub fn trace_of(spans: &[FieldSpan]) -> Trace {
     let t0 = spans.first().map_or(0.0, |s| s.at_unix_ms);
     let requests = spans
@@ -149,6 +159,7 @@ pub fn trace_of(spans: &[FieldSpan]) -> Trace {
             clock_epoch_ms: Some(t0),
             created_at: crate::workload::read::iso_ms(t0),
             client,
+            notes: notes_of(spans),
             ..TraceMeta::default()
         },
         requests,

@@ -127,6 +127,17 @@ fn a_plain_genai_span_is_spread_from_its_first_chunk_and_said() {
     assert_eq!(run.notes.len(), 2, "{:?}", run.notes);
     assert!(run.notes[0].starts_with("1 of 2 requests carry only the time to first chunk"));
     assert!(run.notes[1].starts_with("1 of 2 requests carry no paints"));
+    // The notes travel in the trace: the collector's period, read back as
+    // a lab trace, tells its run card what the file import tells.
+    assert_eq!(run.trace.meta.notes, run.notes);
+    let back = match crate::import::import(&run.trace.to_json()).unwrap() {
+        crate::import::Imported::Trace(t) => t,
+        _ => panic!("a lab trace reads as a trace"),
+    };
+    let opts = crate::measure::analysis::AnalysisOptions::default();
+    let digest = crate::import::digest::RunDigest::of_trace(&back, "period", &opts);
+    assert_eq!(digest.notes, run.notes);
+    assert_eq!(trace_of(&run.spans).meta.notes, run.notes, "the collector's trace says the same");
 }
 
 #[test]

@@ -162,6 +162,7 @@ impl RunDigest {
         let mut d = Self::build(label, metrics, ids, trace.meta.model.clone(), opts);
         d.concurrency = trace.meta.concurrency;
         d.client = trace.meta.client.browser_short();
+        d.notes = trace.meta.notes.clone();
         d
     }
 

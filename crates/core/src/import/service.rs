@@ -294,10 +294,10 @@ impl ImportService {
             }
             Imported::Field(run) => {
                 progress("computing metrics", 0.7);
-                let crate::field::FieldRun { trace, notes, .. } = *run;
+                // Its notes travel in the trace (`meta.notes`): the digest reads them there.
+                let trace = run.trace;
                 let label = trace.meta.label.clone().unwrap_or_else(|| name.clone());
-                let mut digest = RunDigest::of_trace(&trace, &label, &opts);
-                digest.notes = notes;
+                let digest = RunDigest::of_trace(&trace, &label, &opts);
                 let key = self.key();
                 self.runs.push((key, Held::Trace { trace: Box::new(trace), label }));
                 runs.push((key, digest));

@@ -158,6 +158,11 @@ pub struct TraceMeta {
     /// run: `workload::probe`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub load: Vec<LoadWindow>,
+    /// What the source could not say, for people (field data whose spans
+    /// carry no chunks or paints, a read that stopped at its limit…): every
+    /// run card and analysis of the trace shows them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// One window of the load a probe run was sent beside, as the server saw
