@@ -1,9 +1,10 @@
 //! The field collector of the `latency-lab serve` that served this page, as
 //! a researcher reads it (routes in `crates/cli/src/field/http.rs`): its
-//! sites, a period's summary by day, browser or model, and a period of one
-//! site's requests (one browser or model if
-//! asked) as a lab trace, handed on as a file (the Import view reads it
-//! like any other: metrics, scores, replay, comparison).
+//! sites, a period's summary by day, browser or model (with its requests
+//! over time), and a period of one site's requests (one browser or model
+//! if asked) as a lab trace, handed on as a file (the import worker reads
+//! it like any other: metrics, scores, replay, comparison) and kept to
+//! download.
 //!
 //! Plain HTTP through `gloo-net`, as the product's design names it for
 //! calls made from the on-demand modules. The researcher token (the study
@@ -103,7 +104,17 @@ impl FieldQuery {
     }
 }
 
-/// The collector as the Field part of the Import view uses it.
+/// How the name of a period read from the collector ends (the rest is the
+/// site): the Field view shows the runs of these files, the Import view
+/// the others.
+const COLLECTOR_FILE: &str = ".field-collector.trace.json";
+
+/// Whether `name` is a period read from the collector.
+pub fn is_collector_file(name: &str) -> bool {
+    name.ends_with(COLLECTOR_FILE)
+}
+
+/// The collector as the Field view uses it.
 #[derive(Clone, Copy)]
 pub struct UseFieldCollector {
     /// The researcher token.
@@ -116,6 +127,8 @@ pub struct UseFieldCollector {
     pub error: RwSignal<Option<String>>,
     /// A call is under way.
     pub busy: RwSignal<bool>,
+    /// The last period read, as its trace file (to download).
+    pub last: RwSignal<Option<web_sys::File>, LocalStorage>,
 }
 
 /// Starts the hook (nothing is read until asked).
@@ -126,6 +139,7 @@ pub fn use_field_collector() -> UseFieldCollector {
         summary: RwSignal::new(None),
         error: RwSignal::new(None),
         busy: RwSignal::new(false),
+        last: RwSignal::new_local(None),
     }
 }
 
@@ -190,15 +204,25 @@ impl UseFieldCollector {
     /// Reads `query`'s requests and hands them to `then` as a trace file
     /// named after the query.
     pub fn load(&self, query: FieldQuery, then: Callback<web_sys::File>) {
-        let token = self.token.value.get_untracked();
+        let (s, token) = (*self, self.token.value.get_untracked());
         self.call(async move {
             let body = get(&query.path(), &token).await?;
             let parts = js_sys::Array::of1(&body.into());
-            let name = format!("field {}.trace.json", query.site);
+            let name = format!("{}{COLLECTOR_FILE}", query.site);
             let file = web_sys::File::new_with_str_sequence(&parts, &name)
                 .map_err(|e| FieldCollectorError::Unreadable(super::files::js_message(&e)))?;
+            s.last.set(Some(file.clone()));
             then.run(file);
             Ok(())
         });
+    }
+
+    /// Downloads the last period read, as the lab trace file `analyze`,
+    /// the Import view and studies read.
+    pub fn download_last(&self) {
+        let Some(file) = self.last.get_untracked() else { return };
+        if let Err(e) = super::files::download_blob(&file, &file.name()) {
+            self.error.set(Some(e.to_string()));
+        }
     }
 }

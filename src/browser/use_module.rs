@@ -64,12 +64,14 @@ pub const STUDY_MODULE: Module =
     Module { what: "study view", script: "./study_module.js", wasm: "./study_module_bg.wasm", part: "study" };
 
 /// The module of the views that work on runs and files: Import (with the
-/// comparison), Analyze, the Library (with reports) and a finished live
+/// comparison), Field data, Analyze, the Library (with reports) and a finished live
 /// run's results (analysis and charts).
 const RUNS: Module = Module { what: "", script: "./runs_module.js", wasm: "./runs_module_bg.wasm", part: "" };
 
 /// The Import view (its module: [`RUNS`]).
 pub const IMPORT_VIEW: Module = Module { what: "Import view", part: "import", ..RUNS };
+/// The Field view (its module: [`RUNS`]).
+pub const FIELD_VIEW: Module = Module { what: "Field view", part: "field", ..RUNS };
 /// The Analyze view (its module: [`RUNS`]).
 pub const ANALYZE_VIEW: Module = Module { what: "Analyze view", part: "analyze", ..RUNS };
 /// A finished live run's results, under the Live view (its module: [`RUNS`]).

@@ -13,7 +13,7 @@ use crate::browser::library::use_library;
 use crate::browser::study::use_participant_flow;
 use crate::browser::use_commands::{UseCommandsOptions, use_commands};
 use crate::browser::use_links::{UseLinksOptions, use_links};
-use crate::browser::use_module::{ANALYZE_VIEW, IMPORT_VIEW, LIBRARY_VIEW, Module, STUDY_MODULE};
+use crate::browser::use_module::{ANALYZE_VIEW, FIELD_VIEW, IMPORT_VIEW, LIBRARY_VIEW, Module, STUDY_MODULE};
 use crate::browser::use_prefetch::use_prefetch;
 use crate::browser::use_replay_lab::{UseReplayLabOptions, use_replay_lab};
 use crate::browser::use_route::use_route;
@@ -79,6 +79,7 @@ pub fn App() -> impl IntoView {
                 <LandingPaths shown=Signal::derive(move || route.route.get() == Route::Landing)/>
                 <div hidden=shown(View::Live)><LiveView/></div>
                 <div hidden=shown(View::Import)>{lazy(IMPORT_VIEW, View::Import)}</div>
+                <div hidden=shown(View::Field)>{lazy(FIELD_VIEW, View::Field)}</div>
                 <div hidden=shown(View::Analyze)>{lazy(ANALYZE_VIEW, View::Analyze)}</div>
                 <div hidden=shown(View::Study)>{lazy(STUDY_MODULE, View::Study)}</div>
                 <div hidden=shown(View::Library)>{lazy(LIBRARY_VIEW, View::Library)}</div>

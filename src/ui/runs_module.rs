@@ -1,5 +1,5 @@
 //! The runs module's root: the views that work on runs and files (Import
-//! with the comparison, Analyze, the Library with reports), each mounted
+//! with the comparison, Field data, Analyze, the Library with reports), each mounted
 //! where the main module shows it, sharing one importer, library and route
 //! in the module's own Leptos runtime. They follow the main module through
 //! the URL, IndexedDB and Web Storage; a replay they ask for is played by
@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 
 use super::live::FinishedRunResults;
-use super::{AnalyzeView, ImportView, LibraryView};
+use super::{AnalyzeView, FieldView, ImportView, LibraryView};
 use crate::browser::importer::{Importer, use_importer};
 use crate::browser::library::{Library, use_library, use_page_runs};
 use crate::browser::use_route::{UseRoute, use_route};
@@ -24,7 +24,7 @@ struct Shared {
     importer: Importer,
 }
 
-/// View `part` (`import`, `analyze`, `library` or `live-results`) as the
+/// View `part` (`import`, `field`, `analyze`, `library` or `live-results`) as the
 /// runs module mounts it.
 #[component]
 pub fn RunsModule(part: String) -> impl IntoView {
@@ -45,6 +45,10 @@ pub fn RunsModule(part: String) -> impl IntoView {
             // The session's runs, for the comparison: read back only here.
             provide_context(use_shared(|| use_page_runs(s.lib)));
             view! { <ImportView/> }.into_any()
+        }
+        "field" => {
+            provide_context(use_shared(|| use_page_runs(s.lib)));
+            view! { <FieldView/> }.into_any()
         }
         "analyze" => view! { <AnalyzeView/> }.into_any(),
         "live-results" => view! { <FinishedRunResults/> }.into_any(),

@@ -45,6 +45,11 @@ const VIEWS = {
     await page.getByTestId('import-input').setInputFiles(path.join(ROOT, 'tests/fixtures/import/vllm_bench_serve.json'));
     await page.getByTestId('import-run').first().waitFor({ timeout: 30_000 });
   },
+  field: async (page) => {
+    // Without the researcher token the collector is not read: said.
+    await page.getByTestId('field-summarize').click();
+    await waitForText(page.getByTestId('field-error'), /researcher token/);
+  },
   analyze: async (page) => {
     await page.getByTestId('trace-input').setInputFiles(FIXTURE);
     await page.getByTestId('analyze-view').getByTestId('analysis').waitFor();

@@ -8,10 +8,12 @@
 mod bars;
 mod lines;
 mod prefill;
+mod requests;
 
 pub use bars::{GoodputChart, HistogramChart, PercentileBarsChart, ScoreBreakdownChart};
 pub use lines::{CdfChart, ConcurrencyChart, TimelineChart};
 pub use prefill::PrefillChart;
+pub use requests::RequestsOverTimeChart;
 
 use lab_core::chart::LinearScale;
 use leptos::prelude::*;

@@ -2,13 +2,12 @@
 //! GenAI-Perf and LLMPerf (or lab traces), read in the import worker
 //! ([`crate::browser::importer`]), shown as runs with the tool's own figures
 //! beside the lab's, replayable request by request, and compared; field
-//! data (OpenTelemetry GenAI spans: files, or a period read from this
-//! server's collector, [`field_source`]); and workload files (Mooncake,
-//! Bailian, Azure, BurstGPT, ShareGPT), summarised.
+//! data files (OpenTelemetry GenAI spans: OTLP/JSON, Jaeger, Tempo; a
+//! period read from this server's collector shows in the Field view,
+//! [`crate::ui::field`]); and workload files (Mooncake, Bailian, Azure,
+//! BurstGPT, ShareGPT), summarised.
 
 mod compare;
-mod field_source;
-mod field_summary;
 mod replay_picker;
 mod run_card;
 mod tool_figures;
@@ -19,11 +18,11 @@ use leptos::prelude::*;
 use crate::browser::files;
 use crate::browser::importer::{FileStatus, Importer};
 use crate::browser::library::Library;
+use crate::browser::use_field_collector::is_collector_file;
 use crate::browser::use_file_drop::use_file_drop;
 use crate::ui::format::size;
-use compare::CompareRuns;
-use field_source::FieldSource;
-use run_card::ImportedRunCard;
+pub use compare::CompareRuns;
+pub use run_card::ImportedRunCard;
 use workload_card::WorkloadCard;
 
 /// The import view.
@@ -38,7 +37,8 @@ pub fn ImportView() -> impl IntoView {
     });
     let zone = NodeRef::new();
     use_file_drop(zone, take);
-    let slo_draft = RwSignal::new(importer.slos.get_untracked());
+    let files =
+        move || importer.runs.get().into_iter().filter(|r| !is_collector_file(&r.file)).collect::<Vec<_>>();
     view! {
         <section class="panel" data-testid="import-view">
             <h2>"Import benchmark results"</h2>
@@ -48,34 +48,22 @@ pub fn ImportView() -> impl IntoView {
                 <code>"benchmarks.json"</code>", AIPerf "<code>"profile_export.jsonl"</code>
                 " (with "<code>"profile_export_aiperf.json"</code>" to compare its figures), GenAI-Perf "
                 <code>"profile_export.json"</code>", LLMPerf "<code>"*_individual_responses.json"</code>
-                " (with its "<code>"_summary.json"</code>"), or Latency Lab traces. "
+                " (with its "<code>"_summary.json"</code>"), OpenTelemetry GenAI spans (OTLP/JSON, Jaeger, Tempo), or Latency Lab traces. "
                 "The format is recognised from the content. Files are read in a background worker "
-                "and never leave this browser."
+                "and never leave this browser. What this server's field collector holds is in the "
+                <a href="#field" data-testid="import-to-field">"Field data"</a>" view."
             </p>
             <label class="dropzone" node_ref=zone>
                 <input type="file" multiple accept=".json,.jsonl,application/json" data-testid="import-input"
                     on:change=move |ev| take.run(files::take_chosen(&ev))/>
                 <span>"Drop result files here (several at once is fine), or click to choose."</span>
             </label>
-            <FieldSource take=take/>
-            <form class="slo-form" on:submit=move |ev: web_sys::SubmitEvent| { ev.prevent_default(); importer.apply_slos(&slo_draft.get_untracked()); }>
-                <label>"SLOs for goodput "
-                    <input type="text" data-testid="import-slos" prop:value=move || slo_draft.get()
-                        on:input=move |ev| slo_draft.set(event_target_value(&ev)) placeholder="ttft:200,tpot:15,e2el:3000"/>
-                </label>
-                <button type="submit" class="secondary" data-testid="import-slos-apply">"Apply"</button>
-            </form>
-            {move || importer.notice.get().map(|m| view! { <p class="error" role="alert" data-testid="import-notice">{m}</p> })}
-            {move || importer.unloaded.get().map(|e| view! {
-                <p class="error" role="alert" data-testid="import-unloaded">{e.to_string()}" "
-                    <button type="button" class="secondary" data-testid="import-retry" on:click=move |_| importer.retry()>"Retry"</button>
-                </p>
-            })}
-            <FileJobs/>
+            <SloForm/>
+            <FileJobs keep=|name| !is_collector_file(name)/>
             <div class="imported-runs">
                 {move || importer.workloads.get().into_iter().map(|w| view! { <WorkloadCard workload=w/> }).collect_view()}
             </div>
-            <Show when=move || !importer.runs.with(Vec::is_empty) fallback=move || view! {
+            <Show when=move || !files().is_empty() fallback=move || view! {
                 <p class="empty" data-testid="import-empty" hidden=move || !importer.workloads.with(Vec::is_empty)>
                     "No results imported yet. Try the files in tests/fixtures/import of the repository, "
                     "or your own. A benchmark number becomes something you can feel: each run offers its "
@@ -84,7 +72,7 @@ pub fn ImportView() -> impl IntoView {
             }>
                 <CompareRuns/>
                 <div class="imported-runs">
-                    <For each=move || importer.runs.get()
+                    <For each=files
                         key=|r| (r.key, r.digest.analysis.goodput.as_ref().map(|g| g.slos.clone()), r.digest.comparison.len())
                         children=move |r| view! { <ImportedRunCard run=r/> }/>
                 </div>
@@ -93,13 +81,37 @@ pub fn ImportView() -> impl IntoView {
     }
 }
 
-/// The files given to the importer, newest first, with their progress.
+/// The SLOs goodput is counted against (the importer's, for every run),
+/// and what keeps the importer from working.
 #[component]
-fn FileJobs() -> impl IntoView {
+pub fn SloForm() -> impl IntoView {
+    let importer = expect_context::<Importer>();
+    let slo_draft = RwSignal::new(importer.slos.get_untracked());
+    view! {
+        <form class="slo-form" on:submit=move |ev: web_sys::SubmitEvent| { ev.prevent_default(); importer.apply_slos(&slo_draft.get_untracked()); }>
+            <label>"SLOs for goodput "
+                <input type="text" data-testid="import-slos" prop:value=move || slo_draft.get()
+                    on:input=move |ev| slo_draft.set(event_target_value(&ev)) placeholder="ttft:200,tpot:15,e2el:3000"/>
+            </label>
+            <button type="submit" class="secondary" data-testid="import-slos-apply">"Apply"</button>
+        </form>
+        {move || importer.notice.get().map(|m| view! { <p class="error" role="alert" data-testid="import-notice">{m}</p> })}
+        {move || importer.unloaded.get().map(|e| view! {
+            <p class="error" role="alert" data-testid="import-unloaded">{e.to_string()}" "
+                <button type="button" class="secondary" data-testid="import-retry" on:click=move |_| importer.retry()>"Retry"</button>
+            </p>
+        })}
+    }
+}
+
+/// The files given to the importer that `keep` keeps (by name), newest
+/// first, with their progress.
+#[component]
+pub fn FileJobs(keep: fn(&str) -> bool) -> impl IntoView {
     let importer = expect_context::<Importer>();
     view! {
         <ul class="file-jobs" aria-live="polite">
-            {move || importer.files.get().into_iter().rev().map(|f| {
+            {move || importer.files.get().into_iter().rev().filter(|f| keep(&f.name)).map(|f| {
                 let (text, class, fraction) = match &f.status {
                     FileStatus::Working(phase, x) => (format!("{phase}…"), "working", Some(*x)),
                     FileStatus::Done(n, took) => (format!("{n} run{} · read and summarized in {:.2} s", if *n == 1 { "" } else { "s" }, took / 1000.0), "done", None),

@@ -60,9 +60,10 @@ fn Figures(digest: RunDigest) -> impl IntoView {
                     {COLUMNS.map(|c| view! { <th scope="col">{c.label()}</th> }).collect_view()}
                 </tr></thead>
                 <tbody>
-                    // The registry's rows of imported runs (tools record no
-                    // response headers or paints).
-                    {LATENCY.iter().filter(|r| r.places.import && r.shown_for(&m)).map(|r| {
+                    // The registry's rows of imported runs, and the rows
+                    // tools do not record (response headers, paints) when
+                    // the run has them: field data, a lab trace.
+                    {LATENCY.iter().filter(|r| (r.places.import && r.shown_for(&m)) || (r.get)(&m).is_some()).map(|r| {
                         let s = (r.get)(&m);
                         view! {
                             <tr data-testid=format!("import-row-{}", r.id) data-metric=r.id title=r.what>

@@ -161,12 +161,11 @@ export function fieldSuite({ name, launch, openPlain }) {
       }
     });
 
-    test('the Field part of the Import view loads them as a run and plays the P90 request', async () => {
+    test('the Field view shows them over time, loads them as a run and plays the P90 request', async () => {
       const token = readFileSync(path.join(data, 'researcher-token'), 'utf8').trim();
-      const { page, close } = await openPlain(browser, new URL('/#import', collector.url).href);
+      const { page, close } = await openPlain(browser, new URL('/#field', collector.url).href);
       try {
-        await waitFor(page, 'import-view', 20_000);
-        await click(page, 'field-open');
+        await waitFor(page, 'field-view', 20_000);
         await setValue(page, 'field-token', token);
         await click(page, 'field-sites');
         await waitForCss(page, '[data-testid="field-site"] option');
@@ -179,11 +178,19 @@ export function fieldSuite({ name, launch, openPlain }) {
         const groups = await page.evaluate(() =>
           [...document.querySelectorAll('[data-testid="field-group"]')].map((r) => [r.dataset.key, r.cells[1].textContent, r.cells[2].textContent]));
         assert.deepEqual(groups, [[seenBrowser, '20', '1']], 'one browser, 20 requests, the stopped one failed');
+        // Requests over time: every request in one bar, the stopped one failed.
+        const bars = await page.evaluate(() =>
+          [...document.querySelectorAll('[data-testid="requests-bar"]')].map((b) => [+b.dataset.requests, +b.dataset.failed]));
+        assert.ok(bars.length >= 1, 'the chart has bars');
+        assert.deepEqual(bars.reduce(([n, f], [a, b]) => [n + a, f + b], [0, 0]), [20, 1], JSON.stringify(bars));
         await setValue(page, 'field-browser', seenBrowser);
         await click(page, 'field-load');
         await waitFor(page, 'import-run', 20_000);
         assert.match(await text(page, 'import-run-label'), /field data: demo/);
         assert.match(await text(page, 'import-run-requests'), /^20 requests, 19 completed, 1 failed/);
+        // Field data has paints: the card shows first paint and paint lag, which tools' files lack.
+        await waitFor(page, 'import-row-ttfp', 5_000);
+        await waitFor(page, 'field-download', 5_000);
         await click(page, 'replay-p90');
         await waitFor(page, 'replay-view', 20_000);
         await waitText(page, 'play', /^Pause$/, 20_000);

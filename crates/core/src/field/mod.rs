@@ -20,6 +20,7 @@ pub mod conventions;
 pub mod otlp;
 pub mod span;
 pub mod summary;
+pub mod timeline;
 
 use crate::trace::{ClientInfo, SourceKind, Trace, TraceMeta};
 use span::{FieldSpan, Skip};

@@ -1,7 +1,8 @@
 //! Field data at a glance: a period's requests grouped by day, browser or
 //! model, each group with its count, failures, and TTFT and first-paint
 //! percentiles with their 95% confidence intervals
-//! ([`crate::measure::stats::percentile_interval`]).
+//! ([`crate::measure::stats::percentile_interval`]), and all of them over
+//! time ([`super::timeline`]).
 //!
 //! Read from one [`FieldRow`] per request (what the collector keeps beside
 //! each request so a million of them summarise without reading their
@@ -14,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::span::FieldSpan;
+use super::timeline::Timeline;
 use crate::measure::stats::{percentile_interval, percentile_of_sorted};
 
 /// Milliseconds in a day.
@@ -149,6 +151,9 @@ pub struct FieldSummary {
     pub requests: usize,
     /// The groups, by key.
     pub groups: Vec<FieldGroup>,
+    /// All of them over time ([`Timeline`]).
+    #[serde(default)]
+    pub timeline: Timeline,
 }
 
 impl FieldSummary {
@@ -168,7 +173,7 @@ impl FieldSummary {
                 first_paint: percentiles(rs.iter().filter_map(|r| r.first_paint_ms).collect()),
             })
             .collect();
-        Self { by, requests: rows.len(), groups }
+        Self { by, requests: rows.len(), groups, timeline: Timeline::of(rows) }
     }
 }
 
@@ -194,6 +199,9 @@ mod tests {
         rows.extend((1..=20).map(|i| row(1.0, "Chrome", 1000.0 + f64::from(i), None, i == 1)));
         let by_day = FieldSummary::of(&rows, GroupBy::Day);
         assert_eq!(by_day.requests, 520);
+        let hours = &by_day.timeline;
+        assert_eq!((hours.bucket_ms, hours.buckets.len()), (3_600_000.0, 25), "a day and an hour, hourly");
+        assert_eq!((hours.buckets[0].requests, hours.buckets[24].requests), (500, 20));
         let keys: Vec<&str> = by_day.groups.iter().map(|g| g.key.as_str()).collect();
         assert_eq!(keys, ["2026-12-05", "2026-12-06"]);
         let day1 = &by_day.groups[0];

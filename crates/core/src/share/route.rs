@@ -6,7 +6,7 @@
 //! | fragment | opens |
 //! |---|---|
 //! | none (or one the lab does not know) | the landing page: the first story playing in the replay view |
-//! | `#replay`, `#live`, `#import`, `#analyze`, `#study`, `#library` | that view |
+//! | `#replay`, `#live`, `#import`, `#field`, `#analyze`, `#study`, `#library` | that view |
 //! | `#participate` | the participant session in progress in this browser |
 //! | `#share=v1.…` | a shared link ([`super::link`]): panes in the replay view, or a study's participant flow |
 
@@ -21,6 +21,8 @@ pub enum View {
     Live,
     /// Other tools' results.
     Import,
+    /// What real users' browsers saw (the field collector).
+    Field,
     /// One trace file's analysis.
     Analyze,
     /// UX studies: design and results.
@@ -31,8 +33,8 @@ pub enum View {
 
 impl View {
     /// Every view, in tab order.
-    pub const ALL: [View; 6] =
-        [Self::Replay, Self::Live, Self::Import, Self::Analyze, Self::Study, Self::Library];
+    pub const ALL: [View; 7] =
+        [Self::Replay, Self::Live, Self::Import, Self::Field, Self::Analyze, Self::Study, Self::Library];
 
     /// Its name in the URL (and in test ids).
     pub fn id(self) -> &'static str {
@@ -40,6 +42,7 @@ impl View {
             Self::Replay => "replay",
             Self::Live => "live",
             Self::Import => "import",
+            Self::Field => "field",
             Self::Analyze => "analyze",
             Self::Study => "study",
             Self::Library => "library",
@@ -52,6 +55,7 @@ impl View {
             Self::Replay => "Replay",
             Self::Live => "Live",
             Self::Import => "Import results",
+            Self::Field => "Field data",
             Self::Analyze => "Analyze a trace",
             Self::Study => "UX study",
             Self::Library => "Library",

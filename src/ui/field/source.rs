@@ -1,14 +1,14 @@
-//! "Field data" in the Import view: what real users' browsers saw, read
-//! from the collector of the `latency-lab serve` that served this page
-//! ([`crate::browser::use_field_collector`]): a site, a period, one browser
-//! or model, loaded as a run like any imported file. Two periods loaded
-//! are compared like two runs ("since the deploy").
+//! The Field view's form: the researcher token, a site, a period, one
+//! browser or model; *Summarize* reads the period at a glance
+//! ([`super::summary`]), *Load as a run* reads its requests as a trace file
+//! (`take` gets it), *Download* saves that file
+//! ([`crate::browser::use_field_collector`]).
 
 use leptos::prelude::*;
 
 use lab_core::field::summary::GroupBy;
 
-use super::field_summary::FieldSummaryTable;
+use super::summary::FieldSummary;
 use crate::browser::use_field_collector::{FieldQuery, use_field_collector};
 
 /// The field data form; `take` gets the trace file it reads.
@@ -29,9 +29,7 @@ pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
     let load = move |_| c.load(query(), Callback::new(move |file| take.run(vec![file])));
     let set_by = move |ev| by.set(GroupBy::from_name(&event_target_value(&ev)).unwrap_or(GroupBy::Day));
     view! {
-        <details class="field-source" data-testid="field-source">
-            <summary data-testid="field-open">"Field data: what your users' browsers saw (from this server's collector)"</summary>
-            <p class="hint">"Requests your pages sent with the field snippet, or any OpenTelemetry GenAI instrumentation, to "<code>"POST /v1/traces"</code>". Load a period as a run; load another to compare them."</p>
+        <div class="field-source" data-testid="field-source">
             <label>"Researcher token "
                 <input type="password" autocomplete="off" data-testid="field-token" prop:value=move || c.token.value.get()
                     on:change=move |ev| c.set_token(event_target_value(&ev))/>
@@ -55,8 +53,10 @@ pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
             </label>
             <button type="button" class="secondary" data-testid="field-summarize" disabled=move || c.busy.get() on:click=move |_| c.summarize(query(), by.get_untracked())>"Summarize"</button>
             <button type="button" data-testid="field-load" disabled=move || c.busy.get() on:click=load>"Load as a run"</button>
-            {move || c.summary.get().map(|s| view! { <FieldSummaryTable summary=s/> })}
+            <button type="button" class="secondary" data-testid="field-download" hidden=move || c.last.with(Option::is_none)
+                on:click=move |_| c.download_last()>"Download the period as a trace file"</button>
             {move || c.error.get().map(|e| view! { <p class="error" role="alert" data-testid="field-error">{e}</p> })}
-        </details>
+        </div>
+        {move || c.summary.get().map(|s| view! { <FieldSummary summary=s/> })}
     }
 }

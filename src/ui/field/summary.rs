@@ -1,10 +1,12 @@
-//! A period of field data at a glance: one row per day, browser or model
-//! with its requests, failures, and TTFT and first-paint percentiles, each
-//! P90 with its 95% interval (`lab_core::field::summary`).
+//! A period of field data at a glance (`lab_core::field::summary`): its
+//! requests over time, and one row per day, browser or model with its
+//! requests, failures, and TTFT and first-paint percentiles, each P90 with
+//! its 95% interval.
 
-use lab_core::field::summary::{Estimate, FieldSummary, Percentiles};
+use lab_core::field::summary::{Estimate, FieldSummary as Summary, Percentiles};
 use leptos::prelude::*;
 
+use crate::ui::charts::RequestsOverTimeChart;
 use crate::ui::format::ms;
 
 fn cell(p: &Option<Percentiles>, pick: fn(&Percentiles) -> Estimate, interval: bool) -> String {
@@ -17,9 +19,18 @@ fn cell(p: &Option<Percentiles>, pick: fn(&Percentiles) -> Estimate, interval: b
     }
 }
 
+/// The summary: chart and table.
+#[component]
+pub fn FieldSummary(summary: Summary) -> impl IntoView {
+    view! {
+        <RequestsOverTimeChart timeline=summary.timeline.clone()/>
+        <FieldTable summary=summary/>
+    }
+}
+
 /// The summary's table.
 #[component]
-pub fn FieldSummaryTable(summary: FieldSummary) -> impl IntoView {
+fn FieldTable(summary: Summary) -> impl IntoView {
     view! {
         <table class="metrics" data-testid="field-summary">
             <caption>{format!("{} requests by {}; times in ms", summary.requests, summary.by.name())}</caption>
