@@ -18,6 +18,7 @@
 
 pub mod conventions;
 pub mod otlp;
+pub mod row;
 pub mod span;
 pub mod summary;
 pub mod timeline;

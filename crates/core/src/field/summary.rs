@@ -4,55 +4,19 @@
 //! ([`crate::measure::stats::percentile_interval`]), and all of them over
 //! time ([`super::timeline`]).
 //!
-//! Read from one [`FieldRow`] per request (what the collector keeps beside
-//! each request so a million of them summarise without reading their
-//! chunks): **TTFT** = the first chunk's arrival after the send, **first
-//! paint** = the earliest paint of any chunk after the send (absent for
-//! spans without paints), **failed** = the request has a failure (an
-//! abort included). Percentiles are numpy's linear ones, over the requests
-//! that have the figure; a day is the UTC calendar day of the send.
+//! Read from one [`FieldRow`] per request (its TTFT, first paint and
+//! failure are defined there). Percentiles are numpy's linear ones, over
+//! the requests that have the figure; a day is the UTC calendar day of the
+//! send.
 
 use serde::{Deserialize, Serialize};
 
-use super::span::FieldSpan;
+pub use super::row::FieldRow;
 use super::timeline::Timeline;
 use crate::measure::stats::{percentile_interval, percentile_of_sorted};
 
 /// Milliseconds in a day.
 const DAY_MS: f64 = 86_400_000.0;
-
-/// What the collector keeps of a request for summaries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FieldRow {
-    /// When it was sent (ms since 1970).
-    pub at_unix_ms: f64,
-    /// The browser's name.
-    pub browser: Option<String>,
-    /// The model asked for.
-    pub model: Option<String>,
-    /// Time to first token (ms).
-    pub ttft_ms: Option<f64>,
-    /// First paint (ms).
-    pub first_paint_ms: Option<f64>,
-    /// It failed (or was stopped).
-    pub failed: bool,
-}
-
-impl FieldRow {
-    /// The row of a span.
-    pub fn of(s: &FieldSpan) -> Self {
-        let r = &s.request;
-        let after = |t: f64| t - r.sent_ms;
-        Self {
-            at_unix_ms: s.at_unix_ms,
-            browser: s.browser.as_ref().map(|b| b.0.clone()),
-            model: s.model.clone(),
-            ttft_ms: r.chunks.first().map(|c| after(c.arrived_ms)),
-            first_paint_ms: r.chunks.iter().filter_map(|c| c.painted_ms).reduce(f64::min).map(after),
-            failed: r.failure.is_some(),
-        }
-    }
-}
 
 /// How the requests are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

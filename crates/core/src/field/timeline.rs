@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::summary::FieldRow;
+use super::row::FieldRow;
 use crate::measure::stats::percentile_of_sorted;
 
 /// The bucket widths offered (ms): 1 s, 10 s, 1 min, 5 min, 15 min, 1 h,
