@@ -1,12 +1,12 @@
 //! One GenAI inference span read as a request the lab measures
 //! ([`FieldSpan`]), and what it could not say.
 //!
-//! - **With the lab's timings** ([`conventions::CHUNK_MS`]): every chunk at
+//! - **With the lab's timings** ([`conventions::CHUNK_MS`](super::conventions::CHUNK_MS)): every chunk at
 //!   its arrival, with its tokens and kind. Paints
-//!   ([`conventions::PAINT_MS`]) become each chunk's `painted_ms`, the lab's
+//!   ([`conventions::PAINT_MS`](super::conventions::PAINT_MS)) become each chunk's `painted_ms`, the lab's
 //!   own meaning: the first paint by which the share of the answer's
 //!   characters on screen reached the share that chunk completes
-//!   ([`conventions::PAINT_CHARS`] against [`conventions::CHUNK_CHARS`]),
+//!   ([`conventions::PAINT_CHARS`](super::conventions::PAINT_CHARS) against [`conventions::CHUNK_CHARS`](super::conventions::CHUNK_CHARS)),
 //!   and never before the chunk arrived. Shares, not counts, because what
 //!   a page shows is the rendered text (Markdown's marks gone), not the
 //!   stream's characters.

@@ -3,7 +3,7 @@
 //! A streamed tool call arrives as fragments: the first names the call
 //! (`index`, `id`, `function.name`), the rest carry pieces of its JSON
 //! `arguments`. Each fragment is recorded as one chunk of kind
-//! [`ChunkKind::ToolCall`](super::ChunkKind::ToolCall) whose text is the
+//! [`ChunkKind::ToolCall`] whose text is the
 //! argument piece and whose [`ToolCallRef`] says which call it belongs to.
 //! Such a chunk is a generated token like any other (it counts in TTFT,
 //! ITL, E2EL and output tokens); a response that only calls tools is

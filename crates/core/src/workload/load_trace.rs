@@ -13,7 +13,7 @@
 //!   no offered rate of its own;
 //! - **failed**: the load's requests of the window that failed, when the
 //!   window counted none itself;
-//! - **the load's TTFT** ([`LoadWindow::load_ttft_ms`]): what the load's
+//! - **the load's TTFT** ([`LoadWindow::load_ttft_ms`](crate::trace::LoadWindow::load_ttft_ms)): what the load's
 //!   own users saw, the same definition as every TTFT in the lab
 //!   ([`crate::measure::metrics::RequestMetrics`]). On an engine that does
 //!   not report its queue, this is what queueing did, seen from outside.
