@@ -43,7 +43,7 @@ pub struct ImportedRequest {
     /// Chunk times were not recorded; tokens are spread evenly.
     pub spread: bool,
     /// Turn of a multi-turn conversation (0-based), when the tool ran
-    /// conversations of more than one turn ([`keep_turns`]).
+    /// conversations of more than one turn (`keep_turns`).
     pub turn: Option<u32>,
     /// Prompt tokens the server took from its cache, when recorded.
     pub cached_tokens: Option<u64>,
