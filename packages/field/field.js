@@ -1,7 +1,8 @@
 // @latency-lab/field (README.md: what it records and why each line is here).
 
 const NS = 'latency_lab.';
-const MAX = 100000; // the collector's longest array
+const MAX = 100000;
+const ACT = 1000;
 const now = () => performance.now();
 
 const cp = (s) => {
@@ -156,6 +157,7 @@ export function spanOf(r, env) {
   add('gen_ai.usage.cache_read.input_tokens', u.cached);
   if (r.st.finish.length) add('gen_ai.response.finish_reasons', r.st.finish);
   add(NS + 'headers_ms', r.headers === null ? null : ms(r.headers));
+  add(NS + 'action_ms', r.act);
   if (r.paint.length) {
     add(NS + 'paint_ms', r.paint.map(ms));
     add(NS + 'paint_chars', r.shown);
@@ -207,7 +209,12 @@ export function installField(options) {
   refresh((hz) => (env.hz = hz));
   const open = new Set();
   const queue = [];
-  let mo = null, frame = false, timer = 0;
+  let mo = null, frame = false, timer = 0, act = -1 / 0;
+  const acts = (f) => ['click', 'submit', 'keydown'].forEach((k) => f(k, action, true));
+  const action = (e) => {
+    if (e.type[0] !== 'k' || (e.key === 'Enter' && !e.isComposing)) act = e.timeStamp;
+  };
+  acts(addEventListener);
 
   const current = () => [...open].pop();
   const answerEl = () => [...document.querySelectorAll(cfg.answer)].pop();
@@ -312,7 +319,7 @@ export function installField(options) {
   };
 
   function fetchField(input, init) {
-    let url, body, req;
+    let url, body, req, t0 = now();
     try {
       url = new URL(input instanceof Request ? input.url : String(input), location.href);
       body = init && init.body;
@@ -321,7 +328,9 @@ export function installField(options) {
       req = null;
     }
     if (!obj(req) || req.stream !== true || Math.random() >= cfg.sampleRate) return orig.apply(this, arguments);
-    const r = { t0: now(), model: str(req.model), host: url.hostname, headers: null, end: null, err: null };
+    const r = { t0, model: str(req.model), host: url.hostname, headers: null, end: null, err: null };
+    if (t0 - act >= 0 && t0 - act <= ACT) r.act = ms(t0 - act);
+    act = -1 / 0;
     Object.assign(r, { at: [], kind: [], chars: [], paint: [], shown: [], lastPaint: 0, st: { finish: [] } });
     r.op = /chat\/completions$/.test(url.pathname) ? 'chat' : 'text_completion';
     r.el = answerEl();
@@ -363,6 +372,7 @@ export function installField(options) {
     stop() {
       if (globalThis.fetch === fetchField) globalThis.fetch = orig;
       removeEventListener('pagehide', hide);
+      acts(removeEventListener);
       hide();
     },
   };

@@ -44,7 +44,7 @@ test('a span carries the GenAI conventions and the lab timings, and no text', ()
   dec.feed('data: {"choices":[{"delta":{"content":"secret words"}}]}\n\ndata: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\n');
   const r = {
     t0: 1000, op: 'chat', model: 'm', host: 'api.example', headers: 40, end: 120, err: null,
-    at: [80.5], kind: [0], chars: [12], paint: [96.25], shown: [12], st: dec.state,
+    at: [80.5], kind: [0], chars: [12], paint: [96.25], shown: [12], st: dec.state, act: 0.375,
   };
   const span = spanOf(r, { sampleRate: 0.5, browser: ['Firefox', 'Gecko', '140.0'], step: 0.02, hz: 60 });
   const a = Object.fromEntries(span.attributes.map(({ key, value }) => [key, value]));
@@ -63,7 +63,16 @@ test('a span carries the GenAI conventions and the lab timings, and no text', ()
   assert.equal(a['latency_lab.browser'].stringValue, 'Firefox');
   assert.equal(a['latency_lab.sample_rate'].doubleValue, 0.5);
   assert.equal(a['error.type'], undefined);
+  assert.equal(a['latency_lab.action_ms'].doubleValue, 0.375, "the user's action before the send");
   assert.ok(!JSON.stringify(span).includes('secret'), 'no text in the span');
+  assert.equal(spanOf({ ...r, act: undefined }, {}).attributes.find((x) => x.key === 'latency_lab.action_ms'), undefined);
+});
+
+test("the snippet's longest action wait is core's", () => {
+  const snippet = readFileSync(SNIPPET, 'utf8').match(/const ACT = (\d+);/)?.[1];
+  const core = readFileSync(path.join(ROOT, 'crates/core/src/field/conventions.rs'), 'utf8').match(/ACTION_MAX_MS: f64 = ([\d.]+);/)?.[1];
+  assert.ok(snippet && core, 'both are written down');
+  assert.equal(Number(snippet), Number(core));
 });
 
 test(`the snippet is at most ${BUDGET_GZIP} bytes gzipped and ready to publish`, () => {

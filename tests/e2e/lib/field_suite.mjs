@@ -26,9 +26,13 @@ import { LAB_BIN, startServer } from './lab.mjs';
 import { click, setValue, text, waitFor, waitForCss, waitText } from './dom.mjs';
 
 const PROMPT = 'field e2e secret prompt 7c1f';
-/** Page − collector TTFT: the median's bound and each answer's (ms). */
-const MEDIAN_MS = 1.5;
-const EACH_MS = 8;
+/** |page − collector| TTFT (ms): the acceptance's bound, which all but
+ * PAUSED answers meet, and the bound of those (a busy 2-core machine
+ * pauses a page now and then between its read and its own stamp: up to
+ * 4 ms seen). */
+const WITHIN_MS = 1;
+const PAUSED = 2;
+const PAUSED_MS = 8;
 /** The plain answers: TTFTs 80…500 ms apart, so percentiles differ. */
 const plain = (i) => `profile:ttft=${80 + 25 * i},tpot=6,tokens=24,text=chat,seed=${i}`;
 const PLAN = [
@@ -128,18 +132,14 @@ export function fieldSuite({ name, launch, openPlain }) {
         const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '-');
         console.log(`${name}, a frame ${frame.toFixed(1)} ms: answer, TTFT collector | page, first paint collector | page (ms)\n` +
           rows.map((r) => `${r.answer} ${r.what}\t${f2(r.ttft)} | ${f2(r.pageTtft)}\t${f2(r.paint)} | ${f2(r.pagePaint)}`).join('\n'));
-        // The snippet's clock starts at fetch(), the page's before the SDK's
-        // create(): the SDK's own work before it sends (0.5 ms in Chromium,
-        // 0.9 ms in Firefox here) is in the page's TTFT only. So the page's
-        // TTFT is never shorter; the median difference stays within
-        // MEDIAN_MS and each within EACH_MS (a busy 2-core machine pauses
-        // the page now and then: up to 4 ms seen in Firefox).
-        const diffs = rows.map((r) => r.pageTtft - r.ttft).sort((x, y) => x - y);
-        const median = diffs[Math.floor(diffs.length / 2)];
-        assert.ok(median <= MEDIAN_MS, `median page − collector TTFT ${f2(median)} ms`);
+        // Both clocks start at the user's send: the page's in its submit
+        // handler, the snippet's at that submit event (latency_lab.action_ms),
+        // so the SDK's work before fetch() is in both.
+        const off = rows.filter((r) => Math.abs(r.pageTtft - r.ttft) > WITHIN_MS);
+        assert.ok(off.length <= PAUSED, `${off.length} answers' TTFT off by more than ${WITHIN_MS} ms: ${off.map((r) => r.answer)}`);
         for (const r of rows) {
           const d = r.pageTtft - r.ttft;
-          assert.ok(d >= -0.25 && d <= EACH_MS, `answer ${r.answer}: TTFT ${f2(r.ttft)} ms in the collector, ${f2(r.pageTtft)} ms on the page`);
+          assert.ok(Math.abs(d) <= PAUSED_MS, `answer ${r.answer}: TTFT ${f2(r.ttft)} ms in the collector, ${f2(r.pageTtft)} ms on the page`);
           if (PLAN[r.answer - 1].stop) continue;
           assert.ok(r.paint >= r.ttft, `answer ${r.answer}: first paint ${f2(r.paint)} before the first chunk ${f2(r.ttft)}`);
           assert.ok(Math.abs(r.paint - r.pagePaint) <= frame + 1, `answer ${r.answer}: first paint ${f2(r.paint)} ms in the collector, ${f2(r.pagePaint)} ms on the page`);

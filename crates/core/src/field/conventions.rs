@@ -14,6 +14,7 @@
 //! | attribute | type | meaning |
 //! |---|---|---|
 //! | [`HEADERS_MS`] | double | response headers received |
+//! | [`ACTION_MS`] | double | how long before the send the user's last action came (a click, Enter, a form sent; at most [`ACTION_MAX_MS`]) |
 //! | [`CHUNK_MS`] | double[] | each streamed chunk's arrival |
 //! | [`CHUNK_TOKENS`] | int[] | tokens each chunk carried (1 each when absent) |
 //! | [`CHUNK_KINDS`] | int[] | 0 answer text, 1 reasoning, 2 a tool-call fragment (answer text when absent) |
@@ -67,6 +68,17 @@ pub const INFERENCE_OPERATIONS: [&str; 3] = ["chat", "text_completion", "generat
 
 /// Response headers received (ms from the send).
 pub const HEADERS_MS: &str = "latency_lab.headers_ms";
+/// How long before the send the user's last action came (ms, 0 to
+/// [`ACTION_MAX_MS`]; the latest click, Enter or form submit before it,
+/// so a click that submits a form counts from the submit, where the page's
+/// handler starts): the page's own work before it sent (its SDK, a token
+/// refresh, a retrieval in the browser), which the user waited through.
+/// The lab's request starts at the action ([`super::span`]).
+pub const ACTION_MS: &str = "latency_lab.action_ms";
+/// The longest [`ACTION_MS`] taken (ms): the snippet gives an action to a
+/// request sent at most this long after it (longer, the request starts at
+/// its send), and the reader ignores larger values.
+pub const ACTION_MAX_MS: f64 = 1000.0;
 /// Each chunk's arrival (ms from the send).
 pub const CHUNK_MS: &str = "latency_lab.chunk_ms";
 /// Tokens per chunk.

@@ -117,18 +117,8 @@ pub fn trace_of(spans: &[FieldSpan]) -> Trace {
     let requests = spans
         .iter()
         .map(|s| {
-            let shift = s.at_unix_ms - t0;
             let mut r = s.request.clone();
-            r.sent_ms += shift;
-            for t in [&mut r.headers_ms, &mut r.end_ms].into_iter().flatten() {
-                *t += shift;
-            }
-            for ch in &mut r.chunks {
-                ch.arrived_ms += shift;
-                if let Some(p) = &mut ch.painted_ms {
-                    *p += shift;
-                }
-            }
+            span::shift(&mut r, s.at_unix_ms - t0);
             r
         })
         .collect();

@@ -16,6 +16,14 @@
 //!   measured data, and the run says so).
 //! - **Neither**: not read (a call that did not stream, or an
 //!   instrumentation that does not time the first chunk).
+//!
+//! A request starts at the user's action when the page recorded one
+//! ([`conventions::ACTION_MS`](super::conventions::ACTION_MS): the click or Enter that
+//! started it, at most a second before the send): sent at 0, everything
+//! after the send that much later. Its TTFT is then what the user waited,
+//! the page's own work before it sent included (an SDK's preparation, a
+//! token refresh), as a page's own `performance.now()` from its send
+//! handler measures it. Without one it starts at the send.
 
 use serde::{Deserialize, Serialize};
 
@@ -118,13 +126,19 @@ pub fn read(s: &RawSpan) -> Result<FieldSpan, Skip> {
     };
     request.usage = (usage != Usage::default()).then_some(usage);
     request.failure = failure(s);
+    // The user's action before the send, when the page recorded it: the
+    // request starts there, so what the user waited through before the
+    // page sent is in its TTFT, as the page's own measure has it.
+    let action = num(s, c::ACTION_MS).filter(|a| (0.0..=c::ACTION_MAX_MS).contains(a)).unwrap_or(0.0);
+    shift(&mut request, action);
+    request.sent_ms = 0.0;
     let browser = match (text(s, c::BROWSER), text(s, c::ENGINE)) {
         (Some(b), Some(e)) => Some((b, e, text(s, c::BROWSER_VERSION).unwrap_or_default())),
         _ => None,
     };
     Ok(FieldSpan {
         request,
-        at_unix_ms: s.start_ns as f64 / 1e6,
+        at_unix_ms: s.start_ns as f64 / 1e6 - action,
         model: text(s, c::REQUEST_MODEL).or_else(|| text(s, c::RESPONSE_MODEL)),
         site: text(s, c::SITE).or_else(|| text(s, c::SERVICE_NAME)),
         browser,
@@ -133,6 +147,24 @@ pub fn read(s: &RawSpan) -> Result<FieldSpan, Skip> {
         chunks_recorded,
         painted,
     })
+}
+
+/// Moves every time of `r` (sent, headers, chunks, paints, end) `by` ms
+/// later on its clock.
+pub fn shift(r: &mut RequestTrace, by: f64) {
+    if by == 0.0 {
+        return;
+    }
+    r.sent_ms += by;
+    for t in [&mut r.headers_ms, &mut r.end_ms].into_iter().flatten() {
+        *t += by;
+    }
+    for ch in &mut r.chunks {
+        ch.arrived_ms += by;
+        if let Some(p) = &mut ch.painted_ms {
+            *p += by;
+        }
+    }
 }
 
 /// The chunks of [`c::CHUNK_MS`], their tokens and kinds.

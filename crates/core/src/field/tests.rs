@@ -254,3 +254,29 @@ fn field_runs_are_traces_the_lab_loads() {
     let r = &FieldRun::read(&late).unwrap().trace.requests[0];
     assert_eq!(r.end_ms, Some(700.0), "the end is never before the last chunk");
 }
+
+#[test]
+fn a_request_starts_at_the_users_action_when_the_page_recorded_it() {
+    let with_action = |a: f64| {
+        let one = snippet_span().replacen(
+            "\"attributes\":[",
+            &format!("\"attributes\":[{},", kv("latency_lab.action_ms", &d(a))),
+            1,
+        );
+        FieldRun::read(&export(&[one])).unwrap()
+    };
+    let run = with_action(0.4);
+    let (r, span) = (&run.trace.requests[0], &run.spans[0]);
+    assert_eq!(r.sent_ms, 0.0, "sent at the action");
+    assert!((r.chunks[0].arrived_ms - 200.4).abs() < 1e-9, "the wait before the send is in the TTFT");
+    assert!((r.headers_ms.unwrap() - 150.4).abs() < 1e-9);
+    assert!((r.chunks[1].painted_ms.unwrap() - 320.4).abs() < 1e-9);
+    assert!((r.end_ms.unwrap() - 900.4).abs() < 1e-9);
+    assert!((span.at_unix_ms - (T0 as f64 / 1e6 - 0.4)).abs() < 1e-3, "its time is the action's");
+    let m = RunMetrics::of(&run.trace, &MetricsConfig::default());
+    assert!((m.ttft_ms.unwrap().median - 200.4).abs() < 1e-9);
+    // Out of range (negative, over a second): the request starts at its send.
+    for a in [-5.0, conventions::ACTION_MAX_MS + 1.0] {
+        assert_eq!(with_action(a).trace.requests[0].chunks[0].arrived_ms, 200.0, "{a}");
+    }
+}
