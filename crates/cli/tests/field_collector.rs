@@ -111,10 +111,15 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     let firefox = groups.iter().find(|g| g["key"] == "Firefox").expect("a Firefox group");
     assert_eq!(firefox["requests"], 8);
     assert_eq!(firefox["first_paint"]["n"], 8, "the snippet's spans have paints");
+    assert_eq!(firefox["paint_lag"]["n"], 8, "and paint lags, kept in their own column");
+    assert!(firefox["paint_gap"]["p50"]["value"].as_f64().unwrap() > 0.0);
+    assert_eq!(firefox["qoe"]["n"], 8);
+    assert!(firefox["stalled"].as_u64().is_some());
     assert!(firefox["ttft"]["p50"]["value"].as_f64().unwrap() > 0.0);
     let backend = groups.iter().find(|g| g["key"] == "(not said)").expect("the back end's spans");
     assert_eq!((backend["requests"].as_u64(), backend["failed"].as_u64()), (Some(5), Some(1)));
     assert!(backend["first_paint"].is_null(), "no paints from a back end");
+    assert!(backend["paint_lag"].is_null() && backend["paint_gap"].is_null());
     // The summary keeps what the requests keep: one browser, one model.
     for (q, n) in [("browser=FIREFOX", 8), ("browser=Chrome", 0), ("model=tiny-chat", 13), ("model=other", 0)]
     {

@@ -1,57 +1,76 @@
 //! A period of field data at a glance (`lab_core::field::summary`): its
 //! requests over time, and one row per day, browser or model with its
-//! requests, failures, and TTFT and first-paint percentiles, each P90 with
-//! its 95% interval.
+//! requests, failures and stalled requests, one figure's P50/P90/P99 (TTFT,
+//! first paint, paint lag or longest paint gap: chosen) and QoE's P50 and
+//! P10, each P90 and P10 with its 95% interval.
 
-use lab_core::field::summary::{Estimate, FieldSummary as Summary, Percentiles};
+use lab_core::field::summary::{Estimate, FieldSummary as Summary, Figure};
 use leptos::prelude::*;
 
 use crate::ui::charts::RequestsOverTimeChart;
 use crate::ui::format::ms;
 
-fn cell(p: &Option<Percentiles>, pick: fn(&Percentiles) -> Estimate, interval: bool) -> String {
-    let Some(p) = p else { return "—".into() };
-    let e = pick(p);
+fn cell(e: Option<Estimate>, interval: bool, fmt: fn(f64) -> String) -> String {
+    let Some(e) = e else { return "—".into() };
     match (interval, e.interval) {
-        (true, Some((lo, hi))) => format!("{} ({}–{})", ms(e.value), ms(lo), ms(hi)),
-        (true, None) => format!("{} (too few for an interval)", ms(e.value)),
-        (false, _) => ms(e.value),
+        (true, Some((lo, hi))) => format!("{} ({}–{})", fmt(e.value), fmt(lo), fmt(hi)),
+        (true, None) => format!("{} (too few for an interval)", fmt(e.value)),
+        (false, _) => fmt(e.value),
     }
+}
+
+fn score(v: f64) -> String {
+    format!("{v:.2}")
 }
 
 /// The summary: chart and table.
 #[component]
 pub fn FieldSummary(summary: Summary) -> impl IntoView {
+    let figure = RwSignal::new(Figure::Ttft);
     view! {
         <RequestsOverTimeChart timeline=summary.timeline.clone()/>
-        <FieldTable summary=summary/>
+        <label>"Percentiles of "
+            <select data-testid="field-figure"
+                on:change=move |ev| figure.set(Figure::from_name(&event_target_value(&ev)).unwrap_or(Figure::Ttft))>
+                {Figure::ALL.into_iter().map(|f| view! { <option value=f.name()>{f.label()}</option> }).collect_view()}
+            </select>
+        </label>
+        {move || view! { <FieldTable summary=summary.clone() figure=figure.get()/> }}
     }
 }
 
-/// The summary's table.
+/// The summary's table, of one figure.
 #[component]
-fn FieldTable(summary: Summary) -> impl IntoView {
+fn FieldTable(summary: Summary, figure: Figure) -> impl IntoView {
+    let what = figure.label();
     view! {
-        <table class="metrics" data-testid="field-summary">
-            <caption>{format!("{} requests by {}; times in ms", summary.requests, summary.by.name())}</caption>
-            <thead><tr>
-                <th>"group"</th><th>"requests"</th><th>"failed"</th><th>"TTFT P50"</th><th>"TTFT P90 (95% interval)"</th>
-                <th>"TTFT P99"</th><th>"first paint P50"</th><th>"first paint P90 (95% interval)"</th>
-            </tr></thead>
-            <tbody>
-                {summary.groups.into_iter().map(|g| view! {
-                    <tr data-testid="field-group" data-key=g.key.clone()>
-                        <th scope="row">{g.key.clone()}</th>
-                        <td>{g.requests}</td>
-                        <td>{g.failed}</td>
-                        <td>{cell(&g.ttft, |p| p.p50, false)}</td>
-                        <td data-testid="field-ttft-p90">{cell(&g.ttft, |p| p.p90, true)}</td>
-                        <td>{cell(&g.ttft, |p| p.p99, false)}</td>
-                        <td>{cell(&g.first_paint, |p| p.p50, false)}</td>
-                        <td>{cell(&g.first_paint, |p| p.p90, true)}</td>
-                    </tr>
-                }).collect_view()}
-            </tbody>
-        </table>
+        <div class="table-scroll" tabindex="0">
+            <table class="metrics" data-testid="field-summary" data-figure=figure.name()>
+                <caption>{format!("{} requests by {}; {what} in ms", summary.requests, summary.by.name())}</caption>
+                <thead><tr>
+                    <th>"group"</th><th>"requests"</th><th>"failed"</th><th>"stalled"</th>
+                    <th>{format!("{what} P50")}</th><th>{format!("{what} P90 (95% interval)")}</th><th>{format!("{what} P99")}</th>
+                    <th>"QoE P50"</th><th>"QoE P10 (95% interval)"</th>
+                </tr></thead>
+                <tbody>
+                    {summary.groups.into_iter().map(|g| {
+                        let p = g.figure(figure).cloned();
+                        view! {
+                            <tr data-testid="field-group" data-key=g.key.clone()>
+                                <th scope="row">{g.key.clone()}</th>
+                                <td>{g.requests}</td>
+                                <td>{g.failed}</td>
+                                <td>{g.stalled}</td>
+                                <td>{cell(p.as_ref().map(|p| p.p50), false, ms)}</td>
+                                <td data-testid="field-p90">{cell(p.as_ref().map(|p| p.p90), true, ms)}</td>
+                                <td>{cell(p.as_ref().map(|p| p.p99), false, ms)}</td>
+                                <td>{cell(g.qoe.as_ref().map(|q| q.p50), false, score)}</td>
+                                <td>{cell(g.qoe.as_ref().map(|q| q.p10), true, score)}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
 }

@@ -178,6 +178,13 @@ export function fieldSuite({ name, launch, openPlain }) {
         const groups = await page.evaluate(() =>
           [...document.querySelectorAll('[data-testid="field-group"]')].map((r) => [r.dataset.key, r.cells[1].textContent, r.cells[2].textContent]));
         assert.deepEqual(groups, [[seenBrowser, '20', '1']], 'one browser, 20 requests, the stopped one failed');
+        // The stall is a stalled request; paint lag and the paint gaps have percentiles.
+        assert.equal(await page.evaluate(() => document.querySelector('[data-testid="field-group"]').cells[3].textContent), '1');
+        for (const figure of ['paint_lag', 'paint_gap']) {
+          await setValue(page, 'field-figure', figure);
+          await waitForCss(page, `[data-testid="field-summary"][data-figure="${figure}"]`);
+          assert.match(await text(page, 'field-p90'), /^\d+\.\d+ \(/, `${figure} P90 with its interval`);
+        }
         // Requests over time: every request in one bar, the stopped one failed.
         const bars = await page.evaluate(() =>
           [...document.querySelectorAll('[data-testid="requests-bar"]')].map((b) => [+b.dataset.requests, +b.dataset.failed]));

@@ -149,8 +149,9 @@ impl FieldStore for SqlField {
             let json = serde_json::to_string(s).map_err(err)?;
             let row = FieldRow::of(s);
             let r = sqlx::query(
-                "INSERT INTO field_requests (site, span_id, received_ms, sent_us, model, browser, request, ttft_ms, first_paint_ms, failed) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
+                "INSERT INTO field_requests (site, span_id, received_ms, sent_us, model, browser, request, ttft_ms, first_paint_ms, failed, \
+                 paint_lag_ms, paint_gap_ms, stalls, qoe) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING",
             )
             .bind(site)
             .bind(s.request.id.clone().unwrap_or_default())
@@ -162,6 +163,10 @@ impl FieldStore for SqlField {
             .bind(row.ttft_ms)
             .bind(row.first_paint_ms)
             .bind(i64::from(row.failed))
+            .bind(row.paint_lag_ms)
+            .bind(row.paint_gap_ms)
+            .bind(i64::from(row.stalls))
+            .bind(row.qoe)
             .execute(&mut *tx)
             .await
             .map_err(err)?;
@@ -222,7 +227,7 @@ impl FieldStore for SqlField {
 
     async fn rows(&self, site: &str, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
         let rows = sqlx::query(
-            "SELECT sent_us, browser, model, ttft_ms, first_paint_ms, failed FROM field_requests \
+            "SELECT sent_us, browser, model, ttft_ms, first_paint_ms, failed, paint_lag_ms, paint_gap_ms, stalls, qoe FROM field_requests \
              WHERE site = $1 AND sent_us >= $2 AND sent_us < $3",
         )
         .bind(site)
@@ -240,6 +245,13 @@ impl FieldStore for SqlField {
                     ttft_ms: r.try_get(3).map_err(err)?,
                     first_paint_ms: r.try_get(4).map_err(err)?,
                     failed: r.try_get::<Option<i64>, _>(5).map_err(err)?.unwrap_or(0) != 0,
+                    paint_lag_ms: r.try_get(6).map_err(err)?,
+                    paint_gap_ms: r.try_get(7).map_err(err)?,
+                    stalls: r
+                        .try_get::<Option<i64>, _>(8)
+                        .map_err(err)?
+                        .map_or(0, |n| n.clamp(0, i64::from(u32::MAX)) as u32),
+                    qoe: r.try_get(9).map_err(err)?,
                 })
             })
             .collect()

@@ -1,13 +1,22 @@
 //! What the collector keeps beside each request so a million of them
 //! summarise without reading their chunks ([`super::summary`],
-//! [`super::timeline`]): **TTFT** = the first chunk's arrival after the
-//! send, **first paint** = the earliest paint of any chunk after the send
-//! (absent for spans without paints), **failed** = the request has a
-//! failure (an abort included).
+//! [`super::timeline`]). Each figure is the lab's own, from
+//! [`RequestMetrics`] with the default settings (a stall is a gap over
+//! [`crate::measure::metrics::DEFAULT_STALL_MS`]), so a summary and the
+//! same period loaded as a run never disagree:
+//! - **TTFT**, **first paint** (absent for spans without paints), the
+//!   request's median **paint lag** (first paint of each chunk − its
+//!   arrival) and its **QoE**;
+//! - **longest paint gap**: the longest wait between two paints of new
+//!   text, from the first paint to the last (what a reader sees as the
+//!   text stopping; absent with fewer than two paints);
+//! - **stalls**: the stream's gaps between chunks over the stall threshold;
+//! - **failed**: the request has a failure (an abort included).
 
 use serde::{Deserialize, Serialize};
 
 use super::span::FieldSpan;
+use crate::measure::metrics::{MetricsConfig, RequestMetrics};
 
 /// What the collector keeps of a request for summaries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -22,6 +31,18 @@ pub struct FieldRow {
     pub ttft_ms: Option<f64>,
     /// First paint (ms).
     pub first_paint_ms: Option<f64>,
+    /// Median paint lag (ms).
+    #[serde(default)]
+    pub paint_lag_ms: Option<f64>,
+    /// Longest gap between two paints of new text (ms).
+    #[serde(default)]
+    pub paint_gap_ms: Option<f64>,
+    /// Stalls in the stream.
+    #[serde(default)]
+    pub stalls: u32,
+    /// QoE (0–1).
+    #[serde(default)]
+    pub qoe: Option<f64>,
     /// It failed (or was stopped).
     pub failed: bool,
 }
@@ -30,13 +51,20 @@ impl FieldRow {
     /// The row of a span.
     pub fn of(s: &FieldSpan) -> Self {
         let r = &s.request;
-        let after = |t: f64| t - r.sent_ms;
+        let m = RequestMetrics::of(0, r, &MetricsConfig::default());
+        let mut paints: Vec<f64> =
+            r.chunks.iter().filter_map(|c| c.painted_ms).filter(|t| t.is_finite()).collect();
+        paints.sort_by(f64::total_cmp);
         Self {
             at_unix_ms: s.at_unix_ms,
             browser: s.browser.as_ref().map(|b| b.0.clone()),
             model: s.model.clone(),
-            ttft_ms: r.chunks.first().map(|c| after(c.arrived_ms)),
-            first_paint_ms: r.chunks.iter().filter_map(|c| c.painted_ms).reduce(f64::min).map(after),
+            ttft_ms: m.ttft_ms,
+            first_paint_ms: m.ttfp_ms,
+            paint_lag_ms: m.paint_lag_ms.map(|l| l.median),
+            paint_gap_ms: paints.windows(2).map(|w| w[1] - w[0]).reduce(f64::max),
+            stalls: u32::try_from(m.stalls.len()).unwrap_or(u32::MAX),
+            qoe: m.qoe,
             failed: r.failure.is_some(),
         }
     }

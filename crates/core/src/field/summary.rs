@@ -1,6 +1,7 @@
 //! Field data at a glance: a period's requests grouped by day, browser or
-//! model, each group with its count, failures, and TTFT and first-paint
-//! percentiles with their 95% confidence intervals
+//! model, each group with its count, failures and stalled requests, the
+//! P50/P90/P99 of each [`Figure`] (TTFT, first paint, paint lag, longest
+//! paint gap) and QoE's P50 and P10, each with its 95% confidence interval
 //! ([`crate::measure::stats::percentile_interval`]), and all of them over
 //! time ([`super::timeline`]).
 //!
@@ -91,6 +92,72 @@ fn percentiles(mut xs: Vec<f64>) -> Option<Percentiles> {
     Some(Percentiles { n: xs.len(), p50: at(50.0), p90: at(90.0), p99: at(99.0) })
 }
 
+/// A time the summary gives percentiles of (ms; more is worse), each as
+/// [`FieldRow`] defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Figure {
+    /// Time to first token.
+    Ttft,
+    /// First paint.
+    FirstPaint,
+    /// The request's median paint lag.
+    PaintLag,
+    /// The longest gap between two paints of new text.
+    PaintGap,
+}
+
+impl Figure {
+    /// Every figure, in the order tables show them.
+    pub const ALL: [Self; 4] = [Self::Ttft, Self::FirstPaint, Self::PaintLag, Self::PaintGap];
+
+    /// Its name (`ttft`, `first_paint`, `paint_lag`, `paint_gap`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ttft => "ttft",
+            Self::FirstPaint => "first_paint",
+            Self::PaintLag => "paint_lag",
+            Self::PaintGap => "paint_gap",
+        }
+    }
+
+    /// From its [`Figure::name`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// For people: "TTFT", "first paint", "paint lag (median)", "longest paint gap".
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Ttft => "TTFT",
+            Self::FirstPaint => "first paint",
+            Self::PaintLag => "paint lag (each request's median)",
+            Self::PaintGap => "longest paint gap",
+        }
+    }
+
+    fn of(self, r: &FieldRow) -> Option<f64> {
+        match self {
+            Self::Ttft => r.ttft_ms,
+            Self::FirstPaint => r.first_paint_ms,
+            Self::PaintLag => r.paint_lag_ms,
+            Self::PaintGap => r.paint_gap_ms,
+        }
+    }
+}
+
+/// QoE's median and its low tail (more is better, so the 10th percentile
+/// is the worse tenth of the requests), each with its 95% interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Quality {
+    /// Requests with a QoE.
+    pub n: usize,
+    /// P50.
+    pub p50: Estimate,
+    /// P10.
+    pub p10: Estimate,
+}
+
 /// One group.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldGroup {
@@ -100,10 +167,52 @@ pub struct FieldGroup {
     pub requests: usize,
     /// Failed or stopped.
     pub failed: usize,
+    /// Requests with at least one stall.
+    #[serde(default)]
+    pub stalled: usize,
     /// TTFT.
     pub ttft: Option<Percentiles>,
     /// First paint.
     pub first_paint: Option<Percentiles>,
+    /// Paint lag.
+    #[serde(default)]
+    pub paint_lag: Option<Percentiles>,
+    /// Longest paint gap.
+    #[serde(default)]
+    pub paint_gap: Option<Percentiles>,
+    /// QoE.
+    #[serde(default)]
+    pub qoe: Option<Quality>,
+}
+
+impl FieldGroup {
+    /// The percentiles of `figure`.
+    pub fn figure(&self, figure: Figure) -> Option<&Percentiles> {
+        match figure {
+            Figure::Ttft => self.ttft.as_ref(),
+            Figure::FirstPaint => self.first_paint.as_ref(),
+            Figure::PaintLag => self.paint_lag.as_ref(),
+            Figure::PaintGap => self.paint_gap.as_ref(),
+        }
+    }
+
+    fn of(key: String, rs: &[&FieldRow]) -> Self {
+        let p = |f: Figure| percentiles(rs.iter().filter_map(|r| f.of(r)).collect());
+        let mut q: Vec<f64> = rs.iter().filter_map(|r| r.qoe).filter(|x| x.is_finite()).collect();
+        q.sort_by(f64::total_cmp);
+        let at = |p| Estimate { value: percentile_of_sorted(&q, p), interval: percentile_interval(&q, p) };
+        Self {
+            key,
+            requests: rs.len(),
+            failed: rs.iter().filter(|r| r.failed).count(),
+            stalled: rs.iter().filter(|r| r.stalls > 0).count(),
+            ttft: p(Figure::Ttft),
+            first_paint: p(Figure::FirstPaint),
+            paint_lag: p(Figure::PaintLag),
+            paint_gap: p(Figure::PaintGap),
+            qoe: (!q.is_empty()).then(|| Quality { n: q.len(), p50: at(50.0), p10: at(10.0) }),
+        }
+    }
 }
 
 /// A period's requests, grouped.
@@ -127,16 +236,7 @@ impl FieldSummary {
         for r in rows {
             groups.entry(by.key(r)).or_default().push(r);
         }
-        let groups = groups
-            .into_iter()
-            .map(|(key, rs)| FieldGroup {
-                key,
-                requests: rs.len(),
-                failed: rs.iter().filter(|r| r.failed).count(),
-                ttft: percentiles(rs.iter().filter_map(|r| r.ttft_ms).collect()),
-                first_paint: percentiles(rs.iter().filter_map(|r| r.first_paint_ms).collect()),
-            })
-            .collect();
+        let groups = groups.into_iter().map(|(key, rs)| FieldGroup::of(key, &rs)).collect();
         Self { by, requests: rows.len(), groups, timeline: Timeline::of(rows) }
     }
 }
@@ -152,6 +252,10 @@ mod tests {
             model: None,
             ttft_ms: Some(ttft),
             first_paint_ms: paint,
+            paint_lag_ms: paint.map(|p| p - ttft),
+            paint_gap_ms: None,
+            stalls: u32::from(failed),
+            qoe: Some(ttft / 1000.0),
             failed,
         }
     }
@@ -176,8 +280,14 @@ mod tests {
         assert!(lo < 450.1 && hi > 450.1 && hi - lo < 40.0, "{lo}..{hi}");
         assert!(ttft.p99.interval.is_some(), "500 requests bound a P99");
         assert_eq!(day1.first_paint.as_ref().unwrap().p50.value, 260.5);
+        assert_eq!(day1.figure(Figure::PaintLag).unwrap().p50.value, 10.0);
+        assert!(day1.figure(Figure::PaintGap).is_none(), "no gaps given");
+        let qoe = day1.qoe.as_ref().unwrap();
+        assert_eq!(qoe.n, 500);
+        assert!(qoe.p10.value < qoe.p50.value && qoe.p10.interval.is_some(), "the low tail");
         let day2 = &by_day.groups[1];
-        assert_eq!((day2.requests, day2.failed), (20, 1));
+        assert_eq!((day2.requests, day2.failed, day2.stalled), (20, 1, 1));
+        assert!(Figure::ALL.into_iter().all(|f| Figure::from_name(f.name()) == Some(f)));
         assert!(day2.first_paint.is_none(), "no paints, no first paint");
         assert!(day2.ttft.as_ref().unwrap().p99.interval.is_none(), "20 requests cannot bound a P99");
         let by_browser = FieldSummary::of(&rows, GroupBy::Browser);

@@ -113,6 +113,14 @@ fn the_lab_snippet_span_keeps_every_chunk_and_paint_and_no_text() {
     let m = RunMetrics::of(&run.trace, &MetricsConfig::default());
     assert_eq!(m.ttft_ms.unwrap().median, 200.0);
     assert_eq!(m.ttfp_ms.unwrap().median, 320.0);
+    // What the collector keeps for summaries is the same measure.
+    let row = summary::FieldRow::of(&run.spans[0]);
+    assert_eq!((row.ttft_ms, row.first_paint_ms), (Some(200.0), Some(320.0)));
+    assert_eq!(row.paint_lag_ms, Some(100.0), "lags 120, 20, 380, 80: median 100");
+    assert_eq!(row.paint_gap_ms, Some(560.0), "paints at 320 and 880");
+    assert_eq!(row.stalls, 1, "the 300 ms gap");
+    assert_eq!(row.qoe, m.per_request[0].qoe);
+    assert!(!row.failed);
 }
 
 #[test]

@@ -124,7 +124,18 @@ mod tests {
     const DAY0: f64 = 1_796_515_200_000.0;
 
     fn row(at: f64, ttft: Option<f64>, failed: bool) -> FieldRow {
-        FieldRow { at_unix_ms: at, browser: None, model: None, ttft_ms: ttft, first_paint_ms: None, failed }
+        FieldRow {
+            at_unix_ms: at,
+            browser: None,
+            model: None,
+            ttft_ms: ttft,
+            first_paint_ms: None,
+            paint_lag_ms: None,
+            paint_gap_ms: None,
+            stalls: 0,
+            qoe: None,
+            failed,
+        }
     }
 
     #[test]
