@@ -85,6 +85,8 @@ fn Figures(digest: RunDigest) -> impl IntoView {
             {format!("Stalls over {:.0} ms: {} in {} requests. ", m.stalls.threshold_ms, m.stalls.count, m.stalls.requests_with_stalls)}
             {d.analysis.goodput.as_ref().map(|g| view! {
                 <span data-testid="import-goodput">{format!("Goodput under {}: {} ({} of {} requests).", g.slos, percent(g.ratio), g.good, g.total)}</span>
+                " "<span data-testid="import-within">{format!("Within each: {}.", g.per_slo.iter()
+                    .map(|o| format!("{} ≤ {} ms {}", o.slo.metric, o.slo.threshold_ms, percent(o.ratio))).collect::<Vec<_>>().join(" · "))}</span>
             })}
         </p>
         <ul class="score-line" data-testid="import-scores">

@@ -198,6 +198,10 @@ export function fieldSuite({ name, launch, openPlain }) {
         // Field data has paints: the card shows first paint and paint lag, which tools' files lack.
         await waitFor(page, 'import-row-ttfp', 5_000);
         await waitFor(page, 'field-download', 5_000);
+        // The share of users within each SLO, first paint's included.
+        await setValue(page, 'import-slos', 'ttft:300,ttfp:300');
+        await click(page, 'import-slos-apply');
+        await waitText(page, 'import-within', /ttft ≤ 300 ms \d.*ttfp ≤ 300 ms \d/, 10_000);
         await click(page, 'replay-p90');
         await waitFor(page, 'replay-view', 20_000);
         await waitText(page, 'play', /^Pause$/, 20_000);

@@ -4,6 +4,9 @@
 //! Definitions (thresholds in ms, a request meets an SLO when its value is
 //! `≤` the threshold, as in vLLM's `--goodput ttft:200 tpot:15 e2el:3000`):
 //! - `ttft`: the request's TTFT.
+//! - `ttfp`: the request's first paint (text on screen: Live runs that draw,
+//!   field data); a request without a recorded paint does not meet it
+//!   (nothing is known to have reached the screen).
 //! - `tpot`: the request's TPOT; a response of one token has no TPOT and, as
 //!   in vLLM, counts as 0 (it meets any TPOT SLO).
 //! - `itl`: *every* inter-token gap of the request (its longest gap).
@@ -26,6 +29,8 @@ use crate::measure::metrics::{RequestMetrics, RunMetrics};
 pub enum SloMetric {
     /// Time to first token.
     Ttft,
+    /// Time to first paint.
+    Ttfp,
     /// Time per output token.
     Tpot,
     /// Every inter-token gap.
@@ -36,12 +41,13 @@ pub enum SloMetric {
 
 impl SloMetric {
     /// All metrics, in display order.
-    pub const ALL: [SloMetric; 4] = [Self::Ttft, Self::Tpot, Self::Itl, Self::E2el];
+    pub const ALL: [SloMetric; 5] = [Self::Ttft, Self::Ttfp, Self::Tpot, Self::Itl, Self::E2el];
 
     /// Short lower-case name, as used on command lines.
     pub fn name(self) -> &'static str {
         match self {
             Self::Ttft => "ttft",
+            Self::Ttfp => "ttfp",
             Self::Tpot => "tpot",
             Self::Itl => "itl",
             Self::E2el => "e2el",
@@ -52,6 +58,7 @@ impl SloMetric {
     pub fn value(self, r: &RequestMetrics) -> Option<f64> {
         match self {
             Self::Ttft => r.ttft_ms,
+            Self::Ttfp => r.ttfp_ms,
             Self::Tpot => Some(r.tpot_ms.unwrap_or(0.0)),
             Self::Itl => Some(r.max_itl_ms().unwrap_or(0.0)),
             Self::E2el => r.e2el_ms,
@@ -91,7 +98,7 @@ pub enum SloError {
         item: String,
     },
     /// Unknown metric name.
-    #[error("unknown SLO metric \"{name}\"; use ttft, tpot, itl or e2el")]
+    #[error("unknown SLO metric \"{name}\"; use ttft, ttfp, tpot, itl or e2el")]
     UnknownMetric {
         /// The name given.
         name: String,
@@ -257,5 +264,30 @@ mod tests {
         assert!(matches!("ttft:abc".parse::<SloSet>(), Err(SloError::BadThreshold { .. })));
         assert!(matches!("ttft:1,ttft:2".parse::<SloSet>(), Err(SloError::Duplicate { .. })));
         assert_eq!("".parse::<SloSet>(), Err(SloError::Empty));
+    }
+
+    #[test]
+    fn first_paint_slo_needs_a_paint() {
+        use crate::measure::metrics::MetricsConfig;
+        use crate::trace::{Chunk, RequestTrace, Trace};
+        let request = |paint: Option<f64>| {
+            let mut first = Chunk::content(100.0, "a", 1);
+            first.painted_ms = paint;
+            RequestTrace {
+                chunks: vec![first, Chunk::content(120.0, "b", 1)],
+                end_ms: Some(130.0),
+                ..RequestTrace::default()
+            }
+        };
+        let trace = Trace {
+            requests: vec![request(Some(110.0)), request(Some(400.0)), request(None)],
+            ..Trace::default()
+        };
+        let run = RunMetrics::of(&trace, &MetricsConfig::default());
+        let g: SloSet = "ttft:200,TTFP:300".parse().unwrap();
+        let out = g.goodput(&run);
+        assert_eq!(out.good, 1, "painted in time; painted late; never painted");
+        assert_eq!(out.per_slo.iter().map(|o| o.met).collect::<Vec<_>>(), [3, 1]);
+        assert_eq!(out.slos, "ttft:200,ttfp:300");
     }
 }
