@@ -311,4 +311,13 @@ fn kill_and_restart(extra: &[&str]) {
         SENDERS * BATCHES * 8,
         "every batch arrived after the restart, each span once"
     );
+    // The summary reads the same requests (its packed read, on either database).
+    let auth = format!("Bearer {}", srv.token());
+    let (code, body) =
+        call(&srv.addr, "GET", "/v1/field/summary?site=shop&by=browser", &[("Authorization", &auth)], b"");
+    assert_eq!(code, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["requests"], SENDERS * BATCHES * 8);
+    assert_eq!(v["groups"][0]["key"], "Firefox");
+    assert_eq!(v["groups"][0]["paint_lag"]["n"], SENDERS * BATCHES * 8, "every figure read back: {body}");
 }

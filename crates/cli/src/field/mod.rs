@@ -13,6 +13,7 @@ pub mod decode;
 pub mod http;
 #[cfg(test)]
 pub mod memory;
+mod rows;
 pub mod service;
 pub mod store;
 

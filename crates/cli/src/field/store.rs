@@ -226,35 +226,7 @@ impl FieldStore for SqlField {
     }
 
     async fn rows(&self, site: &str, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT sent_us, browser, model, ttft_ms, first_paint_ms, failed, paint_lag_ms, paint_gap_ms, stalls, qoe FROM field_requests \
-             WHERE site = $1 AND sent_us >= $2 AND sent_us < $3",
-        )
-        .bind(site)
-        .bind(us(from_ms))
-        .bind(us(to_ms))
-        .fetch_all(&self.read)
-        .await
-        .map_err(err)?;
-        rows.iter()
-            .map(|r| {
-                Ok(FieldRow {
-                    at_unix_ms: r.try_get::<i64, _>(0).map_err(err)? as f64 / 1000.0,
-                    browser: r.try_get(1).map_err(err)?,
-                    model: r.try_get(2).map_err(err)?,
-                    ttft_ms: r.try_get(3).map_err(err)?,
-                    first_paint_ms: r.try_get(4).map_err(err)?,
-                    failed: r.try_get::<Option<i64>, _>(5).map_err(err)?.unwrap_or(0) != 0,
-                    paint_lag_ms: r.try_get(6).map_err(err)?,
-                    paint_gap_ms: r.try_get(7).map_err(err)?,
-                    stalls: r
-                        .try_get::<Option<i64>, _>(8)
-                        .map_err(err)?
-                        .map_or(0, |n| n.clamp(0, i64::from(u32::MAX)) as u32),
-                    qoe: r.try_get(9).map_err(err)?,
-                })
-            })
-            .collect()
+        super::rows::read(&self.read, site, us(from_ms), us(to_ms)).await
     }
 
     async fn purge(&self, before_ms: f64) -> Result<u64, StoreError> {

@@ -1,0 +1,116 @@
+//! What a summary reads of a period's requests ([`FieldRow`]), read as one
+//! packed text rather than row by row.
+//!
+//! Why: sqlx's `Any` driver costs about 10 µs per row returned (each row is
+//! decoded twice and passed between threads), which made a summary of a
+//! million requests take 10 s and more, while SQLite itself steps a million
+//! entries of the covering index (migration 0005) in well under a second.
+//! So the database joins each request's columns with [`UNIT`] and the
+//! requests with [`RECORD`] (`string_agg`: PostgreSQL, and SQLite since
+//! 3.44; sqlx bundles 3.46), and one row comes back. Browser and model have
+//! both separators removed; numbers travel as text (SQLite writes 15
+//! significant digits, PostgreSQL the shortest exact form) and are read
+//! back here. BENCHMARKS.md ("Field data") has the times.
+
+use lab_core::field::summary::FieldRow;
+use sqlx::{AnyPool, Row};
+
+use crate::studies::store::StoreError;
+
+/// Between two columns of a request.
+const UNIT: &str = "\u{1f}";
+/// Between two requests.
+const RECORD: &str = "\u{1e}";
+
+/// The query: `$1` site, `$2`/`$3` the period (µs), `$4` [`UNIT`], `$5` [`RECORD`].
+const PACKED: &str = "SELECT string_agg(\
+    CAST(sent_us AS TEXT) || $4 || \
+    REPLACE(REPLACE(COALESCE(browser, ''), $4, ''), $5, '') || $4 || \
+    REPLACE(REPLACE(COALESCE(model, ''), $4, ''), $5, '') || $4 || \
+    COALESCE(CAST(ttft_ms AS TEXT), '') || $4 || COALESCE(CAST(first_paint_ms AS TEXT), '') || $4 || \
+    COALESCE(CAST(failed AS TEXT), '') || $4 || COALESCE(CAST(paint_lag_ms AS TEXT), '') || $4 || \
+    COALESCE(CAST(paint_gap_ms AS TEXT), '') || $4 || COALESCE(CAST(stalls AS TEXT), '') || $4 || \
+    COALESCE(CAST(qoe AS TEXT), ''), $5) \
+    FROM field_requests WHERE site = $1 AND sent_us >= $2 AND sent_us < $3";
+
+fn err(e: impl std::fmt::Display) -> StoreError {
+    StoreError(e.to_string())
+}
+
+/// The rows of `site`'s requests sent in `[from_us, to_us)`.
+pub async fn read(pool: &AnyPool, site: &str, from_us: i64, to_us: i64) -> Result<Vec<FieldRow>, StoreError> {
+    let row = sqlx::query(PACKED)
+        .bind(site)
+        .bind(from_us)
+        .bind(to_us)
+        .bind(UNIT)
+        .bind(RECORD)
+        .fetch_one(pool)
+        .await
+        .map_err(err)?;
+    let packed: Option<String> = row.try_get(0).map_err(err)?;
+    packed.map_or_else(|| Ok(Vec::new()), |p| unpack(&p))
+}
+
+/// The rows of a packed text.
+fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
+    packed
+        .split(RECORD)
+        .enumerate()
+        .map(|(i, record)| {
+            let f: Vec<&str> = record.split(UNIT).collect();
+            let bad = |what: &str| err(format!("field summary row {}: {what} in {record:?}", i + 1));
+            if f.len() != 10 {
+                return Err(bad("not 10 columns"));
+            }
+            let num = |k: usize| -> Result<Option<f64>, StoreError> {
+                (!f[k].is_empty()).then(|| f[k].parse::<f64>().map_err(|_| bad("not a number"))).transpose()
+            };
+            let text = |k: usize| (!f[k].is_empty()).then(|| f[k].to_string());
+            let sent_us: i64 = f[0].parse().map_err(|_| bad("no send time"))?;
+            Ok(FieldRow {
+                at_unix_ms: sent_us as f64 / 1000.0,
+                browser: text(1),
+                model: text(2),
+                ttft_ms: num(3)?,
+                first_paint_ms: num(4)?,
+                failed: num(5)?.unwrap_or(0.0) != 0.0,
+                paint_lag_ms: num(6)?,
+                paint_gap_ms: num(7)?,
+                stalls: num(8)?.map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32),
+                qoe: num(9)?,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unpacks_rows_with_empty_columns_and_names_a_broken_one() {
+        let packed = [
+            ["1796515200000123", "Firefox", "tiny", "200.5", "320", "0", "100", "560", "1", "0.875"]
+                .join(UNIT),
+            ["1796515200500000", "", "", "", "", "1", "", "", "", ""].join(UNIT),
+        ]
+        .join(RECORD);
+        let rows = unpack(&packed).unwrap();
+        assert_eq!(rows.len(), 2);
+        let a = &rows[0];
+        assert_eq!(a.at_unix_ms, 1_796_515_200_000.123);
+        assert_eq!((a.browser.as_deref(), a.model.as_deref()), (Some("Firefox"), Some("tiny")));
+        assert_eq!(
+            (a.ttft_ms, a.first_paint_ms, a.paint_lag_ms, a.paint_gap_ms),
+            (Some(200.5), Some(320.0), Some(100.0), Some(560.0))
+        );
+        assert_eq!((a.stalls, a.qoe, a.failed), (1, Some(0.875), false));
+        let b = &rows[1];
+        assert_eq!((b.browser.clone(), b.ttft_ms, b.qoe, b.stalls, b.failed), (None, None, None, 0, true));
+        let broken = ["1", "x", "y", "fast"].join(UNIT);
+        assert!(unpack(&broken).unwrap_err().0.contains("row 1: not 10 columns"));
+        let nan = ["1", "", "", "fast", "", "", "", "", "", ""].join(UNIT);
+        assert!(unpack(&nan).unwrap_err().0.contains("not a number"));
+    }
+}
