@@ -77,10 +77,17 @@ pub struct FieldQuery {
 /// Milliseconds in a day.
 const DAY_MS: f64 = 86_400_000.0;
 
+/// Most requests *Load as a run* reads: a larger period comes as a random
+/// sample of about this many, which its notes say (a snippet's request is
+/// about 6 kB of trace, so this is about 60 MB for the import worker; a
+/// summary always counts every request).
+pub const LOAD_AT_MOST: u32 = 10_000;
+
 impl FieldQuery {
-    /// The query string of `GET /v1/field/requests`.
+    /// The query string of `GET /v1/field/requests`: at most
+    /// [`LOAD_AT_MOST`], a larger period as a random sample.
     pub fn path(&self) -> String {
-        format!("/v1/field/requests?{}", self.params())
+        format!("/v1/field/requests?{}&sample={LOAD_AT_MOST}", self.params())
     }
 
     /// The query string of `GET /v1/field/summary`, grouped `by`.

@@ -85,6 +85,23 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     let cut: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(cut["requests"].as_array().unwrap().len(), 4);
     assert!(cut["meta"]["notes"].to_string().contains("Only the first 4 requests of the period"), "{cut}");
+    // A sample of about 5: each kept with the same chance, said; all 13 when they fit.
+    let sampled = |n: u32| {
+        let q = format!("/v1/field/requests?site=shop&sample={n}");
+        let (code, body) = call(&srv.addr, "GET", &q, &[("Authorization", &auth)], b"");
+        assert_eq!(code, 200, "{body}");
+        serde_json::from_str::<Value>(&body).unwrap()
+    };
+    let some = sampled(5);
+    let n = some["requests"].as_array().unwrap().len();
+    assert!((1..13).contains(&n), "{n} of 13 in a sample of about 5");
+    let said = some["meta"]["notes"].to_string();
+    assert!(
+        said.contains("each of the period's 13 requests was kept with the same chance (38.46%)"),
+        "{said}"
+    );
+    assert!(said.contains(&format!("{n} are here")), "{said}");
+    assert_eq!(sampled(13)["requests"].as_array().unwrap().len(), 13);
     // One browser's or one model's requests (the Field view's filters).
     let filtered = |q: &str| {
         let (code, body) = call(

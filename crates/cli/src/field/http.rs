@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | `POST /v1/traces` | a site's pages, any OTLP/HTTP exporter | keeps the batch's GenAI inference spans as requests → 200 `{}` or `{"partialSuccess": …}` |
 //! | `OPTIONS /v1/traces` | browsers (CORS preflight) | 204 with CORS headers for an origin some site registered, 403 otherwise |
-//! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`; then `?browser=` and `?model=` keep those of one browser or model), as a lab trace |
+//! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`, `?sample=N`: a period of more than N read as a random sample of about N, said in the trace's notes; then `?browser=` and `?model=` keep those of one browser or model), as a lab trace |
 //! | `GET /v1/field/summary` | researcher | a site's requests (`?site=`, `?from=`/`?to=`, `?browser=`, `?model=`) grouped `?by=day`, `browser` or `model`: counts, failures, TTFT and first-paint P50/P90/P99 with 95% intervals (`lab_core::field::summary`) |
 //! | `GET /v1/field/sites` | researcher | the sites, their origins and request counts |
 //!
@@ -30,7 +30,7 @@ use lab_core::serve::token;
 use serde_json::json;
 
 use super::service::{Collector, MAX_BODY, Post, Refusal};
-use super::store::{FieldStore, SqlField};
+use super::store::{FieldStore, Sample, SqlField};
 use crate::ops::observe::ClientIp;
 use crate::studies::http::StudyApi;
 
@@ -170,13 +170,31 @@ async fn requests(
             (Ok(f), Ok(t), Ok(l)) => (f, t, (l.max(0.0) as usize).min(MAX_READ)),
             (Err(m), _, _) | (_, Err(m), _) | (_, _, Err(m)) => return refuse(StatusCode::BAD_REQUEST, m),
         };
-    match api.collector.store.requests(q.get("site").map(String::as_str), from, to, limit).await {
+    let site = q.get("site").map(String::as_str);
+    // `?sample=N`: a period of more than N requests is read as a sample of about N.
+    let sample = match number(&q, "sample", 0.0) {
+        Ok(n) if n >= 1.0 => match api.collector.store.period_count(site, from, to).await {
+            Ok(of) => Sample::of(of, n as u64),
+            Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+        },
+        Ok(_) => None,
+        Err(m) => return refuse(StatusCode::BAD_REQUEST, m),
+    };
+    match api.collector.store.requests(site, from, to, limit, sample.map(|s| s.below)).await {
         Ok(mut spans) => {
             // The limit is the store's: counted before one browser or model is kept.
             let full = limit > 0 && spans.len() >= limit;
             let only = Only::of(&q);
             spans.retain(|s| only.keeps(s.browser.as_ref().map(|b| b.0.as_str()), s.model.as_deref()));
             let mut trace = lab_core::field::trace_of(&spans);
+            if let Some(s) = sample {
+                trace.meta.notes.push(format!(
+                    "A sample: each of the period's {} requests was kept with the same chance ({:.2}%), wherever it fell in the period; {} are here (the summary counts them all).",
+                    s.of,
+                    s.chance() * 100.0,
+                    spans.len()
+                ));
+            }
             if full {
                 trace.meta.notes.push(format!(
                     "Only the first {limit} requests of the period are here (one read returns at most {MAX_READ}): narrow the period or the browser for the rest."

@@ -7,7 +7,7 @@ use std::sync::{Mutex, PoisonError};
 use lab_core::field::span::FieldSpan;
 use lab_core::field::summary::FieldRow;
 
-use super::store::{FieldSite, FieldStore};
+use super::store::{FieldSite, FieldStore, draw};
 use crate::studies::store::StoreError;
 
 /// The store in memory (the collector's tests).
@@ -61,12 +61,16 @@ impl FieldStore for MemoryField {
         from_ms: f64,
         to_ms: f64,
         limit: usize,
+        below: Option<i64>,
     ) -> Result<Vec<FieldSpan>, StoreError> {
         let kept = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
         let mut out: Vec<FieldSpan> = kept
             .iter()
             .filter(|((s, _), f)| {
-                site.is_none_or(|x| x == s) && f.at_unix_ms >= from_ms && f.at_unix_ms < to_ms
+                site.is_none_or(|x| x == s)
+                    && f.at_unix_ms >= from_ms
+                    && f.at_unix_ms < to_ms
+                    && below.is_none_or(|b| draw(f) < b)
             })
             .map(|(_, f)| f.clone())
             .collect();
@@ -75,8 +79,12 @@ impl FieldStore for MemoryField {
         Ok(out)
     }
 
+    async fn period_count(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<u64, StoreError> {
+        Ok(self.requests(site, from_ms, to_ms, usize::MAX, None).await?.len() as u64)
+    }
+
     async fn rows(&self, site: &str, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
-        let spans = self.requests(Some(site), from_ms, to_ms, usize::MAX).await?;
+        let spans = self.requests(Some(site), from_ms, to_ms, usize::MAX, None).await?;
         Ok(spans.iter().map(FieldRow::of).collect())
     }
 

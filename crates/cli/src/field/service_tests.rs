@@ -66,7 +66,7 @@ async fn a_page_batch_is_kept_once_with_its_site_and_no_text() {
     let again = c.ingest(post(body)).await.unwrap();
     assert_eq!((again.kept, again.new), (8, 0), "a resent batch is kept once");
     assert_eq!(c.store.count(None).await.unwrap(), 8);
-    let kept = c.store.requests(None, 0.0, f64::MAX, 100).await.unwrap();
+    let kept = c.store.requests(None, 0.0, f64::MAX, 100, None).await.unwrap();
     assert!(kept.iter().all(|s| s.site.as_deref() == Some("shop")));
     let stored = serde_json::to_string(&kept).unwrap();
     assert!(!stored.contains("12345") && !stored.contains("charged"), "no text is stored");
@@ -95,7 +95,7 @@ async fn protobuf_bodies_read_as_json_ones_do() {
     ]);
     let got = c.ingest(Post { content_type: Some("application/x-protobuf"), ..post(&body) }).await.unwrap();
     assert_eq!(got.new, 1);
-    let kept = c.store.requests(None, 0.0, f64::MAX, 10).await.unwrap();
+    let kept = c.store.requests(None, 0.0, f64::MAX, 10, None).await.unwrap();
     assert_eq!(kept[0].request.chunks.iter().map(|ch| ch.arrived_ms).collect::<Vec<_>>(), [200.0, 300.0]);
     assert_eq!(kept[0].request.id.as_deref(), Some("0102030405060708"));
     assert!(!serde_json::to_string(&kept).unwrap().contains("secret"));

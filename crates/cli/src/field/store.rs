@@ -10,6 +10,7 @@
 
 use lab_core::field::span::FieldSpan;
 use lab_core::field::summary::FieldRow;
+use sha2::{Digest, Sha256};
 use sqlx::{AnyPool, Row};
 
 use crate::studies::store::StoreError;
@@ -53,14 +54,23 @@ pub trait FieldStore: Send + Sync {
     /// Requests kept (of one site, or all).
     fn count(&self, site: Option<&str>) -> impl Future<Output = Result<u64, StoreError>> + Send;
     /// Requests sent in `[from_ms, to_ms)` (of one site, or all), oldest
-    /// first, at most `limit`.
+    /// first, at most `limit`; with `below`, only those whose [`draw`] is
+    /// under it (a sample).
     fn requests(
         &self,
         site: Option<&str>,
         from_ms: f64,
         to_ms: f64,
         limit: usize,
+        below: Option<i64>,
     ) -> impl Future<Output = Result<Vec<FieldSpan>, StoreError>> + Send;
+    /// How many requests were sent in `[from_ms, to_ms)` (of one site, or all).
+    fn period_count(
+        &self,
+        site: Option<&str>,
+        from_ms: f64,
+        to_ms: f64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
     /// What summaries read of the requests of `site` sent in `[from_ms, to_ms)`.
     fn rows(
         &self,
@@ -86,6 +96,41 @@ impl SqlField {
     pub fn on(db: &crate::studies::sql::SqlStore) -> Self {
         let (write, read) = db.pools();
         Self { write, read }
+    }
+}
+
+/// The draws' range: each request's [`draw`] is in `0..DRAWS`.
+pub const DRAWS: i64 = 1 << 31;
+
+/// A request's draw for samples, kept beside it: 31 bits of a hash of its
+/// span id (the same for a resent span; span ids are random, so draws are
+/// uniform). Requests kept before draws were (migration 0005) drew the low
+/// 31 bits of their send time in µs.
+pub fn draw(span: &FieldSpan) -> i64 {
+    let id = span.request.id.as_deref().unwrap_or_default();
+    let h = Sha256::digest(id.as_bytes());
+    i64::from(u32::from_le_bytes([h[0], h[1], h[2], h[3]]) >> 1)
+}
+
+/// A period read as a sample: each request kept when its draw is under
+/// `below`, so with the same chance wherever it is in the period.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// Requests in the period.
+    pub of: u64,
+    /// The draws kept.
+    pub below: i64,
+}
+
+impl Sample {
+    /// About `n` of a period of `of` requests; `None` when all of them fit.
+    pub fn of(of: u64, n: u64) -> Option<Self> {
+        (of > n).then(|| Self { of, below: ((DRAWS as f64) * n as f64 / of as f64).floor() as i64 })
+    }
+
+    /// The chance each request had.
+    pub fn chance(&self) -> f64 {
+        self.below as f64 / DRAWS as f64
     }
 }
 
@@ -150,8 +195,8 @@ impl FieldStore for SqlField {
             let row = FieldRow::of(s);
             let r = sqlx::query(
                 "INSERT INTO field_requests (site, span_id, received_ms, sent_us, model, browser, request, ttft_ms, first_paint_ms, failed, \
-                 paint_lag_ms, paint_gap_ms, stalls, qoe) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING",
+                 paint_lag_ms, paint_gap_ms, stalls, qoe, sample) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING",
             )
             .bind(site)
             .bind(s.request.id.clone().unwrap_or_default())
@@ -167,6 +212,7 @@ impl FieldStore for SqlField {
             .bind(row.paint_gap_ms)
             .bind(i64::from(row.stalls))
             .bind(row.qoe)
+            .bind(draw(s))
             .execute(&mut *tx)
             .await
             .map_err(err)?;
@@ -196,33 +242,65 @@ impl FieldStore for SqlField {
         from_ms: f64,
         to_ms: f64,
         limit: usize,
+        below: Option<i64>,
     ) -> Result<Vec<FieldSpan>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let below = below.unwrap_or(DRAWS);
+        // Two queries, not `$1 IS NULL OR site = $1`: SQLite would not use the index.
         let rows = match site {
             Some(s) => {
                 sqlx::query(
-                    "SELECT request FROM field_requests WHERE site = $1 AND sent_us >= $2 AND sent_us < $3 ORDER BY sent_us LIMIT $4",
+                    "SELECT request FROM field_requests WHERE site = $1 AND sent_us >= $2 AND sent_us < $3 AND sample < $5 \
+                     ORDER BY sent_us LIMIT $4",
                 )
                 .bind(s)
                 .bind(us(from_ms))
                 .bind(us(to_ms))
                 .bind(limit)
+                .bind(below)
                 .fetch_all(&self.read)
                 .await
             }
             None => {
-                sqlx::query("SELECT request FROM field_requests WHERE sent_us >= $1 AND sent_us < $2 ORDER BY sent_us LIMIT $3")
-                    .bind(us(from_ms))
-                    .bind(us(to_ms))
-                    .bind(limit)
-                    .fetch_all(&self.read)
-                    .await
+                sqlx::query(
+                    "SELECT request FROM field_requests WHERE sent_us >= $1 AND sent_us < $2 AND sample < $4 \
+                     ORDER BY sent_us LIMIT $3",
+                )
+                .bind(us(from_ms))
+                .bind(us(to_ms))
+                .bind(limit)
+                .bind(below)
+                .fetch_all(&self.read)
+                .await
             }
         }
         .map_err(err)?;
         rows.iter()
             .map(|r| serde_json::from_str(&r.try_get::<String, _>(0).map_err(err)?).map_err(err))
             .collect()
+    }
+
+    async fn period_count(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<u64, StoreError> {
+        let row =
+            match site {
+                Some(s) => sqlx::query(
+                    "SELECT COUNT(*) FROM field_requests WHERE site = $1 AND sent_us >= $2 AND sent_us < $3",
+                )
+                .bind(s)
+                .bind(us(from_ms))
+                .bind(us(to_ms))
+                .fetch_one(&self.read)
+                .await,
+                None => {
+                    sqlx::query("SELECT COUNT(*) FROM field_requests WHERE sent_us >= $1 AND sent_us < $2")
+                        .bind(us(from_ms))
+                        .bind(us(to_ms))
+                        .fetch_one(&self.read)
+                        .await
+                }
+            }
+            .map_err(err)?;
+        Ok(row.try_get::<i64, _>(0).map_err(err)?.max(0) as u64)
     }
 
     async fn rows(&self, site: &str, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
@@ -236,5 +314,43 @@ impl FieldStore for SqlField {
             .await
             .map_err(err)?;
         Ok(r.rows_affected())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_keeps_each_request_with_the_same_chance() {
+        assert_eq!(Sample::of(100, 100), None, "all of them fit");
+        let s = Sample::of(1_000_000, 10_000).unwrap();
+        assert!((s.chance() - 0.01).abs() < 1e-9);
+        // Draws of span ids as pages make them (random hex), and of
+        // sequential ones: both uniform, so the share kept is the chance.
+        let span = |id: String| FieldSpan {
+            request: lab_core::trace::RequestTrace { id: Some(id), ..Default::default() },
+            at_unix_ms: 0.0,
+            model: None,
+            site: None,
+            browser: None,
+            clock_step_ms: None,
+            display_hz: None,
+            chunks_recorded: true,
+            painted: true,
+        };
+        let s = Sample::of(20_000, 2_000).unwrap();
+        for ids in [
+            (0..20_000u64)
+                .map(|i| format!("{:016x}", i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+                .collect::<Vec<_>>(),
+            (0..20_000u64).map(|i| format!("{i:016x}")).collect(),
+        ] {
+            let kept = ids.into_iter().filter(|id| draw(&span(id.clone())) < s.below).count();
+            assert!((1_800..=2_200).contains(&kept), "{kept} of 20,000 kept at 10%");
+        }
+        let one = span("00f067aa0ba902b7".into());
+        assert_eq!(draw(&one), draw(&one.clone()), "a resent span draws the same");
+        assert!((0..DRAWS).contains(&draw(&one)));
     }
 }
