@@ -14,23 +14,17 @@ mod summary;
 use leptos::prelude::*;
 
 use crate::browser::importer::Importer;
-use crate::browser::library::Library;
 use crate::browser::use_field_collector::is_collector_file;
-use crate::ui::import::{CompareRuns, FileJobs, ImportedRunCard, SloForm};
+use crate::ui::import::{CompareRuns, FileJobs, RunCards, SloForm, keep_and_import};
 use source::FieldSource;
 
 /// The Field view.
 #[component]
 pub fn FieldView() -> impl IntoView {
     let importer = expect_context::<Importer>();
-    let lib = expect_context::<Library>();
     // A period read is kept in the library like an imported file.
-    let take = Callback::new(move |chosen: Vec<web_sys::File>| {
-        chosen.iter().for_each(|f| lib.save_file(f));
-        importer.import(chosen);
-    });
-    let periods =
-        move || importer.runs.get().into_iter().filter(|r| is_collector_file(&r.file)).collect::<Vec<_>>();
+    let take = keep_and_import();
+    let periods = move || importer.runs.with(|r| r.iter().any(|r| is_collector_file(&r.file)));
     view! {
         <section class="panel" data-testid="field-view">
             <h2>"Field data: what your users' browsers saw"</h2>
@@ -44,13 +38,9 @@ pub fn FieldView() -> impl IntoView {
             <FieldSource take=take/>
             <SloForm/>
             <FileJobs keep=is_collector_file/>
-            <Show when=move || !periods().is_empty()>
+            <Show when=periods>
                 <CompareRuns/>
-                <div class="imported-runs">
-                    <For each=periods
-                        key=|r| (r.key, r.digest.analysis.goodput.as_ref().map(|g| g.slos.clone()), r.digest.comparison.len())
-                        children=move |r| view! { <ImportedRunCard run=r/> }/>
-                </div>
+                <RunCards keep=is_collector_file/>
             </Show>
         </section>
     }

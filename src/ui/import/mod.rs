@@ -22,19 +22,14 @@ use crate::browser::use_field_collector::is_collector_file;
 use crate::browser::use_file_drop::use_file_drop;
 use crate::ui::format::size;
 pub use compare::CompareRuns;
-pub use run_card::ImportedRunCard;
+use run_card::ImportedRunCard;
 use workload_card::WorkloadCard;
 
 /// The import view.
 #[component]
 pub fn ImportView() -> impl IntoView {
     let importer = expect_context::<Importer>();
-    let lib = expect_context::<Library>();
-    // Each file is kept in the library, as imported, to open again later.
-    let take = Callback::new(move |chosen: Vec<web_sys::File>| {
-        chosen.iter().for_each(|f| lib.save_file(f));
-        importer.import(chosen);
-    });
+    let take = keep_and_import();
     let zone = NodeRef::new();
     use_file_drop(zone, take);
     let files =
@@ -71,13 +66,34 @@ pub fn ImportView() -> impl IntoView {
                 </p>
             }>
                 <CompareRuns/>
-                <div class="imported-runs">
-                    <For each=files
-                        key=|r| (r.key, r.digest.analysis.goodput.as_ref().map(|g| g.slos.clone()), r.digest.comparison.len())
-                        children=move |r| view! { <ImportedRunCard run=r/> }/>
-                </div>
+                <RunCards keep=|name| !is_collector_file(name)/>
             </Show>
         </section>
+    }
+}
+
+/// What takes the files chosen for the importer: each is kept in the
+/// library, as given, to open again later, and imported.
+pub fn keep_and_import() -> Callback<Vec<web_sys::File>> {
+    let importer = expect_context::<Importer>();
+    let lib = expect_context::<Library>();
+    Callback::new(move |chosen: Vec<web_sys::File>| {
+        chosen.iter().for_each(|f| lib.save_file(f));
+        importer.import(chosen);
+    })
+}
+
+/// The cards of the runs read from the files `keep` keeps (by name).
+#[component]
+pub fn RunCards(keep: fn(&str) -> bool) -> impl IntoView {
+    let importer = expect_context::<Importer>();
+    let runs = move || importer.runs.get().into_iter().filter(|r| keep(&r.file)).collect::<Vec<_>>();
+    view! {
+        <div class="imported-runs">
+            <For each=runs
+                key=|r| (r.key, r.digest.analysis.goodput.as_ref().map(|g| g.slos.clone()), r.digest.comparison.len())
+                children=move |r| view! { <ImportedRunCard run=r/> }/>
+        </div>
     }
 }
 
