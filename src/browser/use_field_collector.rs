@@ -57,9 +57,9 @@ struct Sites {
     sites: Vec<FieldSite>,
 }
 
-/// What to read: one site's requests sent from the day `from` to the day
-/// `to` (`YYYY-MM-DD`, UTC, both included; empty: no bound), of one browser
-/// or model when not empty.
+/// What to read: one site's requests (every site's when `site` is empty)
+/// sent from the day `from` to the day `to` (`YYYY-MM-DD`, UTC, both
+/// included; empty: no bound), of one browser or model when not empty.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FieldQuery {
     /// The site.
@@ -97,7 +97,10 @@ impl FieldQuery {
 
     fn params(&self) -> String {
         let day = |d: &str| Some(js_sys::Date::parse(d.trim())).filter(|v| v.is_finite());
-        let mut q = vec![("site", self.site.clone())];
+        let mut q: Vec<(&str, String)> = Vec::new();
+        if !self.site.trim().is_empty() {
+            q.push(("site", self.site.trim().to_string()));
+        }
         q.extend(day(&self.from).map(|v| ("from", format!("{v:.0}"))));
         q.extend(day(&self.to).map(|v| ("to", format!("{:.0}", v + DAY_MS))));
         for (k, v) in [("browser", self.browser.trim()), ("model", self.model.trim())] {
@@ -215,7 +218,8 @@ impl UseFieldCollector {
         self.call(async move {
             let body = get(&query.path(), &token).await?;
             let parts = js_sys::Array::of1(&body.into());
-            let name = format!("{}{COLLECTOR_FILE}", query.site);
+            let site = if query.site.is_empty() { "every-site" } else { query.site.as_str() };
+            let name = format!("{site}{COLLECTOR_FILE}");
             let file = web_sys::File::new_with_str_sequence(&parts, &name)
                 .map_err(|e| FieldCollectorError::Unreadable(super::files::js_message(&e)))?;
             s.last.set(Some(file.clone()));

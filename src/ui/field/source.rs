@@ -1,4 +1,4 @@
-//! The Field view's form: the researcher token, a site, a period, one
+//! The Field view's form: the researcher token, a site (or every site), a period, one
 //! browser or model; *Summarize* reads the period at a glance
 //! ([`super::summary`]), *Load as a run* reads its requests as a trace file
 //! (`take` gets it), *Download* saves that file
@@ -19,13 +19,7 @@ pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
     let field =
         move |set: fn(&mut FieldQuery, String)| move |ev| q.update(|q| set(q, event_target_value(&ev)));
     let by = RwSignal::new(GroupBy::Day);
-    let query = move || {
-        let mut query = q.get_untracked();
-        if query.site.is_empty() {
-            query.site = c.sites.with_untracked(|s| s.first().map(|s| s.name.clone())).unwrap_or_default();
-        }
-        query
-    };
+    let query = move || q.get_untracked();
     let load = move |_| c.load(query(), Callback::new(move |file| take.run(vec![file])));
     let set_by = move |ev| by.set(GroupBy::from_name(&event_target_value(&ev)).unwrap_or(GroupBy::Day));
     view! {
@@ -37,6 +31,7 @@ pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
             <button type="button" class="secondary" data-testid="field-sites" on:click=move |_| c.list_sites()>"List sites"</button>
             <label>"Site "
                 <select data-testid="field-site" on:change=field(|q, v| q.site = v)>
+                    <option value="">"every site"</option>
                     {move || c.sites.get().into_iter().map(|s| view! {
                         <option value=s.name.clone()>{format!("{} ({} requests)", s.name, s.requests)}</option>
                     }).collect_view()}

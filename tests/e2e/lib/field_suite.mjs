@@ -168,9 +168,10 @@ export function fieldSuite({ name, launch, openPlain }) {
         await waitFor(page, 'field-view', 20_000);
         await setValue(page, 'field-token', token);
         await click(page, 'field-sites');
-        await waitForCss(page, '[data-testid="field-site"] option');
-        const option = await page.evaluate(() => document.querySelector('[data-testid="field-site"] option').textContent);
+        await waitForCss(page, '[data-testid="field-site"] option[value="demo"]');
+        const option = await page.evaluate(() => document.querySelector('[data-testid="field-site"] option[value="demo"]').textContent);
         assert.match(option, /demo \(20 requests\)/);
+        await setValue(page, 'field-site', 'demo');
         // At a glance first: one row per browser (the page's), 20 requests.
         await setValue(page, 'field-by', 'browser');
         await click(page, 'field-summarize');

@@ -5,7 +5,7 @@
 //! | `POST /v1/traces` | a site's pages, any OTLP/HTTP exporter | keeps the batch's GenAI inference spans as requests → 200 `{}` or `{"partialSuccess": …}` |
 //! | `OPTIONS /v1/traces` | browsers (CORS preflight) | 204 with CORS headers for an origin some site registered, 403 otherwise |
 //! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`, `?sample=N`: a period of more than N read as a random sample of about N, said in the trace's notes; then `?browser=` and `?model=` keep those of one browser or model), as a lab trace |
-//! | `GET /v1/field/summary` | researcher | a site's requests (`?site=`, `?from=`/`?to=`, `?browser=`, `?model=`) grouped `?by=day`, `browser` or `model`: counts, failures, TTFT and first-paint P50/P90/P99 with 95% intervals (`lab_core::field::summary`) |
+//! | `GET /v1/field/summary` | researcher | a site's requests (`?site=`; none: every site's), `?from=`/`?to=`, `?browser=`, `?model=`, grouped `?by=day`, `browser`, `model` or `site`: counts, failures, stalled requests, the percentiles of each figure and QoE with 95% intervals, and the requests over time (`lab_core::field::summary`) |
 //! | `GET /v1/field/sites` | researcher | the sites, their origins and request counts |
 //!
 //! A batch needs its site's ingest key (`Authorization: Bearer <key>`, or
@@ -170,7 +170,7 @@ async fn requests(
             (Ok(f), Ok(t), Ok(l)) => (f, t, (l.max(0.0) as usize).min(MAX_READ)),
             (Err(m), _, _) | (_, Err(m), _) | (_, _, Err(m)) => return refuse(StatusCode::BAD_REQUEST, m),
         };
-    let site = q.get("site").map(String::as_str);
+    let site = q.get("site").map(String::as_str).filter(|s| !s.is_empty());
     // `?sample=N`: a period of more than N requests is read as a sample of about N.
     let sample = match number(&q, "sample", 0.0) {
         Ok(n) if n >= 1.0 => match api.collector.store.period_count(site, from, to).await {
@@ -215,12 +215,12 @@ async fn summary(
     if let Some(r) = api.studies.researcher(&headers, client.map(|Extension(ClientIp(ip))| ip)) {
         return r;
     }
-    let Some(site) = q.get("site").filter(|s| !s.is_empty()) else {
-        return refuse(StatusCode::BAD_REQUEST, "?site= names the site to summarise".to_string());
-    };
+    // No `?site=`: every site's requests (`?by=site` compares them).
+    let site = q.get("site").map(String::as_str).filter(|s| !s.is_empty());
     let by = q.get("by").map_or("day", String::as_str);
     let Some(by) = GroupBy::from_name(by) else {
-        return refuse(StatusCode::BAD_REQUEST, format!("?by={by}: give day, browser or model"));
+        let names: Vec<&str> = GroupBy::ALL.iter().map(|g| g.name()).collect();
+        return refuse(StatusCode::BAD_REQUEST, format!("?by={by}: give one of {}", names.join(", ")));
     };
     let (from, to) = match (number(&q, "from", 0.0), number(&q, "to", f64::MAX)) {
         (Ok(f), Ok(t)) => (f, t),

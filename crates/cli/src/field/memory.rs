@@ -83,8 +83,8 @@ impl FieldStore for MemoryField {
         Ok(self.requests(site, from_ms, to_ms, usize::MAX, None).await?.len() as u64)
     }
 
-    async fn rows(&self, site: &str, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
-        let spans = self.requests(Some(site), from_ms, to_ms, usize::MAX, None).await?;
+    async fn rows(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
+        let spans = self.requests(site, from_ms, to_ms, usize::MAX, None).await?;
         Ok(spans.iter().map(FieldRow::of).collect())
     }
 

@@ -22,24 +22,42 @@ const UNIT: &str = "\u{1f}";
 /// Between two requests.
 const RECORD: &str = "\u{1e}";
 
-/// The query: `$1` site, `$2`/`$3` the period (µs), `$4` [`UNIT`], `$5` [`RECORD`].
-const PACKED: &str = "SELECT string_agg(\
-    CAST(sent_us AS TEXT) || $4 || \
-    REPLACE(REPLACE(COALESCE(browser, ''), $4, ''), $5, '') || $4 || \
-    REPLACE(REPLACE(COALESCE(model, ''), $4, ''), $5, '') || $4 || \
-    COALESCE(CAST(ttft_ms AS TEXT), '') || $4 || COALESCE(CAST(first_paint_ms AS TEXT), '') || $4 || \
-    COALESCE(CAST(failed AS TEXT), '') || $4 || COALESCE(CAST(paint_lag_ms AS TEXT), '') || $4 || \
-    COALESCE(CAST(paint_gap_ms AS TEXT), '') || $4 || COALESCE(CAST(stalls AS TEXT), '') || $4 || \
-    COALESCE(CAST(qoe AS TEXT), ''), $5) \
-    FROM field_requests WHERE site = $1 AND sent_us >= $2 AND sent_us < $3";
+/// The columns, packed: `$4` is [`UNIT`], `$5` [`RECORD`].
+macro_rules! packed {
+    ($where:literal) => {
+        concat!(
+            "SELECT string_agg(CAST(sent_us AS TEXT) || $4 || ",
+            "REPLACE(REPLACE(site, $4, ''), $5, '') || $4 || ",
+            "REPLACE(REPLACE(COALESCE(browser, ''), $4, ''), $5, '') || $4 || ",
+            "REPLACE(REPLACE(COALESCE(model, ''), $4, ''), $5, '') || $4 || ",
+            "COALESCE(CAST(ttft_ms AS TEXT), '') || $4 || COALESCE(CAST(first_paint_ms AS TEXT), '') || $4 || ",
+            "COALESCE(CAST(failed AS TEXT), '') || $4 || COALESCE(CAST(paint_lag_ms AS TEXT), '') || $4 || ",
+            "COALESCE(CAST(paint_gap_ms AS TEXT), '') || $4 || COALESCE(CAST(stalls AS TEXT), '') || $4 || ",
+            "COALESCE(CAST(qoe AS TEXT), ''), $5) FROM field_requests WHERE ",
+            $where
+        )
+    };
+}
+
+/// One site's period: `$1` the site, `$2`/`$3` the period (µs).
+const ONE_SITE: &str = packed!("site = $1 AND sent_us >= $2 AND sent_us < $3");
+/// Every site's: `$1` NULL (typed, so PostgreSQL knows it), `$2`/`$3` the
+/// period (µs). Two queries, not `$1 IS NULL OR site = $1`: SQLite would
+/// not use the index for one site.
+const ALL_SITES: &str = packed!("CAST($1 AS TEXT) IS NULL AND sent_us >= $2 AND sent_us < $3");
 
 fn err(e: impl std::fmt::Display) -> StoreError {
     StoreError(e.to_string())
 }
 
-/// The rows of `site`'s requests sent in `[from_us, to_us)`.
-pub async fn read(pool: &AnyPool, site: &str, from_us: i64, to_us: i64) -> Result<Vec<FieldRow>, StoreError> {
-    let row = sqlx::query(PACKED)
+/// The rows of the requests of `site` (or every site) sent in `[from_us, to_us)`.
+pub async fn read(
+    pool: &AnyPool,
+    site: Option<&str>,
+    from_us: i64,
+    to_us: i64,
+) -> Result<Vec<FieldRow>, StoreError> {
+    let row = sqlx::query(if site.is_some() { ONE_SITE } else { ALL_SITES })
         .bind(site)
         .bind(from_us)
         .bind(to_us)
@@ -60,8 +78,8 @@ fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
         .map(|(i, record)| {
             let f: Vec<&str> = record.split(UNIT).collect();
             let bad = |what: &str| err(format!("field summary row {}: {what} in {record:?}", i + 1));
-            if f.len() != 10 {
-                return Err(bad("not 10 columns"));
+            if f.len() != 11 {
+                return Err(bad("not 11 columns"));
             }
             let num = |k: usize| -> Result<Option<f64>, StoreError> {
                 (!f[k].is_empty()).then(|| f[k].parse::<f64>().map_err(|_| bad("not a number"))).transpose()
@@ -70,15 +88,16 @@ fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
             let sent_us: i64 = f[0].parse().map_err(|_| bad("no send time"))?;
             Ok(FieldRow {
                 at_unix_ms: sent_us as f64 / 1000.0,
-                browser: text(1),
-                model: text(2),
-                ttft_ms: num(3)?,
-                first_paint_ms: num(4)?,
-                failed: num(5)?.unwrap_or(0.0) != 0.0,
-                paint_lag_ms: num(6)?,
-                paint_gap_ms: num(7)?,
-                stalls: num(8)?.map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32),
-                qoe: num(9)?,
+                site: text(1),
+                browser: text(2),
+                model: text(3),
+                ttft_ms: num(4)?,
+                first_paint_ms: num(5)?,
+                failed: num(6)?.unwrap_or(0.0) != 0.0,
+                paint_lag_ms: num(7)?,
+                paint_gap_ms: num(8)?,
+                stalls: num(9)?.map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32),
+                qoe: num(10)?,
             })
         })
         .collect()
@@ -91,16 +110,19 @@ mod tests {
     #[test]
     fn unpacks_rows_with_empty_columns_and_names_a_broken_one() {
         let packed = [
-            ["1796515200000123", "Firefox", "tiny", "200.5", "320", "0", "100", "560", "1", "0.875"]
+            ["1796515200000123", "shop", "Firefox", "tiny", "200.5", "320", "0", "100", "560", "1", "0.875"]
                 .join(UNIT),
-            ["1796515200500000", "", "", "", "", "1", "", "", "", ""].join(UNIT),
+            ["1796515200500000", "shop", "", "", "", "", "1", "", "", "", ""].join(UNIT),
         ]
         .join(RECORD);
         let rows = unpack(&packed).unwrap();
         assert_eq!(rows.len(), 2);
         let a = &rows[0];
         assert_eq!(a.at_unix_ms, 1_796_515_200_000.123);
-        assert_eq!((a.browser.as_deref(), a.model.as_deref()), (Some("Firefox"), Some("tiny")));
+        assert_eq!(
+            (a.site.as_deref(), a.browser.as_deref(), a.model.as_deref()),
+            (Some("shop"), Some("Firefox"), Some("tiny"))
+        );
         assert_eq!(
             (a.ttft_ms, a.first_paint_ms, a.paint_lag_ms, a.paint_gap_ms),
             (Some(200.5), Some(320.0), Some(100.0), Some(560.0))
@@ -109,8 +131,8 @@ mod tests {
         let b = &rows[1];
         assert_eq!((b.browser.clone(), b.ttft_ms, b.qoe, b.stalls, b.failed), (None, None, None, 0, true));
         let broken = ["1", "x", "y", "fast"].join(UNIT);
-        assert!(unpack(&broken).unwrap_err().0.contains("row 1: not 10 columns"));
-        let nan = ["1", "", "", "fast", "", "", "", "", "", ""].join(UNIT);
+        assert!(unpack(&broken).unwrap_err().0.contains("row 1: not 11 columns"));
+        let nan = ["1", "shop", "", "", "fast", "", "", "", "", "", ""].join(UNIT);
         assert!(unpack(&nan).unwrap_err().0.contains("not a number"));
     }
 }

@@ -71,10 +71,11 @@ pub trait FieldStore: Send + Sync {
         from_ms: f64,
         to_ms: f64,
     ) -> impl Future<Output = Result<u64, StoreError>> + Send;
-    /// What summaries read of the requests of `site` sent in `[from_ms, to_ms)`.
+    /// What summaries read of the requests of `site` (or every site) sent
+    /// in `[from_ms, to_ms)`.
     fn rows(
         &self,
-        site: &str,
+        site: Option<&str>,
         from_ms: f64,
         to_ms: f64,
     ) -> impl Future<Output = Result<Vec<FieldRow>, StoreError>> + Send;
@@ -303,7 +304,7 @@ impl FieldStore for SqlField {
         Ok(row.try_get::<i64, _>(0).map_err(err)?.max(0) as u64)
     }
 
-    async fn rows(&self, site: &str, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
+    async fn rows(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {
         super::rows::read(&self.read, site, us(from_ms), us(to_ms)).await
     }
 

@@ -27,6 +27,9 @@ pub struct FieldRow {
     pub browser: Option<String>,
     /// The model asked for.
     pub model: Option<String>,
+    /// The site it was sent for.
+    #[serde(default)]
+    pub site: Option<String>,
     /// Time to first token (ms).
     pub ttft_ms: Option<f64>,
     /// First paint (ms).
@@ -59,6 +62,7 @@ impl FieldRow {
             at_unix_ms: s.at_unix_ms,
             browser: s.browser.as_ref().map(|b| b.0.clone()),
             model: s.model.clone(),
+            site: s.site.clone(),
             ttft_ms: m.ttft_ms,
             first_paint_ms: m.ttfp_ms,
             paint_lag_ms: m.paint_lag_ms.map(|l| l.median),

@@ -1,5 +1,5 @@
-//! Field data at a glance: a period's requests grouped by day, browser or
-//! model, each group with its count, failures and stalled requests, the
+//! Field data at a glance: a period's requests grouped by day, browser,
+//! model or site, each group with its count, failures and stalled requests, the
 //! P50/P90/P99 of each [`Figure`] (TTFT, first paint, paint lag, longest
 //! paint gap) and QoE's P50 and P10, each with its 95% confidence interval
 //! ([`crate::measure::stats::percentile_interval`]), and all of them over
@@ -29,18 +29,21 @@ pub enum GroupBy {
     Browser,
     /// Model.
     Model,
+    /// The site (several sites summarised at once).
+    Site,
 }
 
 impl GroupBy {
     /// Every grouping.
-    pub const ALL: [Self; 3] = [Self::Day, Self::Browser, Self::Model];
+    pub const ALL: [Self; 4] = [Self::Day, Self::Browser, Self::Model, Self::Site];
 
-    /// Its name (`day`, `browser`, `model`), as `?by=` takes it.
+    /// Its name (`day`, `browser`, `model`, `site`), as `?by=` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Self::Day => "day",
             Self::Browser => "browser",
             Self::Model => "model",
+            Self::Site => "site",
         }
     }
 
@@ -56,6 +59,7 @@ impl GroupBy {
                 .map_or_else(|| "(no date)".into(), |d| d.chars().take(10).collect()),
             Self::Browser => or_unknown(&r.browser),
             Self::Model => or_unknown(&r.model),
+            Self::Site => or_unknown(&r.site),
         }
     }
 }
@@ -250,6 +254,7 @@ mod tests {
             at_unix_ms: 1_796_472_000_000.0 + day * DAY_MS + 3_600_000.0,
             browser: Some(browser.into()),
             model: None,
+            site: Some(if failed { "b".into() } else { "a".into() }),
             ttft_ms: Some(ttft),
             first_paint_ms: paint,
             paint_lag_ms: paint.map(|p| p - ttft),
@@ -296,6 +301,11 @@ mod tests {
             [("Chrome", 20), ("Firefox", 500)]
         );
         assert_eq!(FieldSummary::of(&rows, GroupBy::Model).groups[0].key, "(not said)");
+        let by_site = FieldSummary::of(&rows, GroupBy::Site);
+        assert_eq!(
+            by_site.groups.iter().map(|g| (g.key.as_str(), g.requests)).collect::<Vec<_>>(),
+            [("a", 519), ("b", 1)]
+        );
         assert_eq!(GroupBy::from_name("week"), None);
         assert!(GroupBy::ALL.into_iter().all(|g| GroupBy::from_name(g.name()) == Some(g)));
     }

@@ -128,6 +128,7 @@ mod tests {
             at_unix_ms: at,
             browser: None,
             model: None,
+            site: None,
             ttft_ms: ttft,
             first_paint_ms: None,
             paint_lag_ms: None,
