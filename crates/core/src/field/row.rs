@@ -2,8 +2,10 @@
 //! summarise without reading their chunks ([`super::summary`],
 //! [`super::timeline`]). Each figure is the lab's own, from
 //! [`RequestMetrics`] with the default settings (a stall is a gap over
-//! [`crate::measure::metrics::DEFAULT_STALL_MS`]), so a summary and the
-//! same period loaded as a run never disagree:
+//! [`crate::measure::metrics::DEFAULT_STALL_MS`]) and, like every statistic
+//! of the lab, only of a completed request (a failed or stopped one counts
+//! as failed and has no figures), so a summary and the same period loaded
+//! as a run never disagree:
 //! - **TTFT**, **first paint** (absent for spans without paints), the
 //!   request's median **paint lag** (first paint of each chunk − its
 //!   arrival) and its **QoE**;
@@ -55,6 +57,7 @@ impl FieldRow {
     pub fn of(s: &FieldSpan) -> Self {
         let r = &s.request;
         let m = RequestMetrics::of(0, r, &MetricsConfig::default());
+        let done = |x: Option<f64>| x.filter(|_| m.completed);
         let mut paints: Vec<f64> =
             r.chunks.iter().filter_map(|c| c.painted_ms).filter(|t| t.is_finite()).collect();
         paints.sort_by(f64::total_cmp);
@@ -63,12 +66,12 @@ impl FieldRow {
             browser: s.browser.as_ref().map(|b| b.0.clone()),
             model: s.model.clone(),
             site: s.site.clone(),
-            ttft_ms: m.ttft_ms,
-            first_paint_ms: m.ttfp_ms,
-            paint_lag_ms: m.paint_lag_ms.map(|l| l.median),
-            paint_gap_ms: paints.windows(2).map(|w| w[1] - w[0]).reduce(f64::max),
-            stalls: u32::try_from(m.stalls.len()).unwrap_or(u32::MAX),
-            qoe: m.qoe,
+            ttft_ms: done(m.ttft_ms),
+            first_paint_ms: done(m.ttfp_ms),
+            paint_lag_ms: done(m.paint_lag_ms.map(|l| l.median)),
+            paint_gap_ms: done(paints.windows(2).map(|w| w[1] - w[0]).reduce(f64::max)),
+            stalls: if m.completed { u32::try_from(m.stalls.len()).unwrap_or(u32::MAX) } else { 0 },
+            qoe: done(m.qoe),
             failed: r.failure.is_some(),
         }
     }

@@ -184,6 +184,12 @@ fn failures_aborts_and_what_is_left_out() {
     );
     assert_eq!(run.trace.requests[1].failure.as_ref().unwrap().kind, FailureKind::Aborted);
     assert_eq!(run.trace.requests[1].chunks.len(), 2, "what arrived before the stop is kept");
+    // A stopped request counts as failed and has no figures, as in the run's statistics.
+    let stopped = summary::FieldRow::of(&run.spans[1]);
+    assert!(stopped.failed);
+    assert_eq!((stopped.ttft_ms, stopped.qoe, stopped.stalls), (None, None, 0));
+    let m = RunMetrics::of(&run.trace, &MetricsConfig::default());
+    assert!(m.ttft_ms.is_none(), "no completed request, no TTFT in the run either");
     assert!(
         run.notes
             .last()
