@@ -302,11 +302,12 @@ fn field_run(run: &lab_core::field::FieldRun, args: &AnalyzeArgs, opts: &Analysi
     let tool = run.trace.meta.tool.clone().unwrap_or_default();
     if args.json {
         let mut value: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
-        value["source"] = serde_json::json!({ "format": "otlp", "tool": tool, "notes": run.notes });
+        value["source"] =
+            serde_json::json!({ "format": "otlp", "tool": tool, "notes": run.trace.meta.notes });
         return serde_json::to_string_pretty(&value).unwrap_or_default();
     }
     let mut head = format!("Source: {tool}\n");
-    for n in &run.notes {
+    for n in &run.trace.meta.notes {
         head.push_str(&format!("  note: {n}\n"));
     }
     head + &out

@@ -7,7 +7,7 @@
 //! collector's file exporter, Tempo, Jaeger), whichever instrumentation
 //! made them, and turns them into requests the lab measures like its own
 //! ([`span`]), saying what each kind of span could not tell
-//! ([`FieldRun::notes`]): no instrumentation but the lab's records every
+//! (the trace's notes): no instrumentation but the lab's records every
 //! chunk and every paint.
 //!
 //! [`FieldRun::read`] gives a lab trace: requests in send order on one
@@ -26,15 +26,14 @@ pub mod timeline;
 use crate::trace::{ClientInfo, SourceKind, Trace, TraceMeta};
 use span::{FieldSpan, Skip};
 
-/// Field data read from a file: the trace, and what it could not say.
+/// Field data read from a file: the trace, with what it could not say in
+/// its notes (`trace.meta.notes`: what the spans lack and what was left out).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldRun {
     /// The requests, on one clock.
     pub trace: Trace,
     /// The spans read, in the trace's order (model, site, browser of each).
     pub spans: Vec<FieldSpan>,
-    /// What the spans lack and what was left out, for people.
-    pub notes: Vec<String>,
 }
 
 /// Why a file held no field data.
@@ -82,8 +81,7 @@ impl FieldRun {
                 "Left out: {not_genai} spans that are not GenAI, {not_inference} GenAI operations that stream no text (embeddings, tools), {no_first} inference spans without a first-chunk time (not streamed, or not timed)."
             ));
         }
-        let notes = trace.meta.notes.clone();
-        Ok(Self { trace, spans, notes })
+        Ok(Self { trace, spans })
     }
 }
 

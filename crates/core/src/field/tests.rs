@@ -105,7 +105,7 @@ fn the_lab_snippet_span_keeps_every_chunk_and_paint_and_no_text() {
     assert_eq!(run.trace.meta.client.browser.as_deref(), Some("Firefox"));
     assert_eq!(run.trace.meta.label.as_deref(), Some("field data: shop-chat"));
     assert_eq!(run.trace.meta.clock_epoch_ms, Some(T0 as f64 / 1e6));
-    assert!(run.notes.is_empty(), "{:?}", run.notes);
+    assert!(run.trace.meta.notes.is_empty(), "{:?}", run.trace.meta.notes);
     let json = run.trace.to_json();
     assert!(!json.contains("secret") && !json.contains("answer\""), "no text reaches the trace");
     assert!(run.spans.iter().all(|s| !format!("{s:?}").contains("secret")));
@@ -132,20 +132,19 @@ fn a_plain_genai_span_is_spread_from_its_first_chunk_and_said() {
     assert_eq!(r.chunks[0].arrived_ms, 2400.0);
     assert_eq!(r.chunks[4].arrived_ms, 3200.0);
     assert!(r.chunks.iter().all(|c| c.painted_ms.is_none()));
-    assert_eq!(run.notes.len(), 2, "{:?}", run.notes);
-    assert!(run.notes[0].starts_with("1 of 2 requests carry only the time to first chunk"));
-    assert!(run.notes[1].starts_with("1 of 2 requests carry no paints"));
+    assert_eq!(run.trace.meta.notes.len(), 2, "{:?}", run.trace.meta.notes);
+    assert!(run.trace.meta.notes[0].starts_with("1 of 2 requests carry only the time to first chunk"));
+    assert!(run.trace.meta.notes[1].starts_with("1 of 2 requests carry no paints"));
     // The notes travel in the trace: the collector's period, read back as
     // a lab trace, tells its run card what the file import tells.
-    assert_eq!(run.trace.meta.notes, run.notes);
     let back = match crate::import::import(&run.trace.to_json()).unwrap() {
         crate::import::Imported::Trace(t) => t,
         _ => panic!("a lab trace reads as a trace"),
     };
     let opts = crate::measure::analysis::AnalysisOptions::default();
     let digest = crate::import::digest::RunDigest::of_trace(&back, "period", &opts);
-    assert_eq!(digest.notes, run.notes);
-    assert_eq!(trace_of(&run.spans).meta.notes, run.notes, "the collector's trace says the same");
+    assert_eq!(digest.notes, run.trace.meta.notes);
+    assert_eq!(trace_of(&run.spans).meta.notes, run.trace.meta.notes, "the collector's trace says the same");
 }
 
 #[test]
@@ -191,12 +190,14 @@ fn failures_aborts_and_what_is_left_out() {
     let m = RunMetrics::of(&run.trace, &MetricsConfig::default());
     assert!(m.ttft_ms.is_none(), "no completed request, no TTFT in the run either");
     assert!(
-        run.notes
+        run.trace
+            .meta
+            .notes
             .last()
             .unwrap()
             .contains("1 spans that are not GenAI, 1 GenAI operations that stream no text")
     );
-    assert!(run.notes.last().unwrap().contains("1 inference spans without a first-chunk time"));
+    assert!(run.trace.meta.notes.last().unwrap().contains("1 inference spans without a first-chunk time"));
 }
 
 #[test]
