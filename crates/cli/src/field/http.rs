@@ -173,7 +173,7 @@ async fn requests(
     let site = q.get("site").map(String::as_str).filter(|s| !s.is_empty());
     // `?sample=N`: a period of more than N requests is read as a sample of about N.
     let sample = match number(&q, "sample", 0.0) {
-        Ok(n) if n >= 1.0 => match api.collector.store.period_count(site, from, to).await {
+        Ok(n) if n >= 1.0 => match api.collector.store.count(site, from, to).await {
             Ok(of) => Sample::of(of, n as u64),
             Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
         },
@@ -247,7 +247,7 @@ async fn sites(State(api): Shared, client: Option<Extension<ClientIp>>, headers:
     };
     let mut out = Vec::new();
     for s in listed {
-        let count = store.count(Some(&s.name)).await.unwrap_or(0);
+        let count = store.count(Some(&s.name), f64::MIN, f64::MAX).await.unwrap_or(0);
         out.push(json!({ "name": s.name, "origins": s.origins, "requests": count }));
     }
     Json(json!({ "sites": out })).into_response()

@@ -50,9 +50,8 @@ impl FieldStore for MemoryField {
         Ok(new)
     }
 
-    async fn count(&self, site: Option<&str>) -> Result<u64, StoreError> {
-        let kept = self.requests.lock().unwrap_or_else(PoisonError::into_inner);
-        Ok(kept.keys().filter(|(s, _)| site.is_none_or(|x| x == s)).count() as u64)
+    async fn count(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<u64, StoreError> {
+        Ok(self.requests(site, from_ms, to_ms, usize::MAX, None).await?.len() as u64)
     }
 
     async fn requests(
@@ -77,10 +76,6 @@ impl FieldStore for MemoryField {
         out.sort_by(|a, b| a.at_unix_ms.total_cmp(&b.at_unix_ms));
         out.truncate(limit);
         Ok(out)
-    }
-
-    async fn period_count(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<u64, StoreError> {
-        Ok(self.requests(site, from_ms, to_ms, usize::MAX, None).await?.len() as u64)
     }
 
     async fn rows(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<Vec<FieldRow>, StoreError> {

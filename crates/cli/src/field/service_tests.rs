@@ -65,7 +65,7 @@ async fn a_page_batch_is_kept_once_with_its_site_and_no_text() {
     assert_eq!((got.kept, got.new, got.rejected), (8, 8, 0));
     let again = c.ingest(post(body)).await.unwrap();
     assert_eq!((again.kept, again.new), (8, 0), "a resent batch is kept once");
-    assert_eq!(c.store.count(None).await.unwrap(), 8);
+    assert_eq!(c.store.count(None, f64::MIN, f64::MAX).await.unwrap(), 8);
     let kept = c.store.requests(None, 0.0, f64::MAX, 100, None).await.unwrap();
     assert!(kept.iter().all(|s| s.site.as_deref() == Some("shop")));
     let stored = serde_json::to_string(&kept).unwrap();
@@ -147,7 +147,12 @@ async fn every_refusal_says_why_and_stores_nothing() {
         let e = c.ingest(p).await.unwrap_err();
         assert_eq!(e.status, status, "{}", e.message);
         assert!(e.message.contains(says), "{} (wanted {says})", e.message);
-        assert_eq!(c.store.count(None).await.unwrap(), 0, "nothing stored after: {}", e.message);
+        assert_eq!(
+            c.store.count(None, f64::MIN, f64::MAX).await.unwrap(),
+            0,
+            "nothing stored after: {}",
+            e.message
+        );
     }
 }
 

@@ -51,8 +51,14 @@ pub trait FieldStore: Send + Sync {
         spans: &[FieldSpan],
         now_ms: i64,
     ) -> impl Future<Output = Result<usize, StoreError>> + Send;
-    /// Requests kept (of one site, or all).
-    fn count(&self, site: Option<&str>) -> impl Future<Output = Result<u64, StoreError>> + Send;
+    /// How many requests were sent in `[from_ms, to_ms)` (of one site, or
+    /// all; `f64::MIN..f64::MAX`: every one kept).
+    fn count(
+        &self,
+        site: Option<&str>,
+        from_ms: f64,
+        to_ms: f64,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
     /// Requests sent in `[from_ms, to_ms)` (of one site, or all), oldest
     /// first, at most `limit`; with `below`, only those whose [`draw`] is
     /// under it (a sample).
@@ -64,13 +70,6 @@ pub trait FieldStore: Send + Sync {
         limit: usize,
         below: Option<i64>,
     ) -> impl Future<Output = Result<Vec<FieldSpan>, StoreError>> + Send;
-    /// How many requests were sent in `[from_ms, to_ms)` (of one site, or all).
-    fn period_count(
-        &self,
-        site: Option<&str>,
-        from_ms: f64,
-        to_ms: f64,
-    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
     /// What summaries read of the requests of `site` (or every site) sent
     /// in `[from_ms, to_ms)`.
     fn rows(
@@ -223,20 +222,6 @@ impl FieldStore for SqlField {
         Ok(new)
     }
 
-    async fn count(&self, site: Option<&str>) -> Result<u64, StoreError> {
-        let row = match site {
-            Some(s) => {
-                sqlx::query("SELECT COUNT(*) FROM field_requests WHERE site = $1")
-                    .bind(s)
-                    .fetch_one(&self.read)
-                    .await
-            }
-            None => sqlx::query("SELECT COUNT(*) FROM field_requests").fetch_one(&self.read).await,
-        }
-        .map_err(err)?;
-        Ok(row.try_get::<i64, _>(0).map_err(err)?.max(0) as u64)
-    }
-
     async fn requests(
         &self,
         site: Option<&str>,
@@ -281,7 +266,7 @@ impl FieldStore for SqlField {
             .collect()
     }
 
-    async fn period_count(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<u64, StoreError> {
+    async fn count(&self, site: Option<&str>, from_ms: f64, to_ms: f64) -> Result<u64, StoreError> {
         let row =
             match site {
                 Some(s) => sqlx::query(
