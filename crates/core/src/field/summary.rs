@@ -86,14 +86,26 @@ pub struct Percentiles {
     pub p99: Estimate,
 }
 
-fn percentiles(mut xs: Vec<f64>) -> Option<Percentiles> {
+/// `xs`' finite values, ascending; `None` when there are none.
+fn sorted(mut xs: Vec<f64>) -> Option<Vec<f64>> {
     xs.retain(|x| x.is_finite());
-    if xs.is_empty() {
-        return None;
-    }
     xs.sort_by(f64::total_cmp);
-    let at = |p| Estimate { value: percentile_of_sorted(&xs, p), interval: percentile_interval(&xs, p) };
-    Some(Percentiles { n: xs.len(), p50: at(50.0), p90: at(90.0), p99: at(99.0) })
+    (!xs.is_empty()).then_some(xs)
+}
+
+/// Percentile `p` of ascending `xs`, with its interval.
+fn estimate(xs: &[f64], p: f64) -> Estimate {
+    Estimate { value: percentile_of_sorted(xs, p), interval: percentile_interval(xs, p) }
+}
+
+fn percentiles(xs: Vec<f64>) -> Option<Percentiles> {
+    let xs = sorted(xs)?;
+    Some(Percentiles {
+        n: xs.len(),
+        p50: estimate(&xs, 50.0),
+        p90: estimate(&xs, 90.0),
+        p99: estimate(&xs, 99.0),
+    })
 }
 
 /// A time the summary gives percentiles of (ms; more is worse), each as
@@ -202,9 +214,7 @@ impl FieldGroup {
 
     fn of(key: String, rs: &[&FieldRow]) -> Self {
         let p = |f: Figure| percentiles(rs.iter().filter_map(|r| f.of(r)).collect());
-        let mut q: Vec<f64> = rs.iter().filter_map(|r| r.qoe).filter(|x| x.is_finite()).collect();
-        q.sort_by(f64::total_cmp);
-        let at = |p| Estimate { value: percentile_of_sorted(&q, p), interval: percentile_interval(&q, p) };
+        let q = sorted(rs.iter().filter_map(|r| r.qoe).collect());
         Self {
             key,
             requests: rs.len(),
@@ -214,7 +224,7 @@ impl FieldGroup {
             first_paint: p(Figure::FirstPaint),
             paint_lag: p(Figure::PaintLag),
             paint_gap: p(Figure::PaintGap),
-            qoe: (!q.is_empty()).then(|| Quality { n: q.len(), p50: at(50.0), p10: at(10.0) }),
+            qoe: q.map(|q| Quality { n: q.len(), p50: estimate(&q, 50.0), p10: estimate(&q, 10.0) }),
         }
     }
 }
