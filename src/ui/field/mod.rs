@@ -2,7 +2,7 @@
 //! collector of the `latency-lab serve` that served this page (requests
 //! the field snippet, or any OpenTelemetry GenAI instrumentation, sent to
 //! `POST /v1/traces`). A site and period at a glance: requests over time,
-//! percentiles with their intervals by day, browser or model
+//! percentiles with their intervals by day, browser, model or site
 //! ([`summary`]); then the period loaded as a run ([`source`]): every
 //! figure, score and share within the SLOs, its P50/P90/P99 request played
 //! in the Replay lab, two periods compared ("since the deploy"), and the

@@ -1,5 +1,5 @@
 //! A period of field data at a glance (`lab_core::field::summary`): its
-//! requests over time, and one row per day, browser or model with its
+//! requests over time, and one row per day, browser, model or site with its
 //! requests, failures and stalled requests, one figure's P50/P90/P99 (TTFT,
 //! first paint, paint lag or longest paint gap: chosen) and QoE's P50 and
 //! P10, each P90 and P10 with its 95% interval.
