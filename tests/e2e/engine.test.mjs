@@ -42,7 +42,9 @@ async function startEngine() {
 
 const WORDS = 'the first token stream latency user fast slow wait read text model answer'.split(' ');
 const longPrompt = (n, tag) => `${tag} ${Array.from({ length: n }, (_, i) => WORDS[i % WORDS.length]).join(' ')}`;
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+// A shared 2-core machine only ever adds delay (a pause of tens of ms can
+// land on any request), so the quickest of a few is each kind's own cost.
+const quickest = (xs) => Math.min(...xs);
 
 describe('live mode against a real llama.cpp engine', () => {
   let server;
@@ -105,7 +107,7 @@ describe('live mode against a real llama.cpp engine', () => {
         ttft[kind].push(r.chunks[0].arrived_ms - r.sent_ms);
       }
     }
-    const [s, l] = [median(ttft.short), median(ttft.long)];
+    const [s, l] = [quickest(ttft.short), quickest(ttft.long)];
     assert.ok(l > 2 * s && l - s > 30, `TTFT short ${s.toFixed(1)} ms vs long ${l.toFixed(1)} ms`);
   });
 
@@ -127,7 +129,7 @@ describe('live mode against a real llama.cpp engine', () => {
     assert.ok(v.prefill_fit.ms_per_token > 0, `slope ${v.prefill_fit.ms_per_token} ms per token`);
   });
 
-  test('conversation: turn-2 TTFT is lower with a stable first message (median of 3)', async () => {
+  test('conversation: turn-2 TTFT is lower with a stable first message (quickest of 3)', async () => {
     // A long first message: what llama.cpp's prompt cache can keep or must recompute.
     await setField(page, 'system', longPrompt(1200, 'You are brief.'));
     await setField(page, 'max-tokens', 16);
@@ -144,7 +146,7 @@ describe('live mode against a real llama.cpp engine', () => {
         turn2[r.group].push(r.chunks[0].arrived_ms - r.sent_ms);
       }
     }
-    const [stable, changed] = [median(turn2['stable prefix']), median(turn2['changed prefix'])];
+    const [stable, changed] = [quickest(turn2['stable prefix']), quickest(turn2['changed prefix'])];
     assert.ok(stable < changed, `turn 2 TTFT: stable ${stable.toFixed(1)} ms, changed ${changed.toFixed(1)} ms`);
     await setField(page, 'system', '');
   });
@@ -175,9 +177,14 @@ describe('live mode against a real llama.cpp engine', () => {
     assert.match(said, /8 requests sent: 8 answered, 0 failed/, said);
     const trace = JSON.parse(readFileSync(out, 'utf8'));
     const ttft = trace.requests.map((r) => r.chunks[0].arrived_ms - r.sent_ms);
-    const fresh = median(ttft.filter((_, i) => i % 2 === 0));
-    const sharing = median(ttft.filter((_, i) => i % 2 === 1));
-    assert.ok(sharing < fresh * 0.6 && fresh - sharing > 15, `TTFT: fresh prefix ${fresh.toFixed(1)} ms, shared prefix ${sharing.toFixed(1)} ms`);
+    // Each kind's quickest row is its cost: without the cache the sharing
+    // rows' would not be lower (their prompts are longer).
+    const fresh = ttft.filter((_, i) => i % 2 === 0);
+    const sharing = ttft.filter((_, i) => i % 2 === 1);
+    const [freshBest, sharingBest] = [quickest(fresh), quickest(sharing)];
+    const listed = (xs) => xs.map((x) => x.toFixed(1)).join(', ');
+    assert.ok(sharingBest < freshBest * 0.6 && freshBest - sharingBest > 15,
+      `TTFT, quickest of each: fresh prefix ${freshBest.toFixed(1)} ms (${listed(fresh)}), shared prefix ${sharingBest.toFixed(1)} ms (${listed(sharing)})`);
     // The engine's own report: each sharing row reused at least its first
     // 512-word block (512 or more tokens) from the cache; a fresh row reused
     // at most the chat template's opening, never a block.
