@@ -11,6 +11,7 @@
 
 mod abort;
 mod answer;
+mod lane;
 mod probe;
 mod progress;
 mod request;
@@ -74,6 +75,10 @@ pub struct UseLiveRunOptions {
     pub reasoning: NodeRef<leptos::html::Pre>,
     /// Tool calls as they stream.
     pub tools: NodeRef<leptos::html::Div>,
+    /// Where probes that overlap the one on screen are drawn, each in a
+    /// small pane of its own while it streams (probe while loaded), so
+    /// every probe has its paint times.
+    pub lanes: NodeRef<leptos::html::Div>,
     /// Saves every checkpoint and the finished run (under one id: a tab
     /// closed mid-run leaves an "interrupted" entry).
     pub library: Library,
@@ -242,9 +247,35 @@ impl UseLiveRun {
         let content: web_sys::Element = self.options.content.get_untracked()?.into();
         let reasoning: web_sys::Element = self.options.reasoning.get_untracked()?.into();
         let tools: web_sys::Element = self.options.tools.get_untracked()?.into();
+        Some(self.drawn_in(content, reasoning, tools, on_stats, on_checkpoint, on_cadence))
+    }
+
+    /// A pane of its own for a probe that finds the answer pane taken
+    /// (`None` when the view has no place for lanes).
+    fn lane(&self) -> Option<lane::Lane> {
+        let lanes: web_sys::Element = self.options.lanes.get_untracked()?.into();
+        lane::Lane::open(&lanes)
+    }
+
+    /// The screen of a request drawn in `lane`; the live figures stay the
+    /// answer pane's, so this one's go nowhere.
+    fn lane_screen<'a>(&self, lane: &lane::Lane, quiet: &'a lane::Quiet) -> OnScreen<'a> {
+        let (content, reasoning, tools) = (lane.content.clone(), lane.reasoning.clone(), lane.tools.clone());
+        self.drawn_in(content, reasoning, tools, &quiet.stats, &quiet.checkpoint, &quiet.cadence)
+    }
+
+    fn drawn_in<'a>(
+        &self,
+        content: web_sys::Element,
+        reasoning: web_sys::Element,
+        tools: web_sys::Element,
+        on_stats: &'a dyn Fn(LiveStats),
+        on_checkpoint: &'a dyn Fn(&RequestTrace),
+        on_cadence: &'a dyn Fn(Option<Contrast>),
+    ) -> OnScreen<'a> {
         let markdown = self.options.markdown.get_untracked();
         let smoothing = self.options.smoothing.get_untracked();
-        Some(OnScreen { content, markdown, smoothing, reasoning, tools, on_stats, on_checkpoint, on_cadence })
+        OnScreen { content, markdown, smoothing, reasoning, tools, on_stats, on_checkpoint, on_cadence }
     }
 
     /// One request, with the server's ground truth and the browser's

@@ -2,8 +2,9 @@
 //! form's request is sent every few seconds while a workload loads the
 //! server — `latency-lab serve`'s built-in load at the window's speed, or
 //! someone else's — and the server's side of the window (each admitted
-//! request's wait for a slot, `GET /v1/lab/traffic`) is read at its end. A
-//! probe is drawn on the page when none is on screen; all are measured.
+//! request's wait for a slot, `GET /v1/lab/traffic`) is read at its end.
+//! Every probe is drawn: in the answer pane when it is free, else in a
+//! lane of its own ([`super::lane`]), so each has its first paint.
 //! The windows go into the trace (`meta.load`), read back by
 //! `lab_core::workload::probe`.
 
@@ -121,7 +122,7 @@ pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan
 }
 
 /// The probes of one window, sent every `plan.probe_every_s` from `from`
-/// whatever earlier ones are doing; each sent while none is on screen is drawn.
+/// whatever earlier ones are doing; each is drawn (the answer pane or a lane).
 async fn window(
     run: UseLiveRun,
     p: &Progress<'_>,
@@ -132,5 +133,5 @@ async fn window(
 ) -> Vec<RequestTrace> {
     let dues: Vec<f64> =
         (0..plan.probes_per_window()).map(|i| from + i as f64 * plan.probe_every_s * 1000.0).collect();
-    on_schedule(run, req, &dues, (p.done(), p.spec.mode.requests()), Draw::WhenFree, abort).await
+    on_schedule(run, req, &dues, (p.done(), p.spec.mode.requests()), Draw::Every, abort).await
 }

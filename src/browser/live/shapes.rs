@@ -17,6 +17,7 @@ use lab_core::stream::live::LiveStats;
 use lab_core::trace::RequestTrace;
 use leptos::prelude::*;
 
+use super::lane::QUIET;
 use super::{Abort, LiveRequest, Progress, RunPhase, UseLiveRun};
 use crate::browser::clock::{now_ms, sleep_ms};
 use crate::browser::page;
@@ -131,8 +132,9 @@ pub(super) async fn rate(run: UseLiveRun, p: &mut Progress<'_>, plan: RatePlan, 
 pub(super) enum Draw {
     /// The first only.
     First,
-    /// Each one sent while none is on screen.
-    WhenFree,
+    /// Every one: on screen when it is free, else in a pane of its own
+    /// (a lane) while it streams.
+    Every,
 }
 
 /// Sends `req` at each of `dues` (page clock, ms), however many are in
@@ -172,10 +174,15 @@ pub(super) async fn on_schedule(
                 status();
                 let drawn = match draw {
                     Draw::First => i == 0,
-                    Draw::WhenFree => !on_screen.replace(true),
+                    Draw::Every => !on_screen.replace(true),
                 };
-                let screen = drawn.then(|| run.screen(on_stats, no_checkpoint, on_cadence)).flatten();
+                let lane = (draw == Draw::Every && !drawn).then(|| run.lane()).flatten();
+                let screen = match &lane {
+                    Some(l) => Some(run.lane_screen(l, &QUIET)),
+                    None => drawn.then(|| run.screen(on_stats, no_checkpoint, on_cadence)).flatten(),
+                };
                 let mut t: RequestTrace = run.one(req, abort, screen).await;
+                drop(lane);
                 if drawn {
                     on_screen.set(false);
                 }

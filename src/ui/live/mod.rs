@@ -34,7 +34,7 @@ use crate::ui::LazyView;
 #[component]
 pub fn LiveView() -> impl IntoView {
     let settings = use_endpoint_settings();
-    let (content, reasoning, tools) = (NodeRef::new(), NodeRef::new(), NodeRef::new());
+    let (content, reasoning, tools, lanes) = (NodeRef::new(), NodeRef::new(), NodeRef::new(), NodeRef::new());
     let library = expect_context::<Library>();
     let runs = expect_context::<SessionRuns>();
     let (markdown, smoothing) = (RwSignal::new(false), RwSignal::new(Smoothing::Off));
@@ -44,6 +44,7 @@ pub fn LiveView() -> impl IntoView {
         smoothing: smoothing.into(),
         reasoning,
         tools,
+        lanes,
         library,
         runs,
         announcer: expect_context::<RunAnnouncer>(),
@@ -79,6 +80,8 @@ pub fn LiveView() -> impl IntoView {
                     <div class="live-output" node_ref=content data-testid="output"></div>
                     {move || run.cadence.get().map(|c| view! { <p class="hint" data-testid="live-cadence">{c.describe()}</p> })}
                     <div class="tool-calls" node_ref=tools data-testid="tool-calls" role="group" aria-label="Tool calls"></div>
+                    // Probes that overlap the one above stream here, each in its own pane.
+                    <div class="probe-lanes" node_ref=lanes data-testid="probe-lanes"></div>
                 </div>
             </div>
             // The results are drawn by the runs module, loaded once a run has finished.

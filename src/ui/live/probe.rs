@@ -66,7 +66,7 @@ const COLUMNS: [&str; 11] = [
     "probes",
     "TTFT P50",
     "TTFT P90",
-    "first paint P50 (drawn)",
+    "first paint P50",
     "QoE P50",
     "score",
 ];
@@ -83,7 +83,11 @@ fn cells(w: &ProbeWindow) -> Vec<String> {
         format!("{} / {}", w.answered, w.requests.len()),
         opt(w.ttft_ms.map(|s| s.p50), ms),
         opt(w.ttft_ms.map(|s| s.p90), ms),
-        opt(w.first_paint_ms.map(|s| s.p50), ms),
+        match w.first_paint_ms {
+            // A run recorded when overlapping probes were not drawn.
+            Some(s) if s.count < w.answered => format!("{} ({} drawn)", ms(s.p50), s.count),
+            s => opt(s.map(|s| s.p50), ms),
+        },
         opt(w.qoe, |v| format!("{v:.2}")),
         opt(w.score, |v| format!("{v:.0}")),
     ]

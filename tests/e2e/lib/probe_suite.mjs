@@ -7,7 +7,8 @@
 // chat score falls below its pass line.
 //
 // Checked: one table row per speed, the windows' load and queueing in the
-// downloaded trace; with few slots the queue forms and the sweep breaks at
+// downloaded trace; every answered probe painted (the overlapping ones in
+// panes of their own, taken away when they end); with few slots the queue forms and the sweep breaks at
 // a lower speed than with many (`sweep: true`, each run twice as long, in
 // Chromium); two windows' typical probes play side by side in the Replay lab.
 import { describe, test } from 'node:test';
@@ -27,6 +28,13 @@ export async function runProbe(page, { slots, maxSpeed, windowS = 4, every = 0.5
   await setValue(page, 'probe-max-speed', maxSpeed);
   // The last run's results stay until this one's are drawn: mark them.
   await page.evaluate(() => document.querySelector('[data-testid="probe"]')?.setAttribute('data-old', ''));
+  // The most probe panes seen at once beside the answer pane.
+  await page.evaluate(() => {
+    const lanes = document.querySelector('[data-testid="probe-lanes"]');
+    window.mostLanes = 0;
+    new MutationObserver(() => (window.mostLanes = Math.max(window.mostLanes, lanes.childElementCount)))
+      .observe(lanes, { childList: true });
+  });
   await click(page, 'start');
   await waitText(page, 'run-status', /^Streaming/, 10_000);
   await waitText(page, 'run-status', /^(Finished|Stopped)/, 120_000);
@@ -68,7 +76,22 @@ export function probeSuite({ name, launch, open, sweep }) {
         // Two decode slots against ~4 requests at once: the queue forms.
         const waited = trace.meta.load.flatMap((w) => w.queued_ms).filter((q) => q > 0);
         assert.ok(waited.length > 5, `${waited.length} requests queued`);
-        assert.ok(trace.requests.some((r) => r.chunks.some((c) => c.painted_ms != null)), 'probes were drawn');
+        // Every probe is drawn: those that overlap the one in the answer
+        // pane stream into panes of their own, gone once they end.
+        const answered = trace.requests.filter((r) => !r.failure && r.chunks.length);
+        assert.ok(answered.length >= 20, `${answered.length} probes answered`);
+        const unpainted = answered.filter((r) => !(r.chunks[0].painted_ms >= r.chunks[0].arrived_ms));
+        assert.equal(unpainted.length, 0, `probes without a first paint: ${JSON.stringify(unpainted.map((r) => r.sent_ms))}`);
+        const overlapped = answered.filter((r) => answered.some((q) => q !== r && q.sent_ms < r.sent_ms && q.end_ms > r.sent_ms));
+        const most = await page.evaluate(() => window.mostLanes);
+        // Two slots under 2× load keep probes waiting past the next one.
+        assert.ok(overlapped.length >= 1 && most >= 1, `${overlapped.length} probes overlapped another, lanes seen ${most}`);
+        assert.equal(await page.evaluate(() => document.querySelector('[data-testid="probe-lanes"]').childElementCount), 0);
+        const paintCells = await page.evaluate(() =>
+          [...document.querySelectorAll('[data-testid="probe-row"]')].map((r) => r.children[9]?.innerText ?? ''),
+        );
+        assert.ok(paintCells.every((c) => /^\d/.test(c) && !/drawn/.test(c)), `first paint cells: ${JSON.stringify(paintCells)}`);
+        console.log(`probes: ${answered.length} answered, ${overlapped.length} overlapped another, at most ${most} lanes at once`);
         await setValue(page, 'probe-feel-a', 0);
         await setValue(page, 'probe-feel-b', 2);
         await click(page, 'probe-feel');

@@ -49,8 +49,9 @@ pub struct ProbeWindow {
     pub answered: usize,
     /// Probe TTFT.
     pub ttft_ms: Option<Summary>,
-    /// Probe time to first paint, over the probes drawn on the page (one at
-    /// a time: the others are measured, not drawn).
+    /// Probe time to first paint, over the probes drawn on the page (every
+    /// one since probes that overlap get a pane of their own; a run
+    /// recorded before that drew one at a time and measured the others).
     pub first_paint_ms: Option<Summary>,
     /// Median probe QoE (0–1).
     pub qoe: Option<f64>,
@@ -230,8 +231,9 @@ fn sentence(w: &ProbeWindow) -> String {
     let load_users = w.load_ttft_ms.map_or(String::new(), |t| {
         format!("; the load's own requests began within {:.0} ms at P50, {:.0} ms at P90", t.median, t.p90)
     });
-    // Only the probes drawn on the page have a first paint; it speaks for
-    // the window only when every answered probe was drawn.
+    // Only the probes drawn on the page have a first paint (in an older
+    // run, not every one); it speaks for the window only when every
+    // answered probe was drawn.
     let painted = w.first_paint_ms.filter(|p| p.count >= w.answered);
     let seen = match (painted, w.ttft_ms) {
         (Some(p), _) => format!("half of the probe users see text within {:.0} ms", p.median),
