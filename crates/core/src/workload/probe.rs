@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::measure::metrics::{MetricsConfig, RunMetrics};
 use crate::measure::score::{Scenario, Verdict};
 use crate::measure::stats::{Samples, Summary};
-use crate::trace::{LoadWindow, Trace};
+use crate::trace::{LoadWindow, Trace, TraceMeta};
 
 /// A window passes while its scenario score is at least this (the *good*
 /// verdict band).
@@ -105,8 +105,11 @@ impl ProbeReport {
         if trace.meta.load.is_empty() {
             return None;
         }
+        // Each window is measured as a trace of its own probes under the
+        // run's meta, less the windows themselves (one copy, not one each).
+        let meta = TraceMeta { load: Vec::new(), ..trace.meta.clone() };
         let windows: Vec<ProbeWindow> =
-            trace.meta.load.iter().map(|w| window(trace, w, scenario, cfg)).collect();
+            trace.meta.load.iter().map(|w| window(trace, &meta, w, scenario, cfg)).collect();
         let judged = || windows.iter().filter(|w| w.score.is_some() && w.load.speed.is_some());
         let mut by_speed: Vec<&ProbeWindow> = judged().collect();
         by_speed.sort_by(|a, b| a.load.speed.unwrap_or(0.0).total_cmp(&b.load.speed.unwrap_or(0.0)));
@@ -173,7 +176,13 @@ impl ProbeReport {
     }
 }
 
-fn window(trace: &Trace, w: &LoadWindow, scenario: &Scenario, cfg: &MetricsConfig) -> ProbeWindow {
+fn window(
+    trace: &Trace,
+    meta: &TraceMeta,
+    w: &LoadWindow,
+    scenario: &Scenario,
+    cfg: &MetricsConfig,
+) -> ProbeWindow {
     let requests: Vec<usize> = trace
         .requests
         .iter()
@@ -182,7 +191,7 @@ fn window(trace: &Trace, w: &LoadWindow, scenario: &Scenario, cfg: &MetricsConfi
         .map(|(i, _)| i)
         .collect();
     let sub = Trace {
-        meta: trace.meta.clone(),
+        meta: meta.clone(),
         requests: requests.iter().map(|&i| trace.requests[i].clone()).collect(),
         ..Trace::default()
     };
