@@ -12,8 +12,19 @@
 //!   in flight end as they would). Answers `{offered_per_s, rows, …}`: the
 //!   requests a second this stretch of the sample offers (its first seconds
 //!   are burstier than its mean).
-//! - `GET /v1/lab/load`: the current load's counts; `DELETE` stops it and
-//!   ends its requests in flight.
+//! - `GET /v1/lab/load`: the current load's counts; `DELETE` stops it,
+//!   ends the requests in flight of every load since the sweep began, and
+//!   answers once they have ended (at most [`DRAIN`]) with what each load
+//!   of the sweep did (`loads`: each a `LoadWindow` labelled `load N`, N
+//!   as its POST answered, with its requests' TTFT, failures and why by
+//!   `lab_core::workload::load_trace::OwnRequests`).
+//! - `GET /v1/lab/load/requests`: every request the loads have sent since
+//!   the sweep began (a load from the sample's start, `from_s` 0, or the
+//!   first after a DELETE, begins one), as a lab trace on one clock
+//!   (`meta.clock_epoch_ms`): when each was due and sent, its first chunk
+//!   (text dropped: enough for TTFT) and, when it failed, why. At most
+//!   [`MAX_RECORDS`]; past them the trace's notes say how many were left
+//!   out. Each request's `group` names its load (`load 2`).
 //! - `GET /v1/lab/traffic[?after=N]`: the waits for a slot of every request
 //!   admitted after N (none: the cursor to ask from).
 //!
@@ -23,7 +34,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::body::Bytes;
@@ -31,7 +42,10 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use lab_core::serve::protocol::{LOAD_PATH, TRAFFIC_PATH};
+use lab_core::measure::metrics::MetricsConfig;
+use lab_core::serve::protocol::{LOAD_PATH, LOAD_REQUESTS_PATH, TRAFFIC_PATH};
+use lab_core::trace::{LoadWindow, RequestTrace, Trace, TraceMeta};
+use lab_core::workload::load_trace::OwnRequests;
 use lab_core::workload::read::LineReader;
 use lab_core::workload::{Format, Request};
 use serde::Deserialize;
@@ -51,6 +65,11 @@ pub const MAX_SPEED: f64 = 50.0;
 pub const MAX_DURATION_S: f64 = 600.0;
 /// Longest a load request may take (s).
 const REQUEST_TIMEOUT_S: u64 = 120;
+/// Requests a sweep's record keeps (about 200 bytes each, their text
+/// dropped); a 600 s load at ×50 sends about 160,000.
+pub const MAX_RECORDS: usize = 100_000;
+/// Longest DELETE waits for the requests it ends.
+pub const DRAIN: Duration = Duration::from_secs(2);
 
 /// The load routes' state.
 pub struct LoadApi {
@@ -63,6 +82,97 @@ pub struct LoadApi {
     period_ms: f64,
     client: HttpClient,
     current: Mutex<Option<Running>>,
+    sweep: Mutex<Arc<Sweep>>,
+}
+
+/// The loads since a sweep began: one clock, one way to end them all, and
+/// what their requests did.
+struct Sweep {
+    zero: Instant,
+    /// Unix time of `zero` (ms).
+    epoch_ms: f64,
+    /// Ends every request in flight of the sweep's loads.
+    abort: CancellationToken,
+    /// Loads started in the sweep.
+    loads: AtomicU64,
+    in_flight: AtomicU64,
+    /// Each request with the number of its load.
+    records: Mutex<Vec<(u64, RequestTrace)>>,
+    left_out: AtomicU64,
+}
+
+impl Sweep {
+    fn new() -> Self {
+        let epoch_ms = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+        Self {
+            zero: Instant::now(),
+            epoch_ms,
+            abort: CancellationToken::new(),
+            loads: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+            records: Mutex::default(),
+            left_out: AtomicU64::new(0),
+        }
+    }
+
+    /// Keeps `t`, of load number `load`, without its text: the first
+    /// chunk stays for TTFT.
+    fn record(&self, load: u64, mut t: RequestTrace) {
+        t.chunks.truncate(1);
+        t.chunks.iter_mut().for_each(|c| c.text.clear());
+        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        if records.len() < MAX_RECORDS {
+            records.push((load, t));
+        } else {
+            self.left_out.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The sweep's requests as a trace, in the order they were due.
+    fn trace(&self) -> Trace {
+        let records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut requests: Vec<RequestTrace> = records
+            .iter()
+            .map(|(k, r)| RequestTrace { group: Some(format!("load {k}")), ..r.clone() })
+            .collect();
+        drop(records);
+        requests.sort_by(|a, b| {
+            a.scheduled_ms.unwrap_or(a.sent_ms).total_cmp(&b.scheduled_ms.unwrap_or(b.sent_ms))
+        });
+        let mut notes =
+            vec!["The built-in load's requests keep their first chunk only, its text dropped: enough for TTFT and failures.".to_string()];
+        let left_out = self.left_out.load(Ordering::Relaxed);
+        if left_out > 0 {
+            notes.push(format!("{left_out} later requests are left out (at most {MAX_RECORDS} are kept)."));
+        }
+        let meta = TraceMeta {
+            label: Some("latency-lab serve's built-in load".into()),
+            clock_epoch_ms: Some(self.epoch_ms),
+            notes,
+            ..TraceMeta::default()
+        };
+        Trace { meta, requests, ..Trace::default() }
+    }
+
+    /// What each load of the sweep did, in their order, each as a load
+    /// window labelled `load N` (the trace's own shape: the page reads it
+    /// as it reads a trace).
+    fn loads(&self) -> Vec<LoadWindow> {
+        let records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        let cfg = MetricsConfig::default();
+        (1..=self.loads.load(Ordering::Relaxed))
+            .map(|k| {
+                let own = OwnRequests::of(records.iter().filter(|(l, _)| *l == k).map(|(_, r)| r), &cfg);
+                LoadWindow {
+                    label: format!("load {k}"),
+                    failed: own.failed,
+                    load_ttft_ms: own.ttft_ms,
+                    load_failures: own.failures,
+                    ..LoadWindow::default()
+                }
+            })
+            .collect()
+    }
 }
 
 /// A load under way.
@@ -109,7 +219,8 @@ impl LoadApi {
         let target_url = format!("http://127.0.0.1:{port}/v1/chat/completions")
             .parse()
             .unwrap_or_else(|_| hyper::Uri::from_static("http://127.0.0.1/v1/chat/completions"));
-        Self { traffic, target_url, origins, public, rows, period_ms, client, current: Mutex::new(None) }
+        let (current, sweep) = (Mutex::new(None), Mutex::new(Arc::new(Sweep::new())));
+        Self { traffic, target_url, origins, public, rows, period_ms, client, current, sweep }
     }
 
     /// When each request of a load at ×`speed` for `duration_s` is due
@@ -139,12 +250,17 @@ impl LoadApi {
     fn current(&self) -> std::sync::MutexGuard<'_, Option<Running>> {
         self.current.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    fn sweep(&self) -> std::sync::MutexGuard<'_, Arc<Sweep>> {
+        self.sweep.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// The routes.
 pub fn router(api: Arc<LoadApi>) -> Router {
     Router::new()
         .route(LOAD_PATH, get(status).post(start).delete(stop))
+        .route(LOAD_REQUESTS_PATH, get(requests))
         .route(TRAFFIC_PATH, get(traffic))
         .with_state(api)
 }
@@ -190,9 +306,17 @@ async fn start(State(api): State<Arc<LoadApi>>, headers: HeaderMap, body: Bytes)
     let schedule = api.schedule(s.speed, s.duration_s, s.from_s);
     let schedule_len = schedule.len();
     let offered_per_s = schedule_len as f64 / s.duration_s;
+    let sweep = {
+        let mut sweep = api.sweep();
+        if s.from_s == 0.0 || api.current().is_none() {
+            *sweep = Arc::new(Sweep::new());
+        }
+        Arc::clone(&sweep)
+    };
+    let number = sweep.loads.fetch_add(1, Ordering::Relaxed) + 1;
     let running = Running {
         stop_sending: CancellationToken::new(),
-        abort: CancellationToken::new(),
+        abort: sweep.abort.child_token(),
         speed: s.speed,
         offered_per_s,
         counts: Arc::default(),
@@ -209,13 +333,21 @@ async fn start(State(api): State<Arc<LoadApi>>, headers: HeaderMap, body: Bytes)
         api_key: None,
         timeout: Duration::from_secs(REQUEST_TIMEOUT_S),
     });
-    tokio::spawn(send_loop(Arc::clone(&api), target, schedule, stop_sending, abort, counts));
+    tokio::spawn(send_loop(
+        Arc::clone(&api),
+        target,
+        schedule,
+        (stop_sending, abort),
+        counts,
+        (sweep, number),
+    ));
     axum::Json(json!({
         "speed": s.speed,
         "duration_s": s.duration_s,
         "offered_per_s": offered_per_s,
         "rows": api.rows.len(),
         "requests": schedule_len,
+        "load": number,
         "workload": "sample (Mooncake format, looped)",
     }))
     .into_response()
@@ -226,11 +358,13 @@ async fn send_loop(
     api: Arc<LoadApi>,
     target: Arc<Target>,
     schedule: Vec<(f64, usize)>,
-    stop_sending: CancellationToken,
-    abort: CancellationToken,
+    (stop_sending, abort): (CancellationToken, CancellationToken),
     counts: Arc<Counts>,
+    (sweep, number): (Arc<Sweep>, u64),
 ) {
     let zero = Instant::now();
+    // Where this load starts on the sweep's clock (ms).
+    let offset_ms = zero.duration_since(sweep.zero).as_secs_f64() * 1000.0;
     let block = Format::Mooncake.block_tokens().unwrap_or(512);
     for (due_ms, i) in schedule {
         let due = zero + Duration::from_secs_f64(due_ms / 1000.0);
@@ -240,13 +374,17 @@ async fn send_loop(
         }
         let r = &api.rows[i];
         let body = send::body(&target, r, || lab_core::workload::prompts::prompt(r, block));
-        let (client, target, abort, counts) =
-            (api.client.clone(), Arc::clone(&target), abort.clone(), Arc::clone(&counts));
+        let (client, target, abort, counts, sweep) =
+            (api.client.clone(), Arc::clone(&target), abort.clone(), Arc::clone(&counts), Arc::clone(&sweep));
         counts.sent.fetch_add(1, Ordering::Relaxed);
+        sweep.in_flight.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(async move {
-            let (trace, _) = send::send(&client, &target, body, zero, &abort).await;
+            let (mut trace, _) = send::send(&client, &target, body, sweep.zero, &abort).await;
             let counter = if trace.failure.is_some() { &counts.failed } else { &counts.finished };
             counter.fetch_add(1, Ordering::Relaxed);
+            trace.scheduled_ms = Some(offset_ms + due_ms);
+            sweep.record(number, trace);
+            sweep.in_flight.fetch_sub(1, Ordering::Relaxed);
         });
     }
     stop_sending.cancel();
@@ -278,9 +416,25 @@ async fn stop(State(api): State<Arc<LoadApi>>, headers: HeaderMap) -> Response {
     let was = api.current().take();
     if let Some(r) = &was {
         r.stop_sending.cancel();
-        r.abort.cancel();
     }
-    axum::Json(json!({"stopped": was.is_some()})).into_response()
+    // Every load of the sweep: a replaced one's requests may still stream.
+    let sweep = Arc::clone(&api.sweep());
+    sweep.abort.cancel();
+    let until = Instant::now() + DRAIN;
+    while sweep.in_flight.load(Ordering::Relaxed) > 0 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let in_flight = sweep.in_flight.load(Ordering::Relaxed);
+    axum::Json(json!({"stopped": was.is_some(), "in_flight": in_flight, "loads": sweep.loads()}))
+        .into_response()
+}
+
+async fn requests(State(api): State<Arc<LoadApi>>, headers: HeaderMap) -> Response {
+    if let Some(r) = refused(&api, &headers) {
+        return r;
+    }
+    let sweep = Arc::clone(&api.sweep());
+    axum::Json(sweep.trace()).into_response()
 }
 
 async fn traffic(State(api): State<Arc<LoadApi>>, headers: HeaderMap, Query(q): Query<After>) -> Response {

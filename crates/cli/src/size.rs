@@ -60,12 +60,16 @@ pub struct Budget {
 /// module from 492,000 (its form, the collector hook and the P90 replay:
 /// +10.7 kB; `gloo-net` for its GETs: +2.2 kB, measured side by side), then
 /// 505,000 (its summary table and core's `field::summary`: +6.5 kB).
+/// Every probe drawn (its lanes: +0.9 kB) and the built-in load's own
+/// figures per window (the trace's new `load_failures`, which the library
+/// reads and writes, and the DELETE reply: +2.6 kB) moved the app from
+/// 641,000.
 pub const BUDGETS: [Budget; 7] = [
     Budget {
         module: "app",
         holds: |f| f.starts_with("latency-lab-app"),
         loaded: Loaded::FirstVisit,
-        budget: 641_000,
+        budget: 643_000,
         target: 450_000,
     },
     Budget {

@@ -2,7 +2,9 @@
 //! (`GET /v1/lab/traffic`), against a real `latency-lab serve`: the load
 //! sends what it says it offers, its requests share the probes' slots and
 //! queue for them, every admission is read back after a cursor, a new load
-//! replaces the running one, DELETE ends it; bad values, foreign pages and
+//! replaces the running one, DELETE ends it (every request in flight of the
+//! sweep, answering once they ended) and the sweep's requests come back as
+//! a trace with their failures; bad values, foreign pages and
 //! public instances are refused.
 
 mod common;
@@ -102,5 +104,80 @@ fn bad_loads_foreign_pages_and_public_instances_are_refused() {
         let (status, reply) = call(&public.addr, method, path, &[], body.as_bytes());
         assert_eq!(status, 403, "{method} {path}: {reply}");
         assert!(reply.contains("latency-lab run"), "{reply}");
+    }
+}
+
+#[test]
+fn the_sweeps_requests_come_back_as_a_trace_and_delete_ends_every_one_in_flight() {
+    let srv = start(&[]);
+    // A load that fails: no such model. Each request is kept with why.
+    let (status, started) =
+        load(&srv.addr, &json!({"model": "no-such-model", "speed": 2.0, "duration_s": 1.0}));
+    assert_eq!(status, 200, "{started}");
+    std::thread::sleep(Duration::from_millis(1500));
+    let failed = get(&srv.addr, "/v1/lab/load/requests");
+    let reqs = failed["requests"].as_array().unwrap();
+    assert_eq!(reqs.len() as u64, started["requests"].as_u64().unwrap(), "{failed}");
+    assert!(failed["meta"]["clock_epoch_ms"].as_f64().unwrap() > 1.7e12);
+    for r in reqs {
+        assert_eq!(r["failure"]["kind"], "http", "{r}");
+        assert!(r["failure"]["message"].as_str().unwrap().contains("no-such-model"), "{r}");
+        assert!(r["scheduled_ms"].as_f64().unwrap() <= r["sent_ms"].as_f64().unwrap() + 1.0, "{r}");
+    }
+    // DELETE says what each load of the sweep did, by core's definitions.
+    let (_, ended) = call(&srv.addr, "DELETE", "/v1/lab/load", &[], b"");
+    let ended: Value = serde_json::from_str(&ended).unwrap();
+    let own = &ended["loads"][0];
+    assert_eq!(
+        (own["label"].as_str(), own["failed"].as_u64()),
+        (Some("load 1"), Some(reqs.len() as u64)),
+        "{ended}"
+    );
+    let why = own["load_failures"][0].as_str().unwrap();
+    assert!(why.starts_with(&format!("{}× HTTP 4", reqs.len())) && why.contains("no-such-model"), "{why}");
+    assert!(own["load_ttft_ms"].is_null(), "no TTFT: {own}");
+    // A sweep from the sample's start begins a new record: two windows,
+    // long answers, then DELETE ends the requests of both at once.
+    // Each answer has its row's length (tens of tokens), 200 ms apart.
+    let slow = "profile:ttft=20,tpot=200";
+    let (_, first) = load(&srv.addr, &json!({"model": slow, "speed": 1.0, "duration_s": 1.0}));
+    std::thread::sleep(Duration::from_millis(1000));
+    let (_, second) =
+        load(&srv.addr, &json!({"model": slow, "speed": 1.0, "duration_s": 1.0, "from_s": 1.0}));
+    std::thread::sleep(Duration::from_millis(1200));
+    let t = std::time::Instant::now();
+    let (s, stopped) = call(&srv.addr, "DELETE", "/v1/lab/load", &[], b"");
+    assert_eq!(s, 200);
+    assert!(t.elapsed() < Duration::from_millis(1900), "DELETE took {:?}", t.elapsed());
+    assert!(stopped.contains("\"in_flight\":0"), "{stopped}");
+    let stopped: Value = serde_json::from_str(&stopped).unwrap();
+    assert_eq!(second["load"], 2, "{second}");
+    for (k, started) in [(1, &first), (2, &second)] {
+        let own = &stopped["loads"][k - 1];
+        assert_eq!(own["label"], format!("load {k}"), "{stopped}");
+        assert_eq!(own["failed"], 0, "ended by DELETE is not failed: {own}");
+        let ttft = own["load_ttft_ms"].as_array().cloned().unwrap_or_default(); // none when all were ended
+        assert!(ttft.len() as u64 <= started["requests"].as_u64().unwrap(), "{own}");
+        assert!(ttft.iter().all(|t| t.as_f64().unwrap() >= 20.0), "{own}");
+    }
+    let sweep = get(&srv.addr, "/v1/lab/load/requests");
+    let reqs = sweep["requests"].as_array().unwrap();
+    let sent = first["requests"].as_u64().unwrap() + second["requests"].as_u64().unwrap();
+    assert_eq!(reqs.len() as u64, sent, "both windows' requests, none of the failed load's");
+    let due: Vec<f64> = reqs.iter().map(|r| r["scheduled_ms"].as_f64().unwrap()).collect();
+    assert!(due.windows(2).all(|w| w[0] <= w[1]), "in the order due: {due:?}");
+    assert!(due.last().unwrap() > &1000.0, "the second window is on the same clock: {due:?}");
+    let aborted = reqs.iter().filter(|r| r["failure"]["kind"] == "aborted").count();
+    assert!(
+        aborted * 2 > reqs.len(),
+        "most were still streaming: {aborted} of {} ended by DELETE",
+        reqs.len()
+    );
+    for r in reqs {
+        assert!(r["failure"].is_null() || r["failure"]["kind"] == "aborted", "{r}");
+        let chunks = r["chunks"].as_array().unwrap();
+        assert_eq!(chunks.len(), 1, "the first chunk only: {r}");
+        assert_eq!(chunks[0]["text"], "", "no text kept");
+        assert!(r["group"] == "load 1" || r["group"] == "load 2", "{r}");
     }
 }

@@ -19,17 +19,33 @@ use super::{Abort, LiveRequest, Progress, UseLiveRun};
 use crate::browser::clock::{now_ms, sleep_ms};
 use crate::browser::fetch::{FetchError, call_text};
 
-/// What the load and traffic routes answer (one shape for the three, so
-/// the page carries one reader): `POST /v1/lab/load` its `offered_per_s`,
-/// `GET /v1/lab/load` its `failed`, `GET /v1/lab/traffic` `next` and
-/// `queued_ms`.
+/// What the load and traffic routes answer (one shape for them all, so
+/// the page carries one reader): `POST /v1/lab/load` its `offered_per_s`
+/// and `load` (its number in the sweep), `GET /v1/lab/load` its `failed`,
+/// `DELETE /v1/lab/load` what each load did (`loads`), `GET
+/// /v1/lab/traffic` `next` and `queued_ms`.
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct Reply {
     offered_per_s: Option<f64>,
+    load: Option<u64>,
     next: Option<u64>,
     queued_ms: Vec<f64>,
     failed: u64,
+    loads: Vec<OwnLoad>,
+}
+
+/// One load of the sweep as `DELETE /v1/lab/load` says it did: a load
+/// window labelled `load N`, its requests measured by serve with core's
+/// definitions (`lab_core::workload::load_trace::OwnRequests`); only the
+/// fields the page takes.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct OwnLoad {
+    label: String,
+    load_ttft_ms: Vec<f64>,
+    failed: u64,
+    load_failures: Vec<String>,
 }
 
 /// `POST /v1/lab/load`'s body.
@@ -55,19 +71,24 @@ pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan
     // Where in the workload the next window starts: the sweep plays on
     // through the trace (s at ×1).
     let mut trace_s = 0.0;
+    // Each window's load, by its number in the sweep.
+    let mut numbers: Vec<Option<u64>> = Vec::new();
     for k in 0..plan.window_count() {
         if abort.aborted() {
             break;
         }
         let speed = speeds.get(k).copied();
-        let offered = match speed {
-            None => None,
+        // The window begins as its load is asked for, so the load's first
+        // requests (due the moment it starts) fall inside it.
+        let asked = now_ms();
+        let (offered, number) = match speed {
+            None => (None, None),
             Some(s) => {
                 let start = StartLoad { model: &model, speed: s, duration_s: plan.window_s, from_s: trace_s };
                 trace_s += plan.window_s * s;
                 let body = serde_json::to_string(&start).unwrap_or_default();
                 match reply("POST", &load_url, Some(&body)).await {
-                    Ok(started) => started.offered_per_s,
+                    Ok(started) => (started.offered_per_s, started.load),
                     Err(e) => {
                         run.error.set(Some(format!(
                             "The built-in load could not start ({e}). It is latency-lab serve's: use its replay endpoint, on this machine. To load another server, run latency-lab run (or any tool) and choose \"probe while loaded by another tool\"."
@@ -104,19 +125,35 @@ pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan
         p.load.push(LoadWindow {
             label,
             speed,
-            from_ms: from,
+            from_ms: asked,
             to_ms: to.min(now_ms()),
             offered_per_s: offered,
             admitted: queued_ms.len() as u64,
             queued_ms,
             failed,
-            load_ttft_ms: Vec::new(),
+            ..LoadWindow::default()
         });
+        numbers.push(number);
         p.extend(probes);
     }
     if plan.load == ProbeLoad::BuiltIn {
-        // Ends the last window's requests still in flight.
-        let _ = call_text("DELETE", &load_url, None, None).await;
+        // Ends the load's requests still in flight and learns what each
+        // window's load did; those that failed after a window's end count.
+        match reply("DELETE", &load_url, None).await {
+            Ok(ended) => {
+                for (w, number) in p.load.iter_mut().zip(&numbers) {
+                    let label = number.map(|n| format!("load {n}"));
+                    if let Some(own) = ended.loads.iter().find(|l| Some(&l.label) == label.as_ref()) {
+                        w.load_ttft_ms.clone_from(&own.load_ttft_ms);
+                        w.failed = own.failed;
+                        w.load_failures.clone_from(&own.load_failures);
+                    }
+                }
+            }
+            Err(e) => p.notes.push(format!(
+                "What the built-in load's own requests did could not be read ({e}): the windows keep the failures counted at their ends."
+            )),
+        }
     }
     p.so_far.sort_by(|a, b| a.sent_ms.total_cmp(&b.sent_ms));
 }

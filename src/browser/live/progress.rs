@@ -19,6 +19,8 @@ pub(super) struct Progress<'a> {
     pub(super) so_far: Vec<RequestTrace>,
     /// The load beside a probe run, window by window.
     pub(super) load: Vec<LoadWindow>,
+    /// What the run's trace should say it lacks (`meta.notes`).
+    pub(super) notes: Vec<String>,
     /// When the run so far is published next.
     checkpoints: Checkpoints,
 }
@@ -32,6 +34,7 @@ impl<'a> Progress<'a> {
             client: client_info(),
             so_far: Vec::new(),
             load: Vec::new(),
+            notes: Vec::new(),
             checkpoints: Checkpoints::every(CHECKPOINT_MS),
         }
     }
@@ -45,6 +48,7 @@ impl<'a> Progress<'a> {
         let mut meta =
             live_meta(&self.spec.label, &self.spec.config, concurrency, self.started.clone(), client);
         meta.load = self.load.clone();
+        meta.notes.extend(self.notes.iter().cloned());
         // `performance.now()` counts from here: a load's own trace lines up with it.
         meta.clock_epoch_ms = Some(page::opened_ms());
         Trace { meta, requests, ..Trace::default() }

@@ -72,7 +72,17 @@ export function probeSuite({ name, launch, open, sweep }) {
           assert.equal(w.queued_ms.length, w.admitted);
           const probes = trace.requests.filter((r) => r.sent_ms >= w.from_ms && r.sent_ms < w.to_ms);
           assert.ok(probes.length >= 7 && probes.length <= 8, `${probes.length} probes in ${w.label}`);
+          // The load's own requests, read back from serve when the sweep
+          // ended: each window has their TTFT, and none failed.
+          assert.ok(w.load_ttft_ms?.length >= 5, `window ${w.label}: the load's TTFT ${JSON.stringify(w.load_ttft_ms)}`);
+          assert.ok(w.load_ttft_ms.every((t) => t >= 20), `TTFT at least the model's 20 ms: ${w.load_ttft_ms}`);
+          assert.equal(w.failed, 0, JSON.stringify(w.load_failures));
         }
+        assert.ok(!(trace.meta.notes ?? []).some((n) => /could not be read/.test(n)), JSON.stringify(trace.meta.notes));
+        const loadCells = await page.evaluate(() =>
+          [...document.querySelectorAll('[data-testid="probe-row"]')].map((r) => r.children[5]?.innerText ?? ''),
+        );
+        assert.ok(loadCells.every((c) => /^\d/.test(c)), `the load's TTFT P90 cells: ${JSON.stringify(loadCells)}`);
         // Two decode slots against ~4 requests at once: the queue forms.
         const waited = trace.meta.load.flatMap((w) => w.queued_ms).filter((q) => q > 0);
         assert.ok(waited.length > 5, `${waited.length} requests queued`);

@@ -37,6 +37,8 @@ pub fn ground_truth_url(completion_url: &str, id: &str) -> String {
 
 /// The built-in load of `latency-lab serve` (POST starts, GET reads, DELETE stops).
 pub const LOAD_PATH: &str = "/v1/lab/load";
+/// The built-in load's own requests since its sweep began, as a trace.
+pub const LOAD_REQUESTS_PATH: &str = "/v1/lab/load/requests";
 /// What `latency-lab serve`'s replay endpoint admitted (`?after=N`).
 pub const TRAFFIC_PATH: &str = "/v1/lab/traffic";
 

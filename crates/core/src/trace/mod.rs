@@ -196,6 +196,11 @@ pub struct LoadWindow {
     /// engine that does not report its queue, what queueing did to them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub load_ttft_ms: Vec<f64>,
+    /// Why the load's requests of the window failed, when its trace was
+    /// added: each distinct reason once, the most frequent first, with its
+    /// count (`3× HTTP 429: …`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load_failures: Vec<String>,
 }
 
 /// How a replay was played, and how well the browser kept up.

@@ -12,11 +12,18 @@
 //!   `scheduled_ms`, else `sent_ms`) over its length, when the window has
 //!   no offered rate of its own;
 //! - **failed**: the load's requests of the window that failed, when the
-//!   window counted none itself;
+//!   window counted none itself (a request its sender stopped, Ctrl-C or
+//!   the end of a probe run, did not fail), and why
+//!   ([`LoadWindow::load_failures`](crate::trace::LoadWindow::load_failures):
+//!   each reason once, with its count, at most [`MAX_REASONS`]);
 //! - **the load's TTFT** ([`LoadWindow::load_ttft_ms`](crate::trace::LoadWindow::load_ttft_ms)): what the load's
 //!   own users saw, the same definition as every TTFT in the lab
 //!   ([`crate::measure::metrics::RequestMetrics`]). On an engine that does
 //!   not report its queue, this is what queueing did, seen from outside.
+//!
+//! [`OwnRequests`] measures a set of a load's requests this way; `latency-lab
+//! serve`'s built-in load uses it too, per load, so its windows get the
+//! same figures without a trace crossing to the page.
 //!
 //! **Lining up.** Each trace says what Unix time its clock's 0 was
 //! (`meta.clock_epoch_ms`: the browser's `performance.timeOrigin`, the
@@ -27,8 +34,17 @@
 //! seconds. A page open for hours drifts a little too (`timeOrigin` is
 //! fixed when the page opens, `performance.now()` is monotonic).
 
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
 use crate::measure::metrics::{MetricsConfig, RequestMetrics};
-use crate::trace::Trace;
+use crate::trace::{FailureKind, RequestTrace, Trace};
+
+/// Distinct failure reasons kept per window (the most frequent).
+pub const MAX_REASONS: usize = 5;
+/// Longest reason kept (characters); a longer one ends in `…`.
+pub const MAX_REASON_CHARS: usize = 160;
 
 /// Why a load trace could not be put beside a probe run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -80,12 +96,12 @@ pub fn add_load_trace(probe: &mut Trace, load: &Trace) -> Result<usize, LoadTrac
         if w.offered_per_s.is_none() && span_s > 0.0 {
             w.offered_per_s = Some(inside.len() as f64 / span_s);
         }
-        let metrics: Vec<RequestMetrics> =
-            inside.iter().map(|&i| RequestMetrics::of(i, &load.requests[i], &cfg)).collect();
+        let own = OwnRequests::of(inside.iter().map(|&i| &load.requests[i]), &cfg);
         if w.failed == 0 {
-            w.failed = metrics.iter().filter(|m| m.failure.is_some()).count() as u64;
+            w.failed = own.failed;
         }
-        w.load_ttft_ms = metrics.iter().filter(|m| m.completed).filter_map(|m| m.ttft_ms).collect();
+        w.load_failures = own.failures;
+        w.load_ttft_ms = own.ttft_ms;
     }
     if placed == 0 {
         let (lo, hi) = at.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &t| (a.min(t), b.max(t)));
@@ -99,6 +115,64 @@ pub fn add_load_trace(probe: &mut Trace, load: &Trace) -> Result<usize, LoadTrac
     }
     probe.meta.load = windows;
     Ok(placed)
+}
+
+/// What a load's own requests did, by the lab's definitions: the TTFT of
+/// those that completed ([`RequestMetrics`]), how many failed (a request
+/// its sender stopped did not), and why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OwnRequests {
+    /// TTFT of each completed request (ms), in their order.
+    pub ttft_ms: Vec<f64>,
+    /// Requests that failed.
+    pub failed: u64,
+    /// Why: each reason once, the most frequent first, `N× reason`, at
+    /// most [`MAX_REASONS`].
+    pub failures: Vec<String>,
+}
+
+impl OwnRequests {
+    /// Of `requests`.
+    pub fn of<'a>(requests: impl IntoIterator<Item = &'a RequestTrace>, cfg: &MetricsConfig) -> Self {
+        let mut ttft_ms = Vec::new();
+        let mut failed = Vec::new();
+        for (i, r) in requests.into_iter().enumerate() {
+            let m = RequestMetrics::of(i, r, cfg);
+            if m.completed
+                && let Some(t) = m.ttft_ms
+            {
+                ttft_ms.push(t);
+            }
+            if r.failure.as_ref().is_some_and(|f| f.kind != FailureKind::Aborted) {
+                failed.push(r);
+            }
+        }
+        Self { ttft_ms, failed: failed.len() as u64, failures: reasons(&failed) }
+    }
+}
+
+/// Each distinct reason of `failed` once, the most frequent first (then
+/// the first seen), as `N× reason`, at most [`MAX_REASONS`].
+fn reasons(failed: &[&RequestTrace]) -> Vec<String> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let mut at: BTreeMap<String, usize> = BTreeMap::new();
+    for f in failed.iter().filter_map(|r| r.failure.as_ref()) {
+        let line = f.message.lines().next().unwrap_or_default();
+        let reason = match line.char_indices().nth(MAX_REASON_CHARS) {
+            Some((cut, _)) => format!("{}…", &line[..cut]),
+            None => line.to_string(),
+        };
+        match at.get(&reason) {
+            Some(&k) => counts[k].1 += 1,
+            None => {
+                at.insert(reason.clone(), counts.len());
+                counts.push((reason, 1));
+            }
+        }
+    }
+    // Stable: equal counts keep the order first seen.
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    counts.into_iter().take(MAX_REASONS).map(|(r, n)| format!("{n}× {r}")).collect()
 }
 
 #[cfg(test)]
@@ -165,6 +239,44 @@ mod tests {
         );
         assert!(report.words[1].contains("4.0 req/s offered"), "{}", report.words[1]);
         assert!(report.table().contains("load TTFT P90"));
+    }
+
+    #[test]
+    fn failures_say_why_each_reason_once_and_a_stopped_request_did_not_fail() {
+        let mut probe = probe_run(0.0);
+        let mut load = Trace::default();
+        load.meta.clock_epoch_ms = Some(0.0);
+        load.requests.extend((0..10).map(|i| request(6_000.0 + f64::from(i) * 100.0, 50.0)));
+        let fail =
+            |kind, message: &str| Some(Failure { kind, message: message.into(), status: None, body: None });
+        load.requests[0].failure = fail(FailureKind::Network, "could not reach http://x: connection refused");
+        for i in 1..4 {
+            load.requests[i].failure = fail(FailureKind::Http, "HTTP 429: slow down\n{\"error\": {}}");
+        }
+        load.requests[4].failure = fail(FailureKind::Aborted, "stopped");
+        load.requests[5].failure = fail(FailureKind::Http, &format!("HTTP 500: {}", "é".repeat(400)));
+        assert_eq!(add_load_trace(&mut probe, &load), Ok(10));
+        let w = &probe.meta.load[0];
+        assert_eq!(w.failed, 5, "the stopped one is not a failure");
+        assert_eq!(w.load_failures[0], "3× HTTP 429: slow down", "the most frequent first, its first line");
+        assert_eq!(w.load_failures[1], "1× could not reach http://x: connection refused");
+        let long = &w.load_failures[2];
+        assert!(long.ends_with('…') && long.chars().count() == MAX_REASON_CHARS + 4, "{long}");
+        assert_eq!(w.load_failures.len(), 3);
+        let chat = crate::measure::score::preset("chat").unwrap();
+        let report = ProbeReport::of(&probe, &chat, &MetricsConfig::default()).unwrap();
+        assert!(
+            report.words[0].contains("5 of the load's requests failed: 3× HTTP 429: slow down; 1× could not")
+        );
+        // At most MAX_REASONS, the rarest dropped.
+        let many: Vec<RequestTrace> = (0..8)
+            .map(|i| {
+                let mut r = request(6_000.0, 50.0);
+                r.failure = fail(FailureKind::Http, &format!("HTTP 5{i:02}"));
+                r
+            })
+            .collect();
+        assert_eq!(reasons(&many.iter().collect::<Vec<_>>()).len(), MAX_REASONS);
     }
 
     #[test]

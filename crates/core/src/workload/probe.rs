@@ -240,6 +240,11 @@ fn sentence(w: &ProbeWindow) -> String {
     let load_users = w.load_ttft_ms.map_or(String::new(), |t| {
         format!("; the load's own requests began within {:.0} ms at P50, {:.0} ms at P90", t.median, t.p90)
     });
+    let failed = match (w.load.failed, w.load.load_failures.as_slice()) {
+        (0, _) => String::new(),
+        (n, []) => format!(" {n} of the load's requests failed (serve's request log says why)."),
+        (n, why) => format!(" {n} of the load's requests failed: {}.", why.join("; ")),
+    };
     // Only the probes drawn on the page have a first paint (in an older
     // run, not every one); it speaks for the window only when every
     // answered probe was drawn.
@@ -247,7 +252,7 @@ fn sentence(w: &ProbeWindow) -> String {
     let seen = match (painted, w.ttft_ms) {
         (Some(p), _) => format!("half of the probe users see text within {:.0} ms", p.median),
         (None, Some(t)) => format!("half of the probe answers begin within {:.0} ms", t.median),
-        (None, None) => return format!("{load} no probe answered{load_users}."),
+        (None, None) => return format!("{load} no probe answered{load_users}.{failed}"),
     };
     let tail = w
         .ttft_ms
@@ -260,10 +265,6 @@ fn sentence(w: &ProbeWindow) -> String {
         ),
         (Some(_), _) => "; no request queued for a slot".to_string(),
         _ => String::new(),
-    };
-    let failed = match w.load.failed {
-        0 => String::new(),
-        n => format!(" {n} of the load's requests failed (serve's request log says why)."),
     };
     let score = match (w.score, w.verdict) {
         (Some(s), Some(v)) => format!(" Score {s:.0} ({}).", v.word()),
