@@ -72,6 +72,9 @@ pub struct FieldQuery {
     pub browser: String,
     /// A model.
     pub model: String,
+    /// The preset scenario (`chat`, …) the summary's groups are scored
+    /// against (empty: none).
+    pub scenario: String,
 }
 
 /// Milliseconds in a day.
@@ -92,7 +95,11 @@ impl FieldQuery {
 
     /// The query string of `GET /v1/field/summary`, grouped `by`.
     pub fn summary_path(&self, by: GroupBy) -> String {
-        format!("/v1/field/summary?{}&by={}", self.params(), by.name())
+        let scenario = match self.scenario.trim() {
+            "" => String::new(),
+            s => format!("&scenario={}", js_sys::encode_uri_component(s)),
+        };
+        format!("/v1/field/summary?{}&by={}{scenario}", self.params(), by.name())
     }
 
     fn params(&self) -> String {

@@ -63,7 +63,9 @@ pub struct Budget {
 /// Every probe drawn (its lanes: +0.9 kB) and the built-in load's own
 /// figures per window (the trace's new `load_failures`, which the library
 /// reads and writes, and the DELETE reply: +2.6 kB) moved the app from
-/// 641,000.
+/// 641,000. The Field view's scenario score per group (the chooser, the
+/// column, core's `field::scores` read) moved the run results' module
+/// from 524,000 (+2.1 kB).
 pub const BUDGETS: [Budget; 7] = [
     Budget {
         module: "app",
@@ -101,7 +103,7 @@ pub const BUDGETS: [Budget; 7] = [
         module: "runs views (Import, Field data, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 524_000,
+        budget: 526_000,
         target: 200_000,
     },
     Budget {

@@ -137,6 +137,31 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     assert_eq!((backend["requests"].as_u64(), backend["failed"].as_u64()), (Some(5), Some(1)));
     assert!(backend["first_paint"].is_null(), "no paints from a back end");
     assert!(backend["paint_lag"].is_null() && backend["paint_gap"].is_null());
+    // Scored against a scenario: over a sample of the period (here all 13),
+    // each group on its own requests; too few to score says how many.
+    let (code, body) = call(
+        &srv.addr,
+        "GET",
+        "/v1/field/summary?site=shop&by=browser&scenario=chat",
+        &[("Authorization", &auth)],
+        b"",
+    );
+    assert_eq!(code, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["scenario"], "Interactive chat");
+    for g in v["groups"].as_array().unwrap() {
+        assert_eq!(g["score"]["sampled"], g["requests"], "{g}");
+        assert!(g["score"]["score"].is_null(), "fewer than 20 sampled: {g}");
+    }
+    let (code, body) = call(
+        &srv.addr,
+        "GET",
+        "/v1/field/summary?site=shop&by=browser&scenario=nope",
+        &[("Authorization", &auth)],
+        b"",
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(body.contains("?scenario="), "{body}");
     // The summary keeps what the requests keep: one browser, one model.
     for (q, n) in [("browser=FIREFOX", 8), ("browser=Chrome", 0), ("model=tiny-chat", 13), ("model=other", 0)]
     {

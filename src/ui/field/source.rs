@@ -1,5 +1,5 @@
 //! The Field view's form: the researcher token, a site (or every site), a period, one
-//! browser or model; *Summarize* reads the period at a glance
+//! browser or model, a scenario to score the groups as; *Summarize* reads the period at a glance
 //! ([`super::summary`]), *Load as a run* reads its requests as a trace file
 //! (`take` gets it), *Download* saves that file
 //! ([`crate::browser::use_field_collector`]).
@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 
 use lab_core::field::summary::GroupBy;
+use lab_core::measure::score::presets;
 
 use super::summary::FieldSummary;
 use crate::browser::use_field_collector::{FieldQuery, use_field_collector};
@@ -15,7 +16,7 @@ use crate::browser::use_field_collector::{FieldQuery, use_field_collector};
 #[component]
 pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
     let c = use_field_collector();
-    let q = RwSignal::new(FieldQuery::default());
+    let q = RwSignal::new(FieldQuery { scenario: "chat".into(), ..FieldQuery::default() });
     let field =
         move |set: fn(&mut FieldQuery, String)| move |ev| q.update(|q| set(q, event_target_value(&ev)));
     let by = RwSignal::new(GroupBy::Day);
@@ -44,6 +45,12 @@ pub fn FieldSource(take: Callback<Vec<web_sys::File>>) -> impl IntoView {
             <label>"Summarize by "
                 <select data-testid="field-by" on:change=set_by>
                     {GroupBy::ALL.into_iter().map(|g| view! { <option value=g.name()>{g.name()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"Score groups as "
+                <select data-testid="field-scenario" on:change=field(|q, v| q.scenario = v)>
+                    {presets().into_iter().map(|s| view! { <option value=s.id.clone()>{s.name.clone()}</option> }).collect_view()}
+                    <option value="">"no scenario"</option>
                 </select>
             </label>
             <button type="button" class="secondary" data-testid="field-summarize" disabled=move || c.busy.get() on:click=move |_| c.summarize(query(), by.get_untracked())>"Summarize"</button>

@@ -1,9 +1,11 @@
 //! A period of field data at a glance (`lab_core::field::summary`): its
 //! requests over time, and one row per day, browser, model or site with its
 //! requests, failures and stalled requests, one figure's P50/P90/P99 (TTFT,
-//! first paint, paint lag or longest paint gap: chosen) and QoE's P50 and
-//! P10, each P90 and P10 with its 95% interval.
+//! first paint, paint lag or longest paint gap: chosen), QoE's P50 and
+//! P10, each P90 and P10 with its 95% interval, and the group's scenario
+//! score over its sampled requests (`lab_core::field::scores`).
 
+use lab_core::field::scores::{GroupScore, MIN_SCORED};
 use lab_core::field::summary::{Estimate, FieldSummary as Summary, Figure};
 use leptos::prelude::*;
 
@@ -21,6 +23,13 @@ fn cell(e: Option<Estimate>, interval: bool, fmt: fn(f64) -> String) -> String {
 
 fn score(v: f64) -> String {
     format!("{v:.2}")
+}
+
+fn scored(s: GroupScore) -> String {
+    match s.score {
+        Some(v) => format!("{v:.0} ({})", s.sampled),
+        None => format!("— ({}, fewer than {MIN_SCORED})", s.sampled),
+    }
 }
 
 /// The summary: chart and table.
@@ -51,6 +60,7 @@ fn FieldTable(summary: Summary, figure: Figure) -> impl IntoView {
                     <th>"group"</th><th>"requests"</th><th>"failed"</th><th>"stalled"</th>
                     <th>{format!("{what} P50")}</th><th>{format!("{what} P90 (95% interval)")}</th><th>{format!("{what} P99")}</th>
                     <th>"QoE P50"</th><th>"QoE P10 (95% interval)"</th>
+                    {summary.scenario.clone().map(|s| view! { <th>{format!("{s} score (requests sampled)")}</th> })}
                 </tr></thead>
                 <tbody>
                     {summary.groups.into_iter().map(|g| {
@@ -66,6 +76,7 @@ fn FieldTable(summary: Summary, figure: Figure) -> impl IntoView {
                                 <td>{cell(p.as_ref().map(|p| p.p99), false, ms)}</td>
                                 <td>{cell(g.qoe.as_ref().map(|q| q.p50), false, score)}</td>
                                 <td>{cell(g.qoe.as_ref().map(|q| q.p10), true, score)}</td>
+                                {g.score.map(|s| view! { <td data-testid="field-score">{scored(s)}</td> })}
                             </tr>
                         }
                     }).collect_view()}

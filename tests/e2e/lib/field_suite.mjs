@@ -179,6 +179,9 @@ export function fieldSuite({ name, launch, openPlain }) {
         const groups = await page.evaluate(() =>
           [...document.querySelectorAll('[data-testid="field-group"]')].map((r) => [r.dataset.key, r.cells[1].textContent, r.cells[2].textContent]));
         assert.deepEqual(groups, [[seenBrowser, '20', '1']], 'one browser, 20 requests, the stopped one failed');
+        // Scored as Interactive chat (the form's default) over its sampled
+        // requests: all 20, enough for a score.
+        assert.match(await text(page, 'field-score'), /^\d{1,3} \(20\)$/);
         // The stall is a stalled request; paint lag and the paint gaps have percentiles.
         assert.equal(await page.evaluate(() => document.querySelector('[data-testid="field-group"]').cells[3].textContent), '1');
         for (const figure of ['paint_lag', 'paint_gap']) {

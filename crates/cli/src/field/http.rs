@@ -5,7 +5,7 @@
 //! | `POST /v1/traces` | a site's pages, any OTLP/HTTP exporter | keeps the batch's GenAI inference spans as requests → 200 `{}` or `{"partialSuccess": …}` |
 //! | `OPTIONS /v1/traces` | browsers (CORS preflight) | 204 with CORS headers for an origin some site registered, 403 otherwise |
 //! | `GET /v1/field/requests` | researcher | the requests kept (`?site=`, `?from=`/`?to=` ms since 1970, `?limit=`, `?sample=N`: a period of more than N read as a random sample of about N, said in the trace's notes; then `?browser=` and `?model=` keep those of one browser or model), as a lab trace |
-//! | `GET /v1/field/summary` | researcher | a site's requests (`?site=`; none: every site's), `?from=`/`?to=`, `?browser=`, `?model=`, grouped `?by=day`, `browser`, `model` or `site`: counts, failures, stalled requests, the percentiles of each figure and QoE with 95% intervals, and the requests over time (`lab_core::field::summary`) |
+//! | `GET /v1/field/summary` | researcher | a site's requests (`?site=`; none: every site's), `?from=`/`?to=`, `?browser=`, `?model=`, grouped `?by=day`, `browser`, `model` or `site`: counts, failures, stalled requests, the percentiles of each figure and QoE with 95% intervals, and the requests over time (`lab_core::field::summary`); with `?scenario=chat` (a preset), each group's scenario score over a random sample of about 2,000 of the period's requests (`lab_core::field::scores`) |
 //! | `GET /v1/field/sites` | researcher | the sites, their origins and request counts |
 //!
 //! A batch needs its site's ingest key (`Authorization: Bearer <key>`, or
@@ -25,7 +25,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
 use http_body_util::{BodyExt, Limited};
+use lab_core::field::scores::SAMPLE as SCORE_SAMPLE;
 use lab_core::field::summary::{FieldSummary, GroupBy};
+use lab_core::measure::score::preset;
 use lab_core::serve::token;
 use serde_json::json;
 
@@ -226,14 +228,36 @@ async fn summary(
         (Ok(f), Ok(t)) => (f, t),
         (Err(m), _) | (_, Err(m)) => return refuse(StatusCode::BAD_REQUEST, m),
     };
-    match api.collector.store.rows(site, from, to).await {
+    let scenario = match q.get("scenario").filter(|s| !s.is_empty()).map(|s| preset(s)) {
+        Some(Err(e)) => return refuse(StatusCode::BAD_REQUEST, format!("?scenario=: {e}")),
+        Some(Ok(s)) => Some(s),
+        None => None,
+    };
+    let only = Only::of(&q);
+    let store = &api.collector.store;
+    let mut summary = match store.rows(site, from, to).await {
         Ok(mut rows) => {
-            let only = Only::of(&q);
             rows.retain(|r| only.keeps(r.browser.as_deref(), r.model.as_deref()));
-            Json(FieldSummary::of(&rows, by)).into_response()
+            FieldSummary::of(&rows, by)
         }
-        Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+        Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+    };
+    if let Some(scenario) = scenario {
+        // A score is a run statistic: taken over a random sample of the
+        // period's whole requests (`lab_core::field::scores`).
+        let sample = match store.count(site, from, to).await {
+            Ok(of) => Sample::of(of, SCORE_SAMPLE),
+            Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+        };
+        match store.requests(site, from, to, MAX_READ, sample.map(|s| s.below)).await {
+            Ok(mut spans) => {
+                spans.retain(|s| only.keeps(s.browser.as_ref().map(|b| b.0.as_str()), s.model.as_deref()));
+                summary.score_groups(&spans, &scenario);
+            }
+            Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+        }
     }
+    Json(summary).into_response()
 }
 
 async fn sites(State(api): Shared, client: Option<Extension<ClientIp>>, headers: HeaderMap) -> Response {

@@ -19,6 +19,7 @@
 pub mod conventions;
 pub mod otlp;
 pub mod row;
+pub mod scores;
 pub mod span;
 pub mod summary;
 pub mod timeline;

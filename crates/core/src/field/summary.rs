@@ -3,7 +3,8 @@
 //! P50/P90/P99 of each [`Figure`] (TTFT, first paint, paint lag, longest
 //! paint gap) and QoE's P50 and P10, each with its 95% confidence interval
 //! ([`crate::measure::stats::percentile_interval`]), and all of them over
-//! time ([`super::timeline`]).
+//! time ([`super::timeline`]); each group's scenario score when asked for
+//! ([`super::scores`]).
 //!
 //! Read from one [`FieldRow`] per request (its TTFT, first paint and
 //! failure are defined there). Percentiles are numpy's linear ones, over
@@ -52,7 +53,7 @@ impl GroupBy {
         Self::ALL.into_iter().find(|g| g.name() == name)
     }
 
-    fn key(self, r: &FieldRow) -> String {
+    pub(super) fn key(self, r: &FieldRow) -> String {
         let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "(not said)".into());
         match self {
             Self::Day => crate::workload::read::iso_ms((r.at_unix_ms / DAY_MS).floor() * DAY_MS)
@@ -199,6 +200,10 @@ pub struct FieldGroup {
     /// QoE.
     #[serde(default)]
     pub qoe: Option<Quality>,
+    /// The scenario score over the group's sampled requests, when asked
+    /// for ([`super::scores`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<super::scores::GroupScore>,
 }
 
 impl FieldGroup {
@@ -225,6 +230,7 @@ impl FieldGroup {
             paint_lag: p(Figure::PaintLag),
             paint_gap: p(Figure::PaintGap),
             qoe: q.map(|q| Quality { n: q.len(), p50: estimate(&q, 50.0), p10: estimate(&q, 10.0) }),
+            score: None,
         }
     }
 }
@@ -241,6 +247,9 @@ pub struct FieldSummary {
     /// All of them over time ([`Timeline`]).
     #[serde(default)]
     pub timeline: Timeline,
+    /// The scenario the groups are scored against, when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
 }
 
 impl FieldSummary {
@@ -251,7 +260,7 @@ impl FieldSummary {
             groups.entry(by.key(r)).or_default().push(r);
         }
         let groups = groups.into_iter().map(|(key, rs)| FieldGroup::of(key, &rs)).collect();
-        Self { by, requests: rows.len(), groups, timeline: Timeline::of(rows) }
+        Self { by, requests: rows.len(), groups, timeline: Timeline::of(rows), scenario: None }
     }
 }
 
