@@ -9,11 +9,10 @@
 //! over its requests in the sample, and says how many. A group with fewer
 //! than [`MIN_SCORED`] of them in the sample has none.
 
-use serde::{Deserialize, Serialize};
-
 use super::row::FieldRow;
 use super::span::FieldSpan;
 use super::summary::FieldSummary;
+pub use super::summary::GroupScore;
 use crate::measure::metrics::{MetricsConfig, RunMetrics};
 use crate::measure::score::Scenario;
 
@@ -21,16 +20,6 @@ use crate::measure::score::Scenario;
 pub const SAMPLE: u64 = 2_000;
 /// Fewest sampled requests a group is scored on.
 pub const MIN_SCORED: usize = 20;
-
-/// A group's scenario score.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct GroupScore {
-    /// 0–100, `None` with fewer than [`MIN_SCORED`] sampled requests or
-    /// nothing the scenario measures.
-    pub score: Option<f64>,
-    /// The group's requests in the sample.
-    pub sampled: usize,
-}
 
 impl FieldSummary {
     /// Scores each group against `scenario` over `sample`, requests of the

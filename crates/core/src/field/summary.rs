@@ -4,7 +4,7 @@
 //! paint gap) and QoE's P50 and P10, each with its 95% confidence interval
 //! ([`crate::measure::stats::percentile_interval`]), and all of them over
 //! time ([`super::timeline`]); each group's scenario score when asked for
-//! ([`super::scores`]).
+//! (computed in `field::scores`, which builds on this module).
 //!
 //! Read from one [`FieldRow`] per request (its TTFT, first paint and
 //! failure are defined there). Percentiles are numpy's linear ones, over
@@ -201,9 +201,9 @@ pub struct FieldGroup {
     #[serde(default)]
     pub qoe: Option<Quality>,
     /// The scenario score over the group's sampled requests, when asked
-    /// for ([`super::scores`]).
+    /// for (`field::scores`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub score: Option<super::scores::GroupScore>,
+    pub score: Option<GroupScore>,
 }
 
 impl FieldGroup {
@@ -233,6 +233,16 @@ impl FieldGroup {
             score: None,
         }
     }
+}
+
+/// A group's scenario score (computed in `field::scores`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct GroupScore {
+    /// 0–100, `None` when too few of the group's requests were sampled
+    /// or the scenario measures none of what they have.
+    pub score: Option<f64>,
+    /// The group's requests in the sample.
+    pub sampled: usize,
 }
 
 /// A period's requests, grouped.
