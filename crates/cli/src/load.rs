@@ -178,7 +178,6 @@ impl Sweep {
 /// A load under way.
 struct Running {
     stop_sending: CancellationToken,
-    abort: CancellationToken,
     speed: f64,
     offered_per_s: f64,
     counts: Arc<Counts>,
@@ -316,13 +315,11 @@ async fn start(State(api): State<Arc<LoadApi>>, headers: HeaderMap, body: Bytes)
     let number = sweep.loads.fetch_add(1, Ordering::Relaxed) + 1;
     let running = Running {
         stop_sending: CancellationToken::new(),
-        abort: sweep.abort.child_token(),
         speed: s.speed,
         offered_per_s,
         counts: Arc::default(),
     };
-    let (stop_sending, abort, counts) =
-        (running.stop_sending.clone(), running.abort.clone(), Arc::clone(&running.counts));
+    let (stop_sending, counts) = (running.stop_sending.clone(), Arc::clone(&running.counts));
     if let Some(old) = api.current().replace(running) {
         old.stop_sending.cancel();
     }
@@ -333,14 +330,7 @@ async fn start(State(api): State<Arc<LoadApi>>, headers: HeaderMap, body: Bytes)
         api_key: None,
         timeout: Duration::from_secs(REQUEST_TIMEOUT_S),
     });
-    tokio::spawn(send_loop(
-        Arc::clone(&api),
-        target,
-        schedule,
-        (stop_sending, abort),
-        counts,
-        (sweep, number),
-    ));
+    tokio::spawn(send_loop(Arc::clone(&api), target, schedule, stop_sending, counts, (sweep, number)));
     axum::Json(json!({
         "speed": s.speed,
         "duration_s": s.duration_s,
@@ -358,7 +348,7 @@ async fn send_loop(
     api: Arc<LoadApi>,
     target: Arc<Target>,
     schedule: Vec<(f64, usize)>,
-    (stop_sending, abort): (CancellationToken, CancellationToken),
+    stop_sending: CancellationToken,
     counts: Arc<Counts>,
     (sweep, number): (Arc<Sweep>, u64),
 ) {
@@ -374,12 +364,12 @@ async fn send_loop(
         }
         let r = &api.rows[i];
         let body = send::body(&target, r, || lab_core::workload::prompts::prompt(r, block));
-        let (client, target, abort, counts, sweep) =
-            (api.client.clone(), Arc::clone(&target), abort.clone(), Arc::clone(&counts), Arc::clone(&sweep));
+        let (client, target, counts, sweep) =
+            (api.client.clone(), Arc::clone(&target), Arc::clone(&counts), Arc::clone(&sweep));
         counts.sent.fetch_add(1, Ordering::Relaxed);
         sweep.in_flight.fetch_add(1, Ordering::Relaxed);
         tokio::spawn(async move {
-            let (mut trace, _) = send::send(&client, &target, body, sweep.zero, &abort).await;
+            let (mut trace, _) = send::send(&client, &target, body, sweep.zero, &sweep.abort).await;
             let counter = if trace.failure.is_some() { &counts.failed } else { &counts.finished };
             counter.fetch_add(1, Ordering::Relaxed);
             trace.scheduled_ms = Some(offset_ms + due_ms);
