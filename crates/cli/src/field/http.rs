@@ -35,6 +35,8 @@ use super::service::{Collector, MAX_BODY, Post, Refusal};
 use super::store::{FieldStore, Sample, SqlField};
 use crate::ops::observe::ClientIp;
 use crate::studies::http::StudyApi;
+use crate::studies::store::StoreError;
+use lab_core::field::span::FieldSpan;
 
 /// Most requests one read returns.
 pub const MAX_READ: usize = 100_000;
@@ -174,16 +176,12 @@ async fn requests(
         };
     let site = q.get("site").map(String::as_str).filter(|s| !s.is_empty());
     // `?sample=N`: a period of more than N requests is read as a sample of about N.
-    let sample = match number(&q, "sample", 0.0) {
-        Ok(n) if n >= 1.0 => match api.collector.store.count(site, from, to).await {
-            Ok(of) => Sample::of(of, n as u64),
-            Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
-        },
-        Ok(_) => None,
+    let at_most = match number(&q, "sample", 0.0) {
+        Ok(n) => (n >= 1.0).then_some(n as u64),
         Err(m) => return refuse(StatusCode::BAD_REQUEST, m),
     };
-    match api.collector.store.requests(site, from, to, limit, sample.map(|s| s.below)).await {
-        Ok(mut spans) => {
+    match read(&api, site, (from, to), limit, at_most).await {
+        Ok((mut spans, sample)) => {
             // The limit is the store's: counted before one browser or model is kept.
             let full = limit > 0 && spans.len() >= limit;
             let only = Only::of(&q);
@@ -206,6 +204,25 @@ async fn requests(
         }
         Err(e) => refuse(StatusCode::SERVICE_UNAVAILABLE, e),
     }
+}
+
+/// A period's requests, at most `limit`; with `at_most`, a period of more
+/// than that many read as a random sample of about that many (which it
+/// returns).
+async fn read(
+    api: &FieldApi,
+    site: Option<&str>,
+    (from, to): (f64, f64),
+    limit: usize,
+    at_most: Option<u64>,
+) -> Result<(Vec<FieldSpan>, Option<Sample>), StoreError> {
+    let store = &api.collector.store;
+    let sample = match at_most {
+        Some(n) => Sample::of(store.count(site, from, to).await?, n),
+        None => None,
+    };
+    let spans = store.requests(site, from, to, limit, sample.map(|s| s.below)).await?;
+    Ok((spans, sample))
 }
 
 async fn summary(
@@ -245,14 +262,10 @@ async fn summary(
     if let Some(scenario) = scenario {
         // A score is a run statistic: taken over a random sample of the
         // period's whole requests (`lab_core::field::scores`).
-        let sample = match store.count(site, from, to).await {
-            Ok(of) => Sample::of(of, SCORE_SAMPLE),
-            Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
-        };
-        match store.requests(site, from, to, MAX_READ, sample.map(|s| s.below)).await {
-            Ok(mut spans) => {
+        match read(&api, site, (from, to), MAX_READ, Some(SCORE_SAMPLE)).await {
+            Ok((mut spans, _)) => {
                 spans.retain(|s| only.keeps(s.browser.as_ref().map(|b| b.0.as_str()), s.model.as_deref()));
-                summary.score_groups(&spans, &scenario);
+                summary.score_groups(spans, &scenario);
             }
             Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
         }
