@@ -9,7 +9,6 @@
 //! over its requests in the sample, and says how many. A group with fewer
 //! than [`MIN_SCORED`] of them in the sample has none.
 
-use super::row::FieldRow;
 use super::span::FieldSpan;
 use super::summary::FieldSummary;
 pub use super::summary::GroupScore;
@@ -24,10 +23,12 @@ pub const MIN_SCORED: usize = 20;
 impl FieldSummary {
     /// Scores each group against `scenario` over `sample`, requests of the
     /// same period (and filters) drawn at random.
-    pub fn score_groups(&mut self, sample: &[FieldSpan], scenario: &Scenario) {
+    pub fn score_groups(&mut self, sample: Vec<FieldSpan>, scenario: &Scenario) {
         let mut by_key: std::collections::BTreeMap<String, Vec<FieldSpan>> = Default::default();
         for s in sample {
-            by_key.entry(self.by.key(&FieldRow::of(s))).or_default().push(s.clone());
+            let browser = s.browser.as_ref().map(|b| b.0.as_str());
+            let key = self.by.key_of(s.at_unix_ms, [browser, s.model.as_deref(), s.site.as_deref()]);
+            by_key.entry(key).or_default().push(s);
         }
         let cfg = MetricsConfig::default();
         for g in &mut self.groups {
@@ -44,6 +45,7 @@ impl FieldSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::field::row::FieldRow;
     use crate::field::summary::GroupBy;
     use crate::replay::profile::Profile;
 
@@ -72,7 +74,7 @@ mod tests {
         let all: Vec<FieldSpan> = fast.iter().chain(&slow).chain(&few).cloned().collect();
         let rows: Vec<FieldRow> = all.iter().map(FieldRow::of).collect();
         let mut summary = FieldSummary::of(&rows, GroupBy::Browser);
-        summary.score_groups(&all, &chat);
+        summary.score_groups(all.clone(), &chat);
         assert_eq!(summary.scenario.as_deref(), Some(chat.name.as_str()));
         let score = |key: &str| summary.groups.iter().find(|g| g.key == key).unwrap().score.unwrap();
         // The same definition as a run of the same requests.
@@ -85,7 +87,7 @@ mod tests {
         assert_eq!(score("Safari"), GroupScore { score: None, sampled: 5 }, "fewer than MIN_SCORED");
         // A group absent from the sample says so.
         let mut summary = FieldSummary::of(&rows, GroupBy::Browser);
-        summary.score_groups(&fast, &chat);
+        summary.score_groups(fast.clone(), &chat);
         assert_eq!(summary.groups.iter().find(|g| g.key == "Firefox").unwrap().score.unwrap().sampled, 0);
     }
 }

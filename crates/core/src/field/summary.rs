@@ -53,14 +53,20 @@ impl GroupBy {
         Self::ALL.into_iter().find(|g| g.name() == name)
     }
 
-    pub(super) fn key(self, r: &FieldRow) -> String {
-        let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "(not said)".into());
+    fn key(self, r: &FieldRow) -> String {
+        self.key_of(r.at_unix_ms, [&r.browser, &r.model, &r.site].map(Option::as_deref))
+    }
+
+    /// The group of a request sent at `at_unix_ms` from `[browser, model,
+    /// site]` (a stored row's or a span's).
+    pub(super) fn key_of(self, at_unix_ms: f64, [browser, model, site]: [Option<&str>; 3]) -> String {
+        let or_unknown = |v: Option<&str>| v.unwrap_or("(not said)").to_string();
         match self {
-            Self::Day => crate::workload::read::iso_ms((r.at_unix_ms / DAY_MS).floor() * DAY_MS)
+            Self::Day => crate::workload::read::iso_ms((at_unix_ms / DAY_MS).floor() * DAY_MS)
                 .map_or_else(|| "(no date)".into(), |d| d.chars().take(10).collect()),
-            Self::Browser => or_unknown(&r.browser),
-            Self::Model => or_unknown(&r.model),
-            Self::Site => or_unknown(&r.site),
+            Self::Browser => or_unknown(browser),
+            Self::Model => or_unknown(model),
+            Self::Site => or_unknown(site),
         }
     }
 }
