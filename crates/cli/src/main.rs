@@ -112,7 +112,7 @@ fn run_size(args: &SizeArgs) -> ExitCode {
     let over = size::over_budget(&sizes);
     if args.check && !over.is_empty() {
         for line in over {
-            eprintln!("latency-lab size: over budget: {line}");
+            eprintln!("latency-lab size: {line}");
         }
         return ExitCode::from(1);
     }

@@ -185,19 +185,26 @@ pub fn measure(dist: &Path, budgets: &[Budget]) -> Result<Vec<ModuleSize>, Asset
     Ok(out)
 }
 
-/// One line per module over its budget: its name and the bytes over.
+/// One line per module that fails `--check`: over its budget (its name and
+/// the bytes over), or missing from the build (no file of it in `dist`: a
+/// module that was not built cannot pass its budget by weighing nothing).
 pub fn over_budget(sizes: &[ModuleSize]) -> Vec<String> {
     sizes
         .iter()
-        .filter(|m| m.gzip > m.budget)
-        .map(|m| {
-            format!(
-                "{}: {} B gzip, {} B over its budget of {} B",
-                m.module,
-                m.gzip,
-                m.gzip - m.budget,
-                m.budget
-            )
+        .filter_map(|m| {
+            if m.files == 0 {
+                Some(format!("{}: no file of it in the build (was it built and copied to dist?)", m.module))
+            } else if m.gzip > m.budget {
+                Some(format!(
+                    "{}: {} B gzip, {} B over its budget of {} B",
+                    m.module,
+                    m.gzip,
+                    m.gzip - m.budget,
+                    m.budget
+                ))
+            } else {
+                None
+            }
         })
         .collect()
 }
@@ -251,6 +258,13 @@ mod tests {
             })
             .collect();
         std::fs::write(dir.join("latency-lab-app-0123456789abcdef_bg.wasm"), noise).unwrap();
+        // One small file of every on-demand module.
+        std::fs::create_dir_all(dir.join("examples/chat")).unwrap();
+        for f in
+            ["study_module-0a.js", "runs_module-0b.js", "public/import-worker.js", "examples/chat/field.js"]
+        {
+            std::fs::write(dir.join(f), "export {}").unwrap();
+        }
     }
 
     /// The check of `./lab test`: a build within budget passes, an
@@ -277,6 +291,24 @@ mod tests {
         let t = table(&sizes);
         assert!(t.contains("| app | first visit | 1 | 1000000 |"), "{t}");
         assert!(t.contains(&format!("450000 ({} over)", gzip - 450_000)), "{t}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A module with no file in the build fails the check by name.
+    #[test]
+    fn a_missing_module_fails_the_check() {
+        let dir = std::env::temp_dir().join(format!("lab-size-missing-{}", std::process::id()));
+        build(&dir, 1_000);
+        std::fs::remove_file(dir.join("runs_module-0b.js")).unwrap();
+        let over = over_budget(&measure(&dir, &BUDGETS).unwrap());
+        assert_eq!(
+            over,
+            vec![
+                "runs views (Import, Field data, Analyze, Library, run results): no file of it in the build \
+                 (was it built and copied to dist?)"
+                    .to_string()
+            ]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
