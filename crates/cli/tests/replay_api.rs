@@ -5,6 +5,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use lab_core::measure::prefill::theil_sen;
+use lab_core::measure::stats::percentile_of_sorted;
 use lab_core::trace::FailureKind;
 use serde_json::Value;
 
@@ -16,13 +17,15 @@ use common::*;
 /// sent time on due time (Theil–Sen, `lab_core::measure::prefill::theil_sen`:
 /// one chunk held up by a busy machine does not tilt it) has slope 1
 /// within 1% and runs, over the whole
-/// schedule, between [`FIT_AHEAD_MS`] ahead and `LATE_MS` (the bound a TTFT
-/// may be late by) behind it: its lateness a + (b − 1)·due at the first and
+/// schedule, between [`FIT_AHEAD_MS`] ahead and `late_max` behind it
+/// ([`SERVER_FIT_LATE_MS`] on the server's own clock; `LATE_MS` for
+/// arrivals at this test's client, whose threads share the machine with
+/// the server): its lateness a + (b − 1)·due at the first and
 /// the last due time. (Every chunk is also checked never to be early; the
 /// fitted line may dip a little below, and its intercept alone is an
 /// extrapolation to due 0.) A shape, not absolute milliseconds: it holds on
 /// a busy machine and fails on a pace 25% slow.
-fn check_pace(due_sent: &[(f64, f64)]) -> Result<(f64, f64), String> {
+fn check_pace(due_sent: &[(f64, f64)], late_max: f64) -> Result<(f64, f64), String> {
     if let Some(k) = (1..due_sent.len()).find(|&k| due_sent[k].1 < due_sent[k - 1].1) {
         return Err(format!(
             "chunk {k} sent at {} before chunk {} at {}",
@@ -37,9 +40,9 @@ fn check_pace(due_sent: &[(f64, f64)]) -> Result<(f64, f64), String> {
     }
     for due in [due_sent[0].0, due_sent[due_sent.len() - 1].0] {
         let late = a + (b - 1.0) * due;
-        if !(-FIT_AHEAD_MS..=LATE_MS).contains(&late) {
+        if !(-FIT_AHEAD_MS..=late_max).contains(&late) {
             return Err(format!(
-                "the fitted pace is {late:.3} ms late at due {due} ms, outside [−{FIT_AHEAD_MS}, {LATE_MS}]"
+                "the fitted pace is {late:.3} ms late at due {due} ms, outside [−{FIT_AHEAD_MS}, {late_max}]"
             ));
         }
     }
@@ -51,6 +54,46 @@ fn check_pace(due_sent: &[(f64, f64)]) -> Result<(f64, f64), String> {
 /// time or late.
 const FIT_AHEAD_MS: f64 = 1.0;
 
+/// How late the server's median chunk may leave, on the server's own clock
+/// (ms). The pacer fires a deadline on an OS sleep of at most 250 µs
+/// (`pacer::MAX_BLOCK` in the server) after a wake-up. Measured by this
+/// test's own output (`--nocapture`) on this 2-core machine, 2026-12-06:
+/// medians 0.06–0.9 ms per request alone or in 32 streams at once; beside
+/// `yes > /dev/null` and a compile on the other core, up to 1.9 ms for the
+/// 32 streams at 5–10 ms/token. The median is an order statistic: a busy
+/// machine has to hold up more than half of a request's chunks by over
+/// 3 ms to fail it, while a pacer late by 5 ms (or the 17 ms of a missed
+/// frame) fails it on every request.
+const SERVER_MEDIAN_LATE_MS: f64 = 3.0;
+
+/// How late the fitted line of the server's pace may run at the first or
+/// last due time (ms, server clock). Its ends are extrapolations, and 32
+/// requests arriving at once hold up the first chunks most: 2.4 ms was
+/// seen at the first due beside a CPU-bound job. A pacer 5 ms late fails it.
+const SERVER_FIT_LATE_MS: f64 = 4.0;
+
+/// The pacer is on time by the server's own clock: every chunk's `sent_ms`
+/// is at or after its `due_ms`, and the median lateness is within
+/// [`SERVER_MEDIAN_LATE_MS`]. Client noise (the test's own threads, the
+/// socket) is not in these figures, so the bound can be near the effect.
+fn check_on_time(due_sent: &[(f64, f64)]) -> Result<f64, String> {
+    if let Some((k, &(due, sent))) = due_sent.iter().enumerate().find(|&(_, &(d, s))| s < d) {
+        return Err(format!("chunk {k} sent at {sent} ms, before its due time {due} ms"));
+    }
+    if due_sent.is_empty() {
+        return Err("no chunks".into());
+    }
+    let mut late: Vec<f64> = due_sent.iter().map(|&(d, s)| s - d).collect();
+    late.sort_by(f64::total_cmp);
+    let p50 = percentile_of_sorted(&late, 50.0);
+    if p50 > SERVER_MEDIAN_LATE_MS {
+        return Err(format!(
+            "median chunk sent {p50:.3} ms after due on the server's clock (bound {SERVER_MEDIAN_LATE_MS} ms)"
+        ));
+    }
+    Ok(p50)
+}
+
 fn due_and_sent(truth: &Value) -> Vec<(f64, f64)> {
     let chunks = truth["chunks"].as_array().unwrap();
     chunks.iter().map(|c| (c["due_ms"].as_f64().unwrap(), c["sent_ms"].as_f64().unwrap())).collect()
@@ -60,18 +103,41 @@ fn due_and_sent(truth: &Value) -> Vec<(f64, f64)> {
 fn the_pace_check_fails_on_a_slow_or_disordered_pace() {
     let exact: Vec<(f64, f64)> =
         (0..30).map(|k| (100.0 + 20.0 * f64::from(k), 100.3 + 20.0 * f64::from(k))).collect();
-    assert!(check_pace(&exact).is_ok());
+    assert!(check_pace(&exact, SERVER_FIT_LATE_MS).is_ok());
     let mut held = exact.clone();
     held[0].1 += 20.0;
-    assert!(check_pace(&held).is_ok(), "one chunk held up 20 ms is not a slow pace");
+    assert!(check_pace(&held, SERVER_FIT_LATE_MS).is_ok(), "one chunk held up 20 ms is not a slow pace");
     let slow: Vec<(f64, f64)> = exact.iter().map(|&(d, s)| (d, s * 1.25)).collect();
-    assert!(check_pace(&slow).unwrap_err().contains("slope 1.25"));
+    assert!(check_pace(&slow, SERVER_FIT_LATE_MS).unwrap_err().contains("slope 1.25"));
     let mut swapped = exact.clone();
     swapped.swap(3, 4);
     let swapped: Vec<(f64, f64)> = exact.iter().zip(&swapped).map(|(&(d, _), &(_, s))| (d, s)).collect();
-    assert!(check_pace(&swapped).unwrap_err().contains("chunk 4 sent"));
-    let late: Vec<(f64, f64)> = exact.iter().map(|&(d, s)| (d, s + 2.0 * LATE_MS)).collect();
-    assert!(check_pace(&late).unwrap_err().contains("late at due"));
+    assert!(check_pace(&swapped, SERVER_FIT_LATE_MS).unwrap_err().contains("chunk 4 sent"));
+    for shift in [5.0, 17.0] {
+        let late: Vec<(f64, f64)> = exact.iter().map(|&(d, s)| (d, s + shift)).collect();
+        assert!(check_pace(&late, SERVER_FIT_LATE_MS).unwrap_err().contains("late at due"), "{shift} ms");
+    }
+}
+
+#[test]
+fn the_on_time_check_fails_on_a_pacer_5_or_17_ms_late() {
+    // Lateness as measured on an idle machine (0.02–0.3 ms), one chunk in
+    // three held up 40 ms by a busy machine.
+    let measured: Vec<(f64, f64)> = (0..30)
+        .map(|k| {
+            let due = 100.0 + 20.0 * f64::from(k);
+            (due, due + if k % 3 == 0 { 40.0 } else { 0.02 + 0.01 * f64::from(k) })
+        })
+        .collect();
+    assert!(check_on_time(&measured).is_ok(), "{:?}", check_on_time(&measured));
+    for shift in [5.0, 17.0] {
+        let late: Vec<(f64, f64)> = measured.iter().map(|&(d, s)| (d, s + shift)).collect();
+        let e = check_on_time(&late).unwrap_err();
+        assert!(e.contains("median chunk sent"), "{shift} ms: {e}");
+    }
+    let mut early = measured.clone();
+    early[4].1 = early[4].0 - 0.5;
+    assert!(check_on_time(&early).unwrap_err().contains("chunk 4 sent"));
 }
 
 #[test]
@@ -108,10 +174,12 @@ fn streams_a_profile_on_time_and_reports_ground_truth() {
         assert!((due - (100.0 + 20.0 * k as f64)).abs() < 1e-6, "token {k} due {due}");
         assert!(sent >= due, "sent {sent} before due {due}");
     }
-    check_pace(&pairs).unwrap();
+    check_pace(&pairs, SERVER_FIT_LATE_MS).unwrap();
+    let p50 = check_on_time(&pairs).unwrap();
+    eprintln!("server lateness P50 {p50:.3} ms (30 chunks)");
     // The client's arrivals keep the same pace.
     let arrivals: Vec<(f64, f64)> = pairs.iter().zip(&arrived).map(|(&(d, _), &a)| (d, a)).collect();
-    check_pace(&arrivals).unwrap();
+    check_pace(&arrivals, LATE_MS).unwrap();
 }
 
 #[test]
@@ -241,6 +309,8 @@ fn concurrent_streams_each_keep_their_own_schedule() {
             assert!((due - (50.0 + k as f64 * tpot)).abs() < 1e-6, "due {due} for token {k} at {tpot} ms");
             assert!(sent >= due, "token {k} at {tpot} ms/token: sent {sent}, due {due}");
         }
-        check_pace(&pairs).unwrap_or_else(|e| panic!("{tpot} ms/token: {e}"));
+        check_pace(&pairs, SERVER_FIT_LATE_MS).unwrap_or_else(|e| panic!("{tpot} ms/token: {e}"));
+        let p50 = check_on_time(&pairs).unwrap_or_else(|e| panic!("{tpot} ms/token: {e}"));
+        eprintln!("server lateness P50 {p50:.3} ms ({tpot} ms/token, 32 streams at once)");
     }
 }
