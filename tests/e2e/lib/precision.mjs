@@ -11,9 +11,20 @@
 // fail is caught too.
 import assert from 'node:assert/strict';
 
-/** Replay: the precise scheduler's release − due P99 is at least this many
- *  times smaller than the naive scheduler's on the same story in the same page. */
+/** Replay: the precise scheduler's release − due P90 is at least this many
+ *  times smaller than the naive scheduler's on the same story in the same
+ *  page. P90, not P99: over the landing story's 160 releases, P99 is the
+ *  second-largest, so one stall of a busy machine decided it (a retry hid
+ *  that until 2026-12-06); P90 needs 16 releases held up at once. Measured
+ *  on 2026-12-06: precise P90 0.1–0.6 ms, naive 60–80 ms. */
 export const PRECISE_OVER_NAIVE = 10;
+/** Replay: the median release may be this late (ms). Measured precise
+ *  scheduler medians are 0.10–0.11 ms in Chromium, Firefox and WebKitGTK
+ *  (BENCHMARKS.md, "Three browsers"), also beside a CPU-bound job; a
+ *  release clock late by 5 ms or by a 60 Hz frame (16.7 ms) puts every
+ *  release past it. A false alarm needs more than half of a pane's
+ *  releases held up over 3 ms by the machine. */
+export const RELEASE_MEDIAN_MS = 3;
 /** A pace (sent on due) is right when its slope is 1 within this share. */
 export const PACE_SLOPE_TOLERANCE = 0.01;
 /** A playback speed measured by slope is right within this share. */
@@ -53,16 +64,136 @@ export function theilSen(pts) {
  *  every pane, ms), and the workers released every chunk of every pane
  *  (`panes`: each pane's trace `released_by` and its number of chunks). */
 export function checkScheduler({ precise, naive, panes }) {
-  const p = pct(precise.map(Math.abs), 0.99);
-  const q = pct(naive.map(Math.abs), 0.99);
+  const p = pct(precise.map(Math.abs), 0.9);
+  const q = pct(naive.map(Math.abs), 0.9);
   assert.ok(p * PRECISE_OVER_NAIVE <= q,
-    `precise release − due P99 ${p.toFixed(3)} ms is not ${PRECISE_OVER_NAIVE}× below the naive scheduler's ${q.toFixed(3)} ms`);
+    `precise release − due P90 ${p.toFixed(3)} ms is not ${PRECISE_OVER_NAIVE}× below the naive scheduler's ${q.toFixed(3)} ms`);
   assert.ok(precise.every((e) => e >= 0), 'a precise release came before its due time');
   for (const [k, { releasedBy, chunks }] of (panes ?? []).entries()) {
     assert.deepEqual(releasedBy, { workers: chunks, main_thread: 0, naive: 0 },
       `pane ${k}: the release-clock workers did not release every chunk: ${JSON.stringify(releasedBy)}`);
   }
-  return { precise_p99: p, naive_p99: q, ratio: q / p };
+  return { precise_p90: p, naive_p90: q, ratio: q / p };
+}
+
+/** Replay: at least this share of a pane's chunks released while frames
+ *  were recorded is painted by a callback of the first frame that began
+ *  after the release. Not all: a release is stamped by the worker, and a
+ *  frame that begins while its message crosses to the page (0.1–1 ms, more
+ *  on a busy machine) paints it one frame later, rightly. A stall does not
+ *  count against it (no frame ran, so the first frame after the release is
+ *  the late one, and the paint is in it); a paint stamped a frame late is
+ *  in no first frame at all. */
+export const FIRST_FRAME_SHARE = 0.75;
+
+/** The frame windows of `recordFrames`' log: one `{ t0, t1, calls }` per
+ *  frame timestamp, in order. */
+function frameWindows(frames) {
+  const byFrame = new Map();
+  for (const f of frames) {
+    const w = byFrame.get(f.ts) ?? { ts: f.ts, t0: Infinity, t1: -Infinity, calls: [] };
+    w.t0 = Math.min(w.t0, f.t0);
+    w.t1 = Math.max(w.t1, f.t1);
+    w.calls.push(f);
+    byFrame.set(f.ts, w);
+  }
+  return [...byFrame.values()].sort((x, y) => x.t0 - y.t0);
+}
+
+/** Whether `painted` is a stamp taken in a callback of the first frame
+ *  window (of `windows`) that began at or after `arrived`; null when no
+ *  frame ran after it. */
+function inFirstFrame(windows, arrived, painted) {
+  const first = windows.find((w) => w.t0 >= arrived);
+  if (!first) return null;
+  // Within float noise (1 ns): a trace's stamp and the callback's own
+  // reads of the clock are the same reading, but not always the same
+  // double after the trace's arithmetic (9975.9 vs 9975.900000000001).
+  return first.calls.some((f) => painted >= f.t0 - FLOAT_NOISE_MS && painted <= f.t1 + FLOAT_NOISE_MS);
+}
+
+/** One replay pane's releases and paints, judged once, on what each is
+ *  about and robust to a stall of the machine (`chunks`: the pane trace's
+ *  chunks, `arrived_ms` the release, `painted_ms` the paint stamp;
+ *  `frames`: `recordFrames`' log of the same page):
+ *  - never released before due, never painted before released;
+ *  - the median release − due within RELEASE_MEDIAN_MS;
+ *  - of the chunks released while frames were recorded (at least 20),
+ *    FIRST_FRAME_SHARE or more painted in the first frame after release.
+ *  Not the paint − release time: WebKitGTK on Xvfb runs late frames under
+ *  load (its median paint lag 21–33 ms beside other work, 2026-12-06), and
+ *  its first frames after a load stall (166–310 ms, 1.2–1.4 s on a fresh
+ *  machine while Mesa compiles its shaders: BENCHMARKS.md, "The WebKit
+ *  first-run stall"); a paint stamped a frame late fails the frame check
+ *  whatever the machine does. */
+export function checkReplayPane(chunks, frames) {
+  const release = chunks.map((c) => c.arrived_ms - c.due_ms);
+  const paint = chunks.map((c) => c.painted_ms - c.arrived_ms);
+  const early = release.findIndex((e) => e < 0);
+  assert.ok(early < 0, `chunk ${early} released ${(-release[early]).toFixed(3)} ms before due`);
+  const unpainted = paint.findIndex((p) => !(p >= 0));
+  assert.ok(unpainted < 0, `chunk ${unpainted} painted before its release (or never): ${paint[unpainted]}`);
+  const r50 = median(release);
+  assert.ok(r50 <= RELEASE_MEDIAN_MS, `median release ${r50.toFixed(3)} ms after due, over ${RELEASE_MEDIAN_MS} ms`);
+  const windows = frameWindows(frames);
+  const from = windows[0]?.t0 ?? Infinity;
+  const judged = chunks.map((c) => (c.arrived_ms >= from ? inFirstFrame(windows, c.arrived_ms, c.painted_ms) : null)).filter((x) => x !== null);
+  assert.ok(judged.length >= 20, `only ${judged.length} chunks were released while frames were recorded`);
+  const share = judged.filter(Boolean).length / judged.length;
+  assert.ok(share >= FIRST_FRAME_SHARE,
+    `${judged.filter(Boolean).length} of ${judged.length} chunks painted in the first frame after release (under ${FIRST_FRAME_SHARE * 100}%)`);
+  return { release_p50: r50, release_p99: pct(release, 0.99), paint_p50: median(paint), paint_max: Math.max(...paint), first_frame: `${judged.filter(Boolean).length}/${judged.length}` };
+}
+
+/** `checkReplayPane` must fail with releases 5 ms and 17 ms late and with
+ *  paints one frame late (the broken variants near the bounds). */
+export function replayPaneFailsBroken(chunks, frames, frameMs) {
+  for (const shift of [5, 17]) {
+    assertFails(`with every release ${shift} ms late`, () =>
+      checkReplayPane(chunks.map((c) => ({ ...c, arrived_ms: c.arrived_ms + shift, painted_ms: c.painted_ms + shift })), frames));
+  }
+  assertFails('with paints one frame late', () =>
+    checkReplayPane(chunks.map((c) => ({ ...c, painted_ms: c.painted_ms + frameMs })), frames));
+}
+
+/** The server's median chunk may leave this late on its own clock (ms),
+ *  as `crates/cli/tests/replay_api.rs` holds it: its pacer is 0.02–0.3 ms
+ *  late at the median, under 1 ms beside a CPU-bound job; a pacer 5 ms or
+ *  a frame (16.7 ms) late fails it. */
+export const SERVER_LATE_MS = 2;
+/** Live: the median of 5 requests' TTFT at the client minus the server's
+ *  send time of the first chunk (ms). Measured 1.3–5.7 ms per request,
+ *  medians 1.7–3.3 ms, in the three browsers (BENCHMARKS.md); a first
+ *  chunk stamped a frame late (16.7 ms) fails it. The client's own noise
+ *  (loopback, the browser's network process) keeps a 5 ms shift within
+ *  reach of a busy machine, so that one is caught on the server's clock. */
+export const TTFT_DELTA_MEDIAN_MS = 10;
+
+/** Live TTFT, per request `{ ttft_server, ttft_delta }` (the server's send
+ *  time of the first chunk after the request arrived, and the client's TTFT
+ *  minus it) for a profile due at `dueMs`: nothing early on either clock,
+ *  the server's median within SERVER_LATE_MS of due, the client's median
+ *  delta within TTFT_DELTA_MEDIAN_MS. */
+export function checkTtft(rows, dueMs) {
+  for (const r of rows) {
+    assert.ok(r.ttft_server >= dueMs, `the server sent the first chunk at ${r.ttft_server} ms, before its due ${dueMs} ms`);
+    assert.ok(r.ttft_delta >= 0, `TTFT ${r.ttft_delta.toFixed(3)} ms before the server sent it`);
+  }
+  const server = median(rows.map((r) => r.ttft_server)) - dueMs;
+  assert.ok(server <= SERVER_LATE_MS, `the server's median first chunk ${server.toFixed(3)} ms late on its clock (bound ${SERVER_LATE_MS} ms)`);
+  const delta = median(rows.map((r) => r.ttft_delta));
+  assert.ok(delta <= TTFT_DELTA_MEDIAN_MS, `median TTFT ${delta.toFixed(3)} ms after the server sent it (bound ${TTFT_DELTA_MEDIAN_MS} ms)`);
+  return { server_late_p50: server, ttft_delta_p50: delta };
+}
+
+/** `checkTtft` fails with the server 5 or 17 ms late and with the client's
+ *  first chunk stamped a frame late. */
+export function ttftFailsBroken(rows, dueMs, frameMs) {
+  for (const shift of [5, 17]) {
+    assertFails(`with the server ${shift} ms late`, () => checkTtft(rows.map((r) => ({ ...r, ttft_server: r.ttft_server + shift })), dueMs));
+  }
+  assertFails('with the first chunk stamped a frame late', () =>
+    checkTtft(rows.map((r) => ({ ...r, ttft_delta: r.ttft_delta + frameMs })), dueMs));
 }
 
 /** A pace: `[due, sent]` pairs in order. Sent times never go back, and
@@ -110,25 +241,12 @@ const FLOAT_NOISE_MS = 1e-6;
  *  arrived (`frames`: `{ ts, t0, t1 }` per rAF callback, captured in the
  *  page), and the paint lag is within PAINT_LAG_FRAMES frames at P50. */
 export function checkPaints(chunks, frames, frameMs) {
-  const byFrame = new Map();
-  for (const f of frames) {
-    const w = byFrame.get(f.ts) ?? { ts: f.ts, t0: Infinity, t1: -Infinity, calls: [] };
-    w.t0 = Math.min(w.t0, f.t0);
-    w.t1 = Math.max(w.t1, f.t1);
-    w.calls.push(f);
-    byFrame.set(f.ts, w);
-  }
-  const windows = [...byFrame.values()].sort((x, y) => x.t0 - y.t0);
+  const windows = frameWindows(frames);
   chunks.forEach((c, k) => {
     assert.ok(c.painted_ms != null, `chunk ${k} has no paint stamp`);
-    const first = windows.find((w) => w.t0 >= c.arrived_ms);
-    assert.ok(first, `no frame ran after chunk ${k} arrived at ${c.arrived_ms}`);
-    // Within float noise (1 ns): a trace's stamp and the callback's own
-    // reads of the clock are the same reading, but not always the same
-    // double after the trace's arithmetic (9975.9 vs 9975.900000000001).
-    const inside = first.calls.some((f) => c.painted_ms >= f.t0 - FLOAT_NOISE_MS && c.painted_ms <= f.t1 + FLOAT_NOISE_MS);
-    assert.ok(inside,
-      `chunk ${k}: painted_ms ${c.painted_ms} is not a stamp of the first frame after its arrival at ${c.arrived_ms} (callbacks ran ${first.t0}…${first.t1})`);
+    const inside = inFirstFrame(windows, c.arrived_ms, c.painted_ms);
+    assert.ok(inside !== null, `no frame ran after chunk ${k} arrived at ${c.arrived_ms}`);
+    assert.ok(inside, `chunk ${k}: painted_ms ${c.painted_ms} is not a stamp of the first frame after its arrival at ${c.arrived_ms}`);
   });
   const lag = median(chunks.map((c) => c.painted_ms - c.arrived_ms));
   assert.ok(lag <= PAINT_LAG_FRAMES * frameMs, `paint lag P50 ${lag.toFixed(2)} ms over ${PAINT_LAG_FRAMES} frames of ${frameMs.toFixed(2)} ms`);

@@ -7,10 +7,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ARTIFACTS, LATE_MS, MEDIAN_LATE_MS, labSuite } from './lab.mjs';
+import { ARTIFACTS, LATE_MS, labSuite } from './lab.mjs';
 import { attr, click, content, count, download, downloadTrace, runLive, setValue, text, waitFor, waitText } from './dom.mjs';
 import { dumpIndexedDb, hostileTraceFile } from './hostile.mjs';
-import { assertFails, checkItl, checkPaints, checkScheduler, median, pct, recordFrames } from './precision.mjs';
+import {
+  SERVER_LATE_MS, assertFails, checkItl, checkPace, checkPaints, checkReplayPane, checkScheduler, checkTtft, median, pct, recordFrames,
+  replayPaneFailsBroken, ttftFailsBroken,
+} from './precision.mjs';
 
 /** Puts the frame recorder of `precision.mjs` into a loaded page: the app
  *  looks `requestAnimationFrame` up on each call, so frames requested from
@@ -21,16 +24,21 @@ export function captureFrames(page) {
 
 /**
  * The landing replay ("same tokens/s, different feel"): it plays on its
- * own, both panes end with equal tokens/s and different TTFT, the recorded
- * due/release/paint times hold, and the precise scheduler beats the naive
- * one through the workers, at least 10× closer to due at P99 (the figures
- * are written to tests/e2e/artifacts/replay-fidelity-<browser>.json).
+ * own, both panes end with equal tokens/s and different TTFT, each pane's
+ * releases and paints hold (`checkReplayPane`), and the precise scheduler
+ * beats the naive one through the workers, at least 10× closer to due at
+ * P90 (the figures are written to
+ * tests/e2e/artifacts/replay-fidelity-<browser>.json). Each check is judged
+ * once.
  */
 export function landingReplaySuite({ name, browser: browserName, engine, launch, open }) {
   describe(`replay lab (${name})`, () => {
     const lab = labSuite([], launch);
     test('lands on the story, playing; equal tokens/s, different TTFT; releases on time', async () => {
       const { page, close, problems } = await open(lab.browser, lab.server.url);
+      // The story plays on load: frames are recorded from here on, and the
+      // paints of chunks released before are not judged.
+      await captureFrames(page);
       assert.equal(await attr(page, 'story-same-tps', 'aria-pressed'), 'true');
       await waitText(page, 'play', /^Pause$/);
       await waitFor(page, 'pane-1-result', 20_000);
@@ -43,6 +51,7 @@ export function landingReplaySuite({ name, browser: browserName, engine, launch,
       assert.ok(a >= 149.5 && a < 150 + LATE_MS && b >= 2519.5 && b < 2520 + LATE_MS, `TTFT ${a}, ${b}`);
       const rows = [];
       const traces = [];
+      const frames = await page.evaluate(() => window.__labFrames);
       for (const i of [0, 1]) {
         const trace = await downloadTrace(page, `pane-${i}-download`);
         traces.push(trace);
@@ -52,20 +61,20 @@ export function landingReplaySuite({ name, browser: browserName, engine, launch,
         assert.equal(trace.meta.client.cross_origin_isolated, true);
         const chunks = trace.requests[0].chunks;
         assert.equal(chunks.length, 80);
-        const emit = chunks.map((c) => c.arrived_ms - c.due_ms);
-        const paint = chunks.map((c) => c.painted_ms - c.arrived_ms);
         const frame = 1000 / (trace.meta.client.display_refresh_hz ?? 60);
         const info = trace.meta.replay;
+        const late = chunks.map((c, k) => [k, +(c.arrived_ms - c.due_ms).toFixed(3), +(c.painted_ms - c.arrived_ms).toFixed(3)]);
         rows.push({
-          pane: i, emit_p50: pct(emit, 0.5), emit_p99: pct(emit, 0.99), paint_p50: pct(paint, 0.5), paint_max: Math.max(...paint), frame,
-          late_frames: info.late_frames, frames: info.frames, released_by: info.released_by, clock_sleep: info.clock_sleep,
+          pane: i, frame, late_frames: info.late_frames, frames: info.frames, released_by: info.released_by, clock_sleep: info.clock_sleep,
           due_end: chunks.at(-1).due_ms - trace.requests[0].sent_ms,
+          // Every chunk's [index, release − due, paint − release] over 1 ms / one frame, for the record.
+          held_up: late.filter(([, e, p]) => e > 1 || p > frame),
         });
-        assert.ok(emit.every((e) => e >= 0), 'never released early');
-        assert.ok(paint.every((p) => p >= 0), `pane ${i}: painted before release`);
-        assert.ok(rows[i].emit_p99 <= LATE_MS, `pane ${i}: release P99 ${rows[i].emit_p99.toFixed(3)} ms after due`);
-        assert.ok(rows[i].emit_p50 <= MEDIAN_LATE_MS, `pane ${i}: median release ${rows[i].emit_p50.toFixed(3)} ms`);
-        assert.ok(rows[i].paint_max <= frame + LATE_MS, `pane ${i}: painted ${rows[i].paint_max.toFixed(1)} ms after release`);
+        // Written before judging, so a failure leaves its figures behind.
+        mkdirSync(ARTIFACTS, { recursive: true });
+        writeFileSync(path.join(ARTIFACTS, `replay-fidelity-${name.toLowerCase()}.json`), JSON.stringify({ rows }, null, 2));
+        Object.assign(rows[i], checkReplayPane(chunks, frames));
+        replayPaneFailsBroken(chunks, frames, frame);
       }
       assert.equal(rows[0].due_end, rows[1].due_end, 'both panes are due to end together');
       // The pane names the path taken and says when frames came late.
@@ -73,47 +82,23 @@ export function landingReplaySuite({ name, browser: browserName, engine, launch,
       assert.match(said, /^Scheduler \(precise via release-clock workers/, said);
       assert.equal(/\d+ of \d+ frames came late/.test(said), rows[0].late_frames > 0, said);
       assert.match(await content(page, 'pane-0-output'), /Good question! Time to first token/);
-      // The naive scheduler on the same story in the same page. The
-      // comparison is one P99 over 160 chunks, so one stall of a busy
-      // machine in the precise playback can decide it: a failed comparison
-      // plays both schedulers once more, and the second pair must hold (a
-      // naive or late scheduler fails both; both attempts are written out).
+      // The naive scheduler on the same story in the same page, judged once
+      // (P90 over 160 releases: robust to a stall, see PRECISE_OVER_NAIVE).
+      await setValue(page, 'scheduler', 'naive');
+      await click(page, 'restart');
+      await waitText(page, 'play', /^Pause$/);
+      await waitText(page, 'play', /^Play$/, 20_000);
+      const naive = [];
+      for (const i of [0, 1]) naive.push(await downloadTrace(page, `pane-${i}-download`));
+      for (const t of naive) assert.equal(t.meta.replay.scheduler, 'naive');
       const errors = (ts) => ts.flatMap((t) => t.requests[0].chunks.map((c) => c.arrived_ms - c.due_ms));
-      const p99 = (xs) => pct(xs.map(Math.abs), 0.99);
-      const playBoth = async (precise) => {
-        if (!precise) {
-          precise = [];
-          await setValue(page, 'scheduler', 'precise');
-          await click(page, 'restart');
-          await waitText(page, 'play', /^Pause$/);
-          await waitText(page, 'play', /^Play$/, 20_000);
-          for (const i of [0, 1]) precise.push(await downloadTrace(page, `pane-${i}-download`));
-          for (const t of precise) assert.equal(t.meta.replay.scheduler, 'precise');
-        }
-        await setValue(page, 'scheduler', 'naive');
-        await click(page, 'restart');
-        await waitText(page, 'play', /^Pause$/);
-        await waitText(page, 'play', /^Play$/, 20_000);
-        const naive = [];
-        for (const i of [0, 1]) naive.push(await downloadTrace(page, `pane-${i}-download`));
-        for (const t of naive) assert.equal(t.meta.replay.scheduler, 'naive');
-        return {
-          precise: errors(precise), naive: errors(naive),
-          panes: precise.map((t) => ({ releasedBy: t.meta.replay.released_by, chunks: 80 })),
-        };
+      const check = {
+        precise: errors(traces), naive: errors(naive),
+        panes: traces.map((t) => ({ releasedBy: t.meta.replay.released_by, chunks: 80 })),
       };
-      const attempts = [];
-      let check = await playBoth(traces);
-      attempts.push({ precise_p99: p99(check.precise), naive_p99: p99(check.naive) });
-      try {
-        checkScheduler(check);
-      } catch (e) {
-        console.error(`# ${name}: scheduler comparison failed once (${e.message}); playing both again`);
-        check = await playBoth(null);
-        attempts.push({ precise_p99: p99(check.precise), naive_p99: p99(check.naive) });
-      }
-      mkdirSync(ARTIFACTS, { recursive: true });
-      writeFileSync(path.join(ARTIFACTS, `replay-fidelity-${name.toLowerCase()}.json`), JSON.stringify({ rows, comparison: attempts.at(-1), attempts }, null, 2));
+      const p90 = (xs) => pct(xs.map(Math.abs), 0.9);
+      const figures = { precise_p90: p90(check.precise), naive_p90: p90(check.naive) };
+      writeFileSync(path.join(ARTIFACTS, `replay-fidelity-${name.toLowerCase()}.json`), JSON.stringify({ rows, comparison: figures }, null, 2));
       checkScheduler(check);
       assertFails('with the precise scheduler one frame late', () =>
         checkScheduler({ ...check, precise: check.precise.map((e) => e + rows[0].frame) }));
@@ -158,16 +143,17 @@ export function liveAccuracySuite({ name, browser: browserName, engine, launch, 
           checkPaints(r.chunks.map((c) => ({ ...c, painted_ms: c.arrived_ms })), frames, frame));
         assertFails('with paints one frame late', () =>
           checkPaints(r.chunks.map((c) => ({ ...c, painted_ms: c.painted_ms + frame })), frames, frame));
+        // The server's pace on its own clock, as in Chromium's live suite.
+        const pace = r.server.chunks_due_ms.map((d, k) => [d, s[k]]);
+        checkPace(pace, SERVER_LATE_MS);
+        for (const shift of [5, 17]) assertFails(`with the pacer ${shift} ms late`, () => checkPace(pace.map(([d, t]) => [d, t + shift]), SERVER_LATE_MS));
         return { ...checked, ttft_server: s[0], ttft_delta: r.chunks[0].arrived_ms - r.sent_ms - s[0] };
       });
       mkdirSync(ARTIFACTS, { recursive: true });
       writeFileSync(path.join(ARTIFACTS, `live-accuracy-${name.toLowerCase()}.json`), JSON.stringify({ frame_ms: frame, rows }, null, 2));
+      checkTtft(rows, 300);
+      ttftFailsBroken(rows, 300, frame);
       const ttftDelta = median(rows.map((r) => r.ttft_delta));
-      assert.ok(ttftDelta >= 0 && ttftDelta <= MEDIAN_LATE_MS, `median TTFT delta ${ttftDelta} ms`);
-      for (const r of rows) {
-        assert.ok(r.ttft_server >= 300 && r.ttft_server < 300 + LATE_MS, `server TTFT ${r.ttft_server}`);
-        assert.ok(r.ttft_delta >= 0, `TTFT before the server sent it: ${JSON.stringify(r)}`);
-      }
       const shown = Number(await text(page, 'ttft-delta'));
       assert.ok(Math.abs(shown - ttftDelta) < 0.01, `${shown} vs ${ttftDelta}`);
       assert.deepEqual(await problems(), []);
