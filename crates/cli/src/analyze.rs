@@ -347,14 +347,15 @@ fn merged(args: &AnalyzeArgs, opts: &AnalysisOptions) -> Result<String, AnalyzeE
         let text = read_limited(path, MAX_TRACE_BYTES)?;
         let trace = lab_core::Trace::from_json(&text)
             .map_err(|source| AnalyzeError::Trace { path: path.clone(), source })?;
-        parts.push(trace);
+        parts.push((path.display().to_string(), trace));
     }
+    // Shards whose clocks disagree are refused, named by their files.
     let trace = lab_core::trace::merge::merge(parts).map_err(|e| AnalyzeError::Merge(e.to_string()))?;
     if let Some(out) = &args.merge {
         let json = serde_json::to_string(&trace).map_err(|e| AnalyzeError::Merge(e.to_string()))?;
         std::fs::write(out, json).map_err(|source| AnalyzeError::Read { path: out.clone(), source })?;
     }
-    Ok(render(&Analysis::of(&trace, opts), None, args))
+    Ok(with_notes(render(&Analysis::of(&trace, opts), None, args), &trace.meta.notes, args.json))
 }
 
 /// `--summary`, or the tool's aggregate file next to FILE under its usual name.

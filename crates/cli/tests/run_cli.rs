@@ -4,7 +4,8 @@
 //! server's own bounds; shards with one start reproduce one process's
 //! schedule; bad input is refused before anything is sent; an `https://`
 //! target is reached over TLS (HTTP/2 by ALPN where offered) with `--ca`, and
-//! an untrusted certificate fails each request, saying why.
+//! an untrusted certificate fails each request, saying why; Ctrl-C stops
+//! sending, and a second ends what is in flight, keeping what arrived.
 
 mod common;
 
@@ -255,6 +256,80 @@ fn http2_by_prior_knowledge_and_ctrl_c_keeps_what_arrived() {
     let t = trace(&out);
     assert!((5..60).contains(&t.requests.len()), "{} of 100 sent before Ctrl-C", t.requests.len());
     assert!(t.requests.iter().all(|r| r.failure.is_none()), "those in flight finished");
+}
+
+#[test]
+fn a_second_ctrl_c_ends_the_requests_in_flight_and_writes_what_arrived() {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+    let srv = start(&[]);
+    let dir = data_dir().with_extension("ctrl-c");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Short answers (2 tokens) between long ones (400 tokens 50 ms apart:
+    // 20 s), so both Ctrl-Cs find streams in flight and some already done.
+    let file = dir.join("long.jsonl");
+    let rows: Vec<String> = (0..100)
+        .map(|i| {
+            let out = if i % 2 == 0 { 2 } else { 400 };
+            format!("{{\"timestamp\": {}, \"input_length\": 50, \"output_length\": {out}}}", i * 100)
+        })
+        .collect();
+    std::fs::write(&file, rows.join("\n") + "\n").unwrap();
+    let out = dir.join("ended.trace.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+        .args(["run", file.to_str().unwrap(), "--target", &format!("http://{}", srv.addr)])
+        .args(["--model", "profile:ttft=5,tpot=50", "--exact-output", "--quiet", "-o", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let said = Arc::new(Mutex::new(String::new()));
+    let reader = {
+        let (mut err, said) = (child.stderr.take().unwrap(), Arc::clone(&said));
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 1024];
+            while let Ok(n @ 1..) = err.read(&mut buf) {
+                said.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        })
+    };
+    let int = |pid: u32| Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap().success();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(int(child.id()));
+    // The second Ctrl-C once the first was taken (two signals at once may
+    // arrive as one).
+    let t0 = std::time::Instant::now();
+    while !said.lock().unwrap().contains("stopped sending") {
+        assert!(t0.elapsed().as_secs() < 20, "the first Ctrl-C was not taken: {}", said.lock().unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(int(child.id()));
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let mut stdout = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+    let said = said.lock().unwrap().clone();
+    assert_eq!(status.code(), Some(0), "{said}");
+    assert!(said.contains("ending the requests in flight now; the trace keeps what arrived"), "{said}");
+    let t = trace(&out);
+    let n = t.requests.len();
+    assert!((5..60).contains(&n), "{n} of 100 sent before Ctrl-C");
+    assert!(stdout.contains(&format!("{n} requests sent: ")), "{stdout}");
+    // Answers done before are kept whole; those in flight (every long one)
+    // are kept as far as they arrived, failed as aborted.
+    let line = |r: &&lab_core::trace::RequestTrace| r.id.as_ref().unwrap()[4..].parse::<usize>().unwrap();
+    let (long, short): (Vec<_>, Vec<_>) = t.requests.iter().partition(|r| line(r) % 2 == 0);
+    assert!(short.iter().any(|r| r.failure.is_none() && r.chunks.len() == 2), "{short:?}");
+    assert!(long.iter().any(|r| !r.chunks.is_empty()), "streams in flight, what arrived kept: {long:?}");
+    for r in t.requests.iter().filter(|r| r.failure.is_some() || line(r) % 2 == 0) {
+        let failure = r.failure.as_ref().expect("ended by the second Ctrl-C");
+        assert_eq!(failure.kind, lab_core::trace::FailureKind::Aborted, "{:?}", r.id);
+        let asked = if line(&r) % 2 == 0 { 400 } else { 2 };
+        assert!(r.chunks.len() < asked, "{:?}: {} chunks, all of them", r.id, r.chunks.len());
+    }
+    let notes = t.meta.notes.join("\n");
+    assert!(notes.contains(&format!("stopped by Ctrl-C after {n} requests")), "{notes}");
+    assert!(notes.contains("a second Ctrl-C ended the run"), "{notes}");
 }
 
 /// TLS in front of a plain server: a certificate made for `localhost` and

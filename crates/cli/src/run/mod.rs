@@ -8,8 +8,10 @@
 //!   requests stay together, others go by their order) into a bounded queue,
 //!   so a 1,000,000-row trace is sent without holding it.
 //! - **Sending**: at its time (`--start-at` puts time 0 at one wall-clock
-//!   instant, so shards on several machines share a clock) each request is
-//!   handed to a task of its own over keep-alive HTTP/1.1 connections
+//!   instant, so shards on several machines share a clock; a run that
+//!   reaches it more than [`shards::CLOCK_TOLERANCE_MS`] late starts at
+//!   once, says so and notes it in its trace, and merging it is refused)
+//!   each request is handed to a task of its own over keep-alive HTTP/1.1 connections
 //!   (`--http2`: one HTTP/2 connection by prior knowledge). The prompt
 //!   keeps the workload's cache behaviour ([`lab_core::workload::prompts`]);
 //!   ShareGPT rows send their conversation. `max_tokens` asks for the row's
@@ -18,9 +20,9 @@
 //!   lateness (`sent_ms − scheduled_ms`), usage with cached tokens, and
 //!   failures per request (refused, HTTP error with its body, cut, timed
 //!   out); against `latency-lab serve`, its ground truth afterwards.
-//! - **Stopping**: Ctrl-C stops sending and waits for what is in flight; a
-//!   second Ctrl-C ends those too, keeping what arrived. The trace is
-//!   written either way.
+//! - **Stopping** ([`stop`]): Ctrl-C stops sending and waits for what is in
+//!   flight; a second Ctrl-C ends those too, keeping what arrived. The trace
+//!   is written either way, its notes saying how the run was stopped.
 //!
 //! Exit codes: 0 the run ended (its failures are in the trace and counted
 //! on the last line), 1 the trace could not be written or the target not
@@ -29,6 +31,7 @@
 pub(crate) mod client;
 mod progress;
 pub(crate) mod send;
+mod stop;
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -38,6 +41,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use lab_core::measure::stats::Samples;
+use lab_core::trace::shard::{self as shards, ShardId};
 use lab_core::trace::{ApiFlavor, RequestTrace, SourceKind, Trace, TraceMeta};
 use lab_core::workload::shape::{Shape, Shaper};
 use lab_core::workload::{Format, Request};
@@ -228,12 +232,12 @@ struct Schedule {
 impl Schedule {
     /// Reads the rows, shapes and shards them, makes each ready with
     /// `prepare` before its time and hands it to `send` at its time (until
-    /// the cap, the end or `stop`).
+    /// the cap, the end or `stop`); false when `stop` cut it short.
     fn each<T>(
         self,
         mut prepare: impl FnMut(Request) -> T,
         mut send: impl FnMut(T),
-    ) -> Result<(), WorkloadFileError> {
+    ) -> Result<bool, WorkloadFileError> {
         crate::pacer::precise_sleeps();
         let Schedule { path, format, shape, shard, untimed_rate, seed, zero, stop } = self;
         let mut shaper = Shaper::new(shape);
@@ -241,8 +245,13 @@ impl Schedule {
         let mut index = 0u64;
         let mut rng = lab_core::replay::rng::Rng::new(seed);
         let mut clock = 0.0;
+        let mut stopped = false;
         read(&path, format, &mut |mut r| {
-            if shaper.done() || stop.is_cancelled() {
+            if shaper.done() || stopped {
+                return;
+            }
+            if stop.is_cancelled() {
+                stopped = true;
                 return;
             }
             if let Some(rate) = untimed_rate {
@@ -259,11 +268,13 @@ impl Schedule {
                 let due = zero + Duration::from_secs_f64(r.at_ms.max(0.0) / 1000.0);
                 let ready = prepare(r);
                 if !sleep_until(due, &stop) {
+                    stopped = true;
                     return;
                 }
                 send(ready);
             }
-        })
+        })?;
+        Ok(!stopped)
     }
 }
 
@@ -350,26 +361,15 @@ async fn run_async(
         api_key: std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.is_empty()),
         timeout: Duration::from_secs(args.timeout_s),
     });
-    let stop_sending = CancellationToken::new();
-    let abort = CancellationToken::new();
-    {
-        let (stop_sending, abort) = (stop_sending.clone(), abort.clone());
-        tokio::spawn(async move {
-            let _ = tokio::signal::ctrl_c().await;
-            stop_sending.cancel();
-            eprintln!(
-                "latency-lab run: stopped sending; waiting for the requests in flight (Ctrl-C again ends them)"
-            );
-            let _ = tokio::signal::ctrl_c().await;
-            abort.cancel();
-        });
+    let stops = stop::Stops::on_ctrl_c();
+    let (stop_sending, abort) = (stops.sending.clone(), stops.abort.clone());
+    let (zero, clock_epoch_ms, late_note) = time_zero(start_epoch);
+    if let Some(note) = &late_note {
+        eprintln!(
+            "latency-lab run: {}{note}",
+            shard.map_or(String::new(), |(i, n)| format!("shard {i}/{n} "))
+        );
     }
-    // Time 0: now, or --start-at.
-    let wait_ms = start_epoch.map_or(0.0, |e| (e - now_epoch_ms()).max(0.0));
-    let zero = Instant::now() + Duration::from_secs_f64(wait_ms / 1000.0);
-    // The wall-clock time of the trace's 0 (a probe run's windows are lined
-    // up with it).
-    let clock_epoch_ms = now_epoch_ms() + wait_ms;
     let counters = Arc::new(progress::Counters::default());
     let bar = progress::start(Arc::clone(&counters), args.quiet);
     let results: Arc<Mutex<Vec<Sent>>> = Arc::default();
@@ -422,13 +422,15 @@ async fn run_async(
         })
     })
     .await
-    .unwrap_or(Ok(()));
+    .unwrap_or(Ok(true));
+    stops.schedule_ended(*scheduled.as_ref().unwrap_or(&true));
     tracker.close();
     tracker.wait().await;
     bar.finish_and_clear();
     let mut sent = std::mem::take(&mut *results.lock().unwrap_or_else(PoisonError::into_inner));
     // The replay endpoint's own record of each request, once the run is
-    // over, [`GROUND_TRUTH_AT_ONCE`] asked at a time.
+    // over, [`GROUND_TRUTH_AT_ONCE`] asked at a time, until a second Ctrl-C
+    // (those asked for by then are kept).
     let truths = futures_util::stream::iter(sent.iter().map(|s| s.request_id.clone()))
         .map(|id| {
             let (client, base) = (&client, &base);
@@ -442,6 +444,7 @@ async fn run_async(
             }
         })
         .buffered(GROUND_TRUTH_AT_ONCE)
+        .take_until(abort.cancelled())
         .collect::<Vec<_>>()
         .await;
     for (s, truth) in sent.iter_mut().zip(truths) {
@@ -449,6 +452,7 @@ async fn run_async(
     }
     sent.sort_by(|a, b| a.trace.scheduled_ms.unwrap_or(0.0).total_cmp(&b.trace.scheduled_ms.unwrap_or(0.0)));
     let report = report(&sent, shard, &args.output);
+    let notes = late_note.into_iter().chain(stops.notes(sent.len())).collect();
     let trace = Trace {
         meta: TraceMeta {
             label: Some(format!(
@@ -463,6 +467,9 @@ async fn run_async(
             tool: Some(format!("latency-lab run {}", env!("CARGO_PKG_VERSION"))),
             created_at: lab_core::workload::read::iso_ms(clock_epoch_ms),
             clock_epoch_ms: Some(clock_epoch_ms),
+            start_at_ms: start_epoch,
+            shard: shard.map(|(index, count)| ShardId { index, count }),
+            notes,
             ..TraceMeta::default()
         },
         requests: sent.into_iter().map(|s| s.trace).collect(),
@@ -471,6 +478,19 @@ async fn run_async(
     write(&args.output, &trace)?;
     scheduled?;
     Ok(report)
+}
+
+/// The run's 0 (`--start-at`, or now when none is given or it has passed),
+/// its wall-clock time (a probe run's windows and the shards of a run are
+/// lined up with it), and what a run that missed its `--start-at` says
+/// ([`shards::late_start_note`]: it starts at once, and the merge refuses it).
+fn time_zero(start_epoch: Option<f64>) -> (Instant, f64, Option<String>) {
+    let (now, now_ms) = (Instant::now(), now_epoch_ms());
+    match start_epoch {
+        Some(at) if at > now_ms => (now + Duration::from_secs_f64((at - now_ms) / 1000.0), at, None),
+        Some(at) => (now, now_ms, shards::late_start_note(now_ms - at, at)),
+        None => (now, now_ms, None),
+    }
 }
 
 /// Writes the trace whole or not at all.

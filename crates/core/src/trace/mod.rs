@@ -30,6 +30,7 @@ mod load;
 pub mod merge;
 mod redact;
 pub mod series;
+pub mod shard;
 pub mod stamps;
 pub mod tool;
 
@@ -151,6 +152,14 @@ pub struct TraceMeta {
     /// ([`crate::workload::load_trace`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_epoch_ms: Option<f64>,
+    /// Unix time (ms) the run was asked to put its 0 at (`latency-lab run
+    /// --start-at`); `clock_epoch_ms` says where it is, later when the run
+    /// started late ([`shard`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at_ms: Option<f64>,
+    /// Which shard of a run this is (`latency-lab run --shard I/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<shard::ShardId>,
     /// How a replay was played (replays only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayInfo>,
