@@ -111,12 +111,8 @@ fn the_indexed_job_runs_its_shards_and_they_merge_into_the_whole_workload() {
     assert_eq!(run.requests.len(), 24, "every row, once, across {shards} shards");
     assert!(run.requests.iter().all(|r| r.failure.is_none()));
     assert!(run.requests.windows(2).all(|w| w[0].scheduled_ms <= w[1].scheduled_ms));
-    for r in &run.requests {
-        let late = r.sent_ms - r.scheduled_ms.unwrap();
-        assert!(
-            (-0.01..common::LATE_MS).contains(&late),
-            "{:?}: {late} ms after its time on the shared clock",
-            r.id
-        );
-    }
+    let lateness: Vec<f64> = run.requests.iter().map(|r| r.sent_ms - r.scheduled_ms.unwrap()).collect();
+    let late =
+        common::check_sent_on_time(&lateness).unwrap_or_else(|e| panic!("on the pods' shared clock: {e}"));
+    eprintln!("median send lateness across {shards} pods {late:.3} ms");
 }

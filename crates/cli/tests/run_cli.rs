@@ -12,7 +12,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{LATE_MS, data_dir, start};
+use common::{check_sent_on_time, check_ttft_against_server, data_dir, start};
 use lab_core::Trace;
 use lab_core::workload::cache::CachePredictor;
 use lab_core::workload::read::LineReader;
@@ -100,6 +100,7 @@ fn cached_tokens_equal_the_rows_prediction_and_ttft_keeps_the_server_bounds() {
     assert_eq!(t.meta.created_at.as_deref().map(str::len), Some(24), "{:?}", t.meta.created_at);
     let mut predict = CachePredictor::endpoint(512);
     let mut shared = 0;
+    let (mut ttfts, mut lateness) = (Vec::new(), Vec::new());
     for (row, r) in rows(&file).iter().zip(&t.requests) {
         assert_eq!(r.id.as_deref(), Some(format!("row-{}", row.line).as_str()));
         let usage = r.usage.expect("usage");
@@ -108,20 +109,18 @@ fn cached_tokens_equal_the_rows_prediction_and_ttft_keeps_the_server_bounds() {
         assert_eq!(usage.prompt_tokens, Some(u64::from(row.input_tokens) + 1), "the words and the newline");
         assert_eq!(usage.completion_tokens, Some(u64::from(row.output_tokens)), "--exact-output");
         shared += usize::from(want > 0);
-        // Client TTFT inside the server's: no earlier than its first chunk
-        // left, at most LATE_MS later.
         let server = r.server.as_ref().expect("ground truth");
-        let client_ttft = r.chunks[0].arrived_ms - r.sent_ms;
-        let server_ttft = server.chunks_sent_ms[0];
-        assert!(
-            client_ttft >= server_ttft - 0.5 && client_ttft <= server_ttft + LATE_MS,
-            "row {}: client {client_ttft} ms, server {server_ttft} ms",
-            row.line
-        );
-        // Sent at its time, open loop.
-        let late = r.sent_ms - r.scheduled_ms.unwrap();
-        assert!((-0.01..LATE_MS).contains(&late), "row {} sent {late} ms late", row.line);
+        ttfts.push((r.chunks[0].arrived_ms - r.sent_ms, server.chunks_sent_ms[0]));
+        lateness.push(r.sent_ms - r.scheduled_ms.unwrap());
     }
+    // Client TTFT against the server's, and each request sent at its time,
+    // open loop: medians near the effect (tests/common/mod.rs).
+    let ttft = check_ttft_against_server(&ttfts).unwrap();
+    let late = check_sent_on_time(&lateness).unwrap();
+    eprintln!(
+        "median TTFT − server's {ttft:.3} ms, median send lateness {late:.3} ms ({} requests)",
+        ttfts.len()
+    );
     assert!(shared >= 20, "the workload shares prefixes: {shared} of 40 rows hit the cache");
 }
 
@@ -163,10 +162,9 @@ fn four_shards_with_one_start_send_what_one_process_sends() {
     let (one, four) = (trace(&whole), trace(&merged));
     let ids = |t: &Trace| t.requests.iter().map(|r| (r.id.clone(), r.scheduled_ms)).collect::<Vec<_>>();
     assert_eq!(ids(&one), ids(&four), "the same requests on the same schedule");
-    for r in &four.requests {
-        let late = r.sent_ms - r.scheduled_ms.unwrap();
-        assert!((-0.01..LATE_MS).contains(&late), "{:?} sent {late} ms late on the shared clock", r.id);
-    }
+    let lateness: Vec<f64> = four.requests.iter().map(|r| r.sent_ms - r.scheduled_ms.unwrap()).collect();
+    let late = check_sent_on_time(&lateness).unwrap_or_else(|e| panic!("on the shards' shared clock: {e}"));
+    eprintln!("median send lateness of the merged shards {late:.3} ms");
     assert!(four.requests.iter().all(|r| r.failure.is_none()));
     // The same figures, within what two runs of one process differ by.
     let ttft = |t: &Trace| {
@@ -392,14 +390,22 @@ fn an_https_target_is_reached_with_its_ca_and_an_untrusted_one_fails_each_reques
     assert!(o.status.success(), "{said}{}", String::from_utf8_lossy(&o.stderr));
     assert!(said.contains("12 requests sent: 12 answered, 0 failed"), "{said}");
     let t = trace(&out);
-    for r in &t.requests {
-        let server = r.server.as_ref().expect("ground truth, asked for over HTTPS too");
-        let client_ttft = r.chunks[0].arrived_ms - r.sent_ms;
+    let ttfts: Vec<(f64, f64)> = t
+        .requests
+        .iter()
+        .map(|r| {
+            let server = r.server.as_ref().expect("ground truth, asked for over HTTPS too");
+            (r.chunks[0].arrived_ms - r.sent_ms, server.chunks_sent_ms[0])
+        })
+        .collect();
+    // Through the test's TLS front the first chunk trails the server's send
+    // by a copy between two sockets (about 20 ms measured, its buffering):
+    // this test is about reaching the server, so only the order is held,
+    // with the suite's per-event bound. Precision is held without the front.
+    for (client, server) in &ttfts {
         assert!(
-            client_ttft >= server.chunks_sent_ms[0] - 0.5
-                && client_ttft <= server.chunks_sent_ms[0] + LATE_MS,
-            "client {client_ttft} ms, server {} ms",
-            server.chunks_sent_ms[0]
+            *client >= server - 0.5 && *client <= server + common::LATE_MS,
+            "client {client} ms, server {server} ms"
         );
     }
     // The server offered HTTP/2 by ALPN and every connection took it.
@@ -415,4 +421,23 @@ fn an_https_target_is_reached_with_its_ca_and_an_untrusted_one_fails_each_reques
         let why = &r.failure.as_ref().expect("failed").message;
         assert!(why.contains("certificate") && why.contains(&target), "{why}");
     }
+}
+
+#[test]
+fn the_schedule_and_ttft_checks_fail_5_or_17_ms_late() {
+    // As measured: sent 0.05-0.4 ms late, TTFT 0.2-0.8 ms after the
+    // server's send; one request in three held up 40 ms by a busy machine.
+    let late: Vec<f64> =
+        (0..30).map(|k| if k % 3 == 0 { 40.0 } else { 0.05 + 0.01 * f64::from(k) }).collect();
+    let ttfts: Vec<(f64, f64)> = late.iter().map(|l| (300.2 + l, 300.0)).collect();
+    assert!(check_sent_on_time(&late).is_ok() && check_ttft_against_server(&ttfts).is_ok());
+    for shift in [5.0, 17.0] {
+        let shifted: Vec<f64> = late.iter().map(|l| l + shift).collect();
+        assert!(check_sent_on_time(&shifted).unwrap_err().contains("median request"), "{shift} ms");
+        let shifted: Vec<(f64, f64)> = ttfts.iter().map(|(c, s)| (c + shift, *s)).collect();
+        if shift > common::TTFT_DELTA_MEDIAN_MS {
+            assert!(check_ttft_against_server(&shifted).unwrap_err().contains("median TTFT"), "{shift} ms");
+        }
+    }
+    assert!(check_sent_on_time(&[0.1, -0.5, 0.2]).unwrap_err().contains("before its time"));
 }

@@ -21,6 +21,58 @@ use serde_json::Value;
 /// `./lab bench` (the `load` example) and recorded in BENCHMARKS.md.
 pub const LATE_MS: f64 = 250.0;
 
+/// How late the median request of a `latency-lab run` may leave (ms,
+/// `sent_ms − scheduled_ms` on the run's clock; across shards, on their
+/// shared clock). The runner's send lateness is 0.1–0.2 ms at the median
+/// (BENCHMARKS.md, "runner"); these tests' medians were 0.6–1.1 ms beside
+/// a CPU-bound job (printed with `--nocapture`; their runs start many
+/// requests at once). An order statistic:
+/// more than half of a run's requests would have to be held up over 3 ms
+/// to fail it; a sender 5 ms or 17 ms late fails it every time.
+pub const SEND_MEDIAN_LATE_MS: f64 = 3.0;
+
+/// How far the median client TTFT of a run over loopback may trail the
+/// server's own send of the first chunk (ms): the socket and the runner's
+/// read, 0.1–1 ms measured beside a CPU-bound job; a first chunk read a
+/// frame (17 ms) late fails it.
+pub const TTFT_DELTA_MEDIAN_MS: f64 = 5.0;
+
+/// The median of `xs` (numpy's linear percentile 50).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    lab_core::measure::stats::percentile_of_sorted(&v, 50.0)
+}
+
+/// Requests sent on schedule: none early (10 µs of float noise), the
+/// median within [`SEND_MEDIAN_LATE_MS`]; `late` holds `sent − scheduled`.
+pub fn check_sent_on_time(late: &[f64]) -> Result<f64, String> {
+    if let Some((k, l)) = late.iter().enumerate().find(|(_, l)| **l < -0.01) {
+        return Err(format!("request {k} sent {:.3} ms before its time", -l));
+    }
+    let m = median(late);
+    if m > SEND_MEDIAN_LATE_MS {
+        return Err(format!("the median request was sent {m:.3} ms late (bound {SEND_MEDIAN_LATE_MS} ms)"));
+    }
+    Ok(m)
+}
+
+/// Client TTFTs against the server's (`(client, server)` ms per request):
+/// none before the server sent (0.5 ms for the two clocks' reads), the
+/// median difference within [`TTFT_DELTA_MEDIAN_MS`].
+pub fn check_ttft_against_server(pairs: &[(f64, f64)]) -> Result<f64, String> {
+    if let Some((k, (c, s))) = pairs.iter().enumerate().find(|(_, (c, s))| c < &(s - 0.5)) {
+        return Err(format!("request {k}: TTFT {c} ms at the client, before the server sent at {s} ms"));
+    }
+    let m = median(&pairs.iter().map(|(c, s)| c - s).collect::<Vec<_>>());
+    if m > TTFT_DELTA_MEDIAN_MS {
+        return Err(format!(
+            "the median TTFT is {m:.3} ms after the server sent the first chunk (bound {TTFT_DELTA_MEDIAN_MS} ms)"
+        ));
+    }
+    Ok(m)
+}
+
 pub mod http;
 pub mod pg_cluster;
 pub mod study_client;
