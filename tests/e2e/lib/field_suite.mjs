@@ -181,7 +181,8 @@ export function fieldSuite({ name, launch, openPlain }) {
         assert.deepEqual(groups, [[seenBrowser, '20', '1']], 'one browser, 20 requests, the stopped one failed');
         // Scored as Interactive chat (the form's default) over its sampled
         // requests: all 20, enough for a score.
-        assert.match(await text(page, 'field-score'), /^\d{1,3} \(20\)$/);
+        const scored = await text(page, 'field-score');
+        assert.match(scored, /^\d{1,3} \(20\)$/);
         // The stall is a stalled request; paint lag and the paint gaps have percentiles.
         assert.equal(await page.evaluate(() => document.querySelector('[data-testid="field-group"]').cells[3].textContent), '1');
         for (const figure of ['paint_lag', 'paint_gap']) {
@@ -199,6 +200,11 @@ export function fieldSuite({ name, launch, openPlain }) {
         await waitFor(page, 'import-run', 20_000);
         assert.match(await text(page, 'import-run-label'), /field data: demo/);
         assert.match(await text(page, 'import-run-requests'), /^20 requests, 19 completed, 1 failed/);
+        // The summary's score is the score of the same 20 requests read as a
+        // run: the number on the run card, not just a number-shaped cell.
+        const card = await page.evaluate(() => [...document.querySelectorAll('[data-testid="import-scores"] li')]
+          .map((li) => li.textContent.match(/^Interactive chat (\d+)/)).find(Boolean)?.[1]);
+        assert.equal(scored.split(' ')[0], card, `the Field summary scores ${scored}, the run card ${card}`);
         // Field data has paints: the card shows first paint and paint lag, which tools' files lack.
         await waitFor(page, 'import-row-ttfp', 5_000);
         await waitFor(page, 'field-download', 5_000);
