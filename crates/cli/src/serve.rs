@@ -127,8 +127,8 @@ pub struct ServeArgs {
     /// The researcher token file (default: in the data directory).
     #[arg(long)]
     pub token_file: Option<PathBuf>,
-    /// Days field data is kept (requests sent longer ago are deleted, at
-    /// start and every hour).
+    /// Days field data is kept (requests whose span started longer ago are
+    /// deleted at start, before serving, and every hour).
     #[arg(long, default_value_t = 30.0)]
     pub field_retention_days: f64,
 }
@@ -333,7 +333,13 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let origins = Origins::new(args.public_url.as_ref(), bound);
     let reach = Reach { origins: origins.clone(), public: args.public_url.clone() };
     let (studies, field_store, db_runtime) = open_studies(&args, reach, Arc::clone(&metrics))?;
-    crate::field::http::keep_for(&db_runtime, field_store.clone(), args.field_retention_days);
+    crate::field::retention::keep_for(
+        &db_runtime,
+        field_store.clone(),
+        args.field_retention_days,
+        crate::field::retention::PURGE_EVERY,
+        crate::field::http::now_ms,
+    );
     let field = Arc::new(crate::field::http::FieldApi {
         collector: crate::field::service::Collector::new(field_store),
         studies: Arc::clone(&studies),

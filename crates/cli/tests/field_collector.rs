@@ -6,68 +6,29 @@
 
 mod common;
 
-use std::collections::HashSet;
-use std::path::Path;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::field::{ORIGIN, PAGE, add_site, batch, count, ids, now_ns, page, post, stored};
 use common::pg_cluster::PgCluster;
-use common::{Server, call, data_dir, start_in, try_call};
+use common::{call, data_dir, start_in, start_logged, try_call};
 use serde_json::Value;
-
-const PAGE: &str = include_str!("../../../tests/fixtures/field/collector_file_exporter.jsonl");
-const ORIGIN: &str = "https://shop.example";
-
-/// `latency-lab field add-site shop --origin ORIGIN` on `data` (and `extra`); the key.
-fn add_site(data: &Path, extra: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
-        .args(["field", "add-site", "shop", "--origin", ORIGIN, "--data"])
-        .arg(data)
-        .args(extra)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
-    let key = said.lines().last().unwrap().trim().to_string();
-    assert!(key.starts_with("llk_") && key.len() == 68, "{said}");
-    key
-}
-
-fn post(srv: &Server, key: &str, origin: Option<&str>, body: &[u8]) -> (u16, String) {
-    let auth = format!("Bearer {key}");
-    let mut headers = vec![("Authorization", auth.as_str()), ("Content-Type", "application/json")];
-    if let Some(o) = origin {
-        headers.push(("Origin", o));
-    }
-    call(&srv.addr, "POST", "/v1/traces", &headers, body)
-}
-
-fn stored(srv: &Server) -> Value {
-    let auth = format!("Bearer {}", srv.token());
-    let (code, body) =
-        call(&srv.addr, "GET", "/v1/field/requests?site=shop", &[("Authorization", &auth)], b"");
-    assert_eq!(code, 200, "{body}");
-    serde_json::from_str(&body).unwrap()
-}
-
-fn count(srv: &Server) -> usize {
-    stored(srv)["requests"].as_array().map_or(0, Vec::len)
-}
 
 #[test]
 fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     let data = data_dir();
     let key = add_site(&data, &[]);
     let srv = start_in(&data, &[]);
-    let page = PAGE.lines().next().unwrap().as_bytes();
+    // The fixture's spans, dated a minute ago (serve deletes old ones).
+    let lines = page();
+    let page = lines.lines().next().unwrap().as_bytes();
     let (code, body) = post(&srv, &key, Some(ORIGIN), page);
     assert_eq!((code, body.as_str()), (200, "{}"));
     let t = stored(&srv);
     assert_eq!(t["requests"].as_array().unwrap().len(), 8);
     assert_eq!(t["meta"]["label"], "field data: shop");
     // A back end's batch: its failure kept, two spans not (partial success).
-    let (code, body) = post(&srv, &key, None, PAGE.lines().nth(1).unwrap().as_bytes());
+    let (code, body) = post(&srv, &key, None, lines.lines().nth(1).unwrap().as_bytes());
     assert_eq!(code, 200, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["partialSuccess"]["rejectedSpans"], "2");
@@ -255,6 +216,63 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     }
 }
 
+/// A page's `sendBeacon` cannot set headers, so its key comes in the
+/// query. From an origin site shop did not register, it is refused (403)
+/// and stores nothing; the key is neither in the answer nor in the log.
+/// From the registered origin, the same beacon is kept.
+#[test]
+fn a_beacon_from_an_unregistered_origin_is_refused_and_its_key_not_repeated() {
+    let data = data_dir();
+    let key = add_site(&data, &[]);
+    let srv = start_logged(&data, &["--log-format", "json"]);
+    let (body, sent) = batch(1, now_ns() - 60_000_000_000);
+    let beacon = |origin: &str| {
+        let headers = [("Content-Type", "text/plain;charset=UTF-8"), ("Origin", origin)];
+        let (head, s, rest) = common::request(
+            &srv.addr,
+            "POST",
+            &format!("/v1/traces?key={key}"),
+            &headers,
+            std::str::from_utf8(&body).unwrap(),
+        );
+        let text = String::from_utf8(common::read_all(s, rest)).unwrap();
+        (head, text)
+    };
+    let others = ["https://evil.example", "http://shop.example", "https://shop.example:8443", "null"];
+    for origin in others {
+        let (head, text) = beacon(origin);
+        assert!(head.starts_with("HTTP/1.0 403"), "{origin}: {head}\n{text}");
+        assert!(
+            text.contains(&format!("origin {origin} is not one of site shop's registered origins")),
+            "{text}"
+        );
+        assert!(common::header(&head, "access-control-allow-origin").is_none(), "{head}");
+        assert!(!head.contains(&key[4..]) && !text.contains(&key[4..]), "the key echoed: {head}\n{text}");
+        assert_eq!(count(&srv), 0, "{origin}: nothing stored");
+    }
+    let (head, text) = beacon(ORIGIN);
+    assert!(head.starts_with("HTTP/1.0 200"), "{head}\n{text}");
+    assert_eq!(common::header(&head, "access-control-allow-origin"), Some(ORIGIN), "{head}");
+    assert_eq!(ids(&srv), sent.into_iter().collect(), "the registered origin's beacon is kept");
+    // The request log: a line per beacon, the path without its query.
+    let beacons = |log: &str| {
+        log.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["message"] == "request" && v["route"] == "/v1/traces")
+            .collect::<Vec<_>>()
+    };
+    let t0 = Instant::now();
+    while beacons(&srv.log()).len() < others.len() + 1 {
+        assert!(t0.elapsed() < Duration::from_secs(10), "no request lines:\n{}", srv.log());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let log = srv.log();
+    let statuses: Vec<_> = beacons(&log).iter().map(|l| l["status"].as_u64().unwrap()).collect();
+    assert_eq!(statuses, [403, 403, 403, 403, 200], "{log}");
+    assert!(beacons(&log).iter().all(|l| l["path"] == "/v1/traces"), "{log}");
+    assert!(!log.contains(&key[4..]), "the key reached the log:\n{log}");
+}
+
 #[test]
 fn sqlite_loses_no_acknowledged_request_when_killed() {
     kill_and_restart(&[]);
@@ -266,20 +284,6 @@ fn postgres_loses_no_acknowledged_request_when_killed() {
     kill_and_restart(&["--db", &pg.url()]);
 }
 
-/// The page's batch with its spans given ids of their own.
-fn batch(n: usize) -> (Vec<u8>, Vec<String>) {
-    let mut v: Value = serde_json::from_str(PAGE.lines().next().unwrap()).unwrap();
-    let mut ids = Vec::new();
-    for (k, s) in
-        v["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array_mut().unwrap().iter_mut().enumerate()
-    {
-        let id = format!("{n:08x}{k:08x}");
-        s["spanId"] = Value::String(id.clone());
-        ids.push(id);
-    }
-    (serde_json::to_vec(&v).unwrap(), ids)
-}
-
 /// Senders post batches and keep the span ids of those acknowledged; the
 /// server is killed with SIGKILL when about half are in, and started
 /// again on the same database: every acknowledged span is there.
@@ -289,6 +293,9 @@ fn kill_and_restart(extra: &[&str]) {
     let data = data_dir();
     let key = add_site(&data, extra);
     let mut srv = start_in(&data, extra);
+    // Dated a minute ago: the restarted server deletes what is older than
+    // its retention (30 days).
+    let start_ns = now_ns() - 60_000_000_000;
     let addr = Arc::new(Mutex::new(srv.addr.clone()));
     let acked = Arc::new(Mutex::new(Vec::<String>::new()));
     let senders: Vec<_> = (0..SENDERS)
@@ -296,7 +303,7 @@ fn kill_and_restart(extra: &[&str]) {
             let (addr, acked, key) = (Arc::clone(&addr), Arc::clone(&acked), key.clone());
             std::thread::spawn(move || {
                 for b in 0..BATCHES {
-                    let (body, ids) = batch(s * BATCHES + b);
+                    let (body, ids) = batch(s * BATCHES + b, start_ns);
                     let auth = format!("Bearer {key}");
                     let t0 = Instant::now();
                     loop {
@@ -332,14 +339,6 @@ fn kill_and_restart(extra: &[&str]) {
     std::thread::sleep(Duration::from_millis(300));
     let srv = start_in(&data, extra);
     *addr.lock().unwrap() = srv.addr.clone();
-    let ids = |srv: &Server| -> HashSet<String> {
-        stored(srv)["requests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["id"].as_str().unwrap().to_string())
-            .collect()
-    };
     let kept = ids(&srv);
     for id in &acked_before {
         assert!(

@@ -11,8 +11,9 @@
 //! A batch needs its site's ingest key (`Authorization: Bearer <key>`, or
 //! `?key=` where a page's `sendBeacon` cannot set headers; request logs
 //! never hold queries). CORS answers name only the origins a site
-//! registered. Every refusal is a 4xx (or a 503 when the database failed)
-//! with `{"error": "…"}`, and nothing of the batch is stored.
+//! registered. Every refusal is a 4xx (or a 503 with `Retry-After` when
+//! the database failed) with `{"error": "…"}`, and nothing of the batch
+//! is stored.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -52,7 +53,8 @@ pub struct FieldApi {
 
 type Shared = State<Arc<FieldApi>>;
 
-fn now_ms() -> i64 {
+/// Now (ms since 1970), on the system clock.
+pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
@@ -284,32 +286,13 @@ async fn sites(State(api): Shared, client: Option<Extension<ClientIp>>, headers:
     };
     let mut out = Vec::new();
     for s in listed {
-        let count = store.count(Some(&s.name), f64::MIN, f64::MAX).await.unwrap_or(0);
+        let count = match store.count(Some(&s.name), f64::MIN, f64::MAX).await {
+            Ok(n) => n,
+            Err(e) => return refuse(StatusCode::SERVICE_UNAVAILABLE, e),
+        };
         out.push(json!({ "name": s.name, "origins": s.origins, "requests": count }));
     }
     Json(json!({ "sites": out })).into_response()
-}
-
-/// How often old field data is deleted.
-const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
-
-/// Deletes requests sent more than `days` ago, now and every hour, on the
-/// database's runtime.
-pub fn keep_for(runtime: &tokio::runtime::Runtime, store: SqlField, days: f64) {
-    if !(days.is_finite() && days > 0.0) {
-        return;
-    }
-    runtime.spawn(async move {
-        loop {
-            let before = now_ms() as f64 - days * 86_400_000.0;
-            match store.purge(before).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!("field data: {n} requests older than {days} days deleted"),
-                Err(e) => tracing::error!("field data: deleting old requests failed: {e}"),
-            }
-            tokio::time::sleep(PURGE_EVERY).await;
-        }
-    });
 }
 
 /// The collector's routes.

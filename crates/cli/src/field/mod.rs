@@ -6,6 +6,7 @@
 //! - [`service`]: one batch checked, read and kept ([`service::Collector`]);
 //! - [`store`]: sites and requests on the database, or in memory;
 //! - [`http`]: the routes;
+//! - [`retention`]: old requests deleted (`--field-retention-days`);
 //! - [`add_site`]: `latency-lab field add-site NAME --origin URL`, which
 //!   makes a site's ingest key.
 
@@ -13,6 +14,7 @@ pub mod decode;
 pub mod http;
 #[cfg(test)]
 pub mod memory;
+pub mod retention;
 mod rows;
 pub mod service;
 pub mod store;

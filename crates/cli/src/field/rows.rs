@@ -46,8 +46,8 @@ const ONE_SITE: &str = packed!("site = $1 AND sent_us >= $2 AND sent_us < $3");
 /// not use the index for one site.
 const ALL_SITES: &str = packed!("CAST($1 AS TEXT) IS NULL AND sent_us >= $2 AND sent_us < $3");
 
-fn err(e: impl std::fmt::Display) -> StoreError {
-    StoreError(e.to_string())
+fn err(e: impl std::fmt::Display + 'static) -> StoreError {
+    StoreError::of(e)
 }
 
 /// The rows of the requests of `site` (or every site) sent in `[from_us, to_us)`.

@@ -52,7 +52,7 @@ pub struct Refusal {
     pub status: u16,
     /// Why, for people.
     pub message: String,
-    /// Seconds to wait (429).
+    /// Seconds to wait (429, 503).
     pub retry_after_s: Option<u64>,
 }
 
@@ -167,12 +167,23 @@ impl<S: FieldStore> Collector<S> {
     }
 }
 
+/// When to send a batch again after the database failed (s).
+pub const RETRY_AFTER_S: u64 = 5;
+
+/// The database failed: a 503 (which OTLP exporters retry) with
+/// `Retry-After`. The cause is in the server log, not in the answer: a
+/// batch's sender is not the database's operator.
 fn store_failed(e: &StoreError) -> Refusal {
     tracing::error!("field database: {e}");
-    refuse(
-        503,
-        "the field database failed; nothing of this batch was stored (the server log says why); send it again",
-    )
+    Refusal {
+        retry_after_s: Some(RETRY_AFTER_S),
+        ..refuse(
+            503,
+            format!(
+                "the field database is unavailable or failed (the server log says why); nothing of this batch was stored: send it again in {RETRY_AFTER_S} s"
+            ),
+        )
+    }
 }
 
 #[cfg(test)]

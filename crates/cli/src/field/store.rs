@@ -15,8 +15,8 @@ use sqlx::{AnyPool, Row};
 
 use crate::studies::store::StoreError;
 
-fn err(e: impl std::fmt::Display) -> StoreError {
-    StoreError(e.to_string())
+fn err(e: impl std::fmt::Display + 'static) -> StoreError {
+    StoreError::of(e)
 }
 
 /// A site: its name and the origins its pages are served from.
@@ -188,6 +188,12 @@ impl FieldStore for SqlField {
     }
 
     async fn add(&self, site: &str, spans: &[FieldSpan], now_ms: i64) -> Result<usize, StoreError> {
+        // In span id order: two batches holding the same spans (a beacon
+        // resent to another server sharing PostgreSQL) then take their
+        // rows' locks in the same order, so one waits for the other
+        // instead of both being refused as a deadlock.
+        let mut spans: Vec<&FieldSpan> = spans.iter().collect();
+        spans.sort_by(|a, b| a.request.id.cmp(&b.request.id));
         let mut tx = self.write.begin().await.map_err(err)?;
         let mut new = 0;
         for s in spans {

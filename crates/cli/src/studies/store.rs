@@ -30,6 +30,22 @@ pub struct Published {
 #[error("study storage failed: {0}")]
 pub struct StoreError(pub String);
 
+impl StoreError {
+    /// The error `e` of a query or of what it read. sqlx's pool time-out
+    /// hides why no connection came (PostgreSQL down or refusing, or every
+    /// connection busy), so it is said in words an operator acts on.
+    pub fn of(e: impl std::fmt::Display + 'static) -> Self {
+        let any: &dyn std::any::Any = &e;
+        match any.downcast_ref::<sqlx::Error>() {
+            Some(sqlx::Error::PoolTimedOut) => Self(format!(
+                "no database connection within {} s: the database is down, unreachable or refusing connections, or every connection is busy",
+                super::sql::ACQUIRE_WITHIN.as_secs()
+            )),
+            _ => Self(e.to_string()),
+        }
+    }
+}
+
 /// Published studies and their answers.
 pub trait StudyStore: Send + Sync {
     /// Keeps a newly published study (`false` when the id is taken).

@@ -73,6 +73,7 @@ pub fn check_ttft_against_server(pairs: &[(f64, f64)]) -> Result<f64, String> {
     Ok(m)
 }
 
+pub mod field;
 pub mod http;
 pub mod pg_cluster;
 pub mod study_client;

@@ -30,17 +30,22 @@ fn is_root() -> bool {
     Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
 }
 
-/// Runs a PostgreSQL tool as the user that may run it.
-fn run(tool: &str, args: &[&str]) {
-    let mut cmd = if is_root() {
+/// A PostgreSQL tool, run as the user that may run it.
+fn tool(name: &str) -> Command {
+    if is_root() {
         let mut c = Command::new("runuser");
-        c.args(["-u", "postgres", "--"]).arg(bin(tool));
+        c.args(["-u", "postgres", "--"]).arg(bin(name));
         c
     } else {
-        Command::new(bin(tool))
-    };
-    let out = cmd.args(args).output().unwrap_or_else(|e| panic!("{tool}: {e}"));
-    assert!(out.status.success(), "{tool} failed: {}", String::from_utf8_lossy(&out.stderr));
+        Command::new(bin(name))
+    }
+}
+
+/// Runs a PostgreSQL tool, which must succeed; what it printed.
+fn run(name: &str, args: &[&str]) -> String {
+    let out = tool(name).args(args).output().unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(out.status.success(), "{name} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 impl PgCluster {
@@ -75,7 +80,20 @@ impl PgCluster {
         run("pg_ctl", &["-D", self.dir.join("data").to_str().unwrap(), "-m", "fast", "-w", "stop"]);
     }
 
-    /// Starts it again after [`Self::stop`], on the same port.
+    /// Stops the server at once, as a crash would (immediate shutdown:
+    /// every client cut off, no checkpoint; recovery on the next start).
+    pub fn stop_now(&self) {
+        run("pg_ctl", &["-D", self.dir.join("data").to_str().unwrap(), "-m", "immediate", "-w", "stop"]);
+    }
+
+    /// The rows `sql` returns, one line each, columns separated by `|`.
+    pub fn query(&self, sql: &str) -> String {
+        let port = self.port.to_string();
+        run("psql", &["-h", "127.0.0.1", "-p", &port, "-U", "postgres", "-d", "postgres", "-XAtc", sql])
+    }
+
+    /// Starts it again after [`Self::stop`] or [`Self::stop_now`], on the
+    /// same data directory and port.
     pub fn restart(&self) {
         let d = self.dir.join("data");
         let log = self.dir.join("log");
@@ -97,10 +115,9 @@ impl PgCluster {
 
 impl Drop for PgCluster {
     fn drop(&mut self) {
+        // Already stopped (a test's `stop_now`) is fine: no panic in a drop.
         let data = self.data().join("data");
-        let _ = std::panic::catch_unwind(|| {
-            run("pg_ctl", &["-D", data.to_str().unwrap(), "-m", "immediate", "stop"])
-        });
+        let _ = tool("pg_ctl").arg("-D").arg(&data).args(["-m", "immediate", "stop"]).output();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
