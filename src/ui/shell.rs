@@ -85,7 +85,7 @@ pub fn Landing(shown: Signal<bool>) -> impl IntoView {
     view! {
         <section class="landing" data-testid="landing" hidden=move || !shown.get()>
             <p class="landing-lead">
-                <strong>"These answers stream at the same tokens per second, yet they do not feel the same."</strong>
+                <strong>"Side by side, answers that a tokens-per-second figure calls alike do not feel alike."</strong>
                 " Users feel the wait and the rhythm, not the average rate: Latency Lab measures and scores exactly that."
             </p>
         </section>

@@ -78,7 +78,10 @@ describe('charts, accessibility, first run', () => {
   test('first visit: the landing explains and links to every path', async () => {
     const { page, context, problems } = await openPage(browser, server.url);
     const landing = page.getByTestId('landing');
-    assert.match(await landing.innerText(), /same tokens per second/);
+    // The lead makes no claim a story's panes contradict (issue 44: "the
+    // same tokens per second" stayed over stories showing 76.2 vs 45.9).
+    assert.match(await landing.innerText(), /tokens-per-second figure calls alike do not feel alike/);
+    assert.doesNotMatch(await landing.innerText(), /same tokens per second/);
     // The "same tokens/s" story plays on its own.
     assert.equal(await page.getByTestId('story-same-tps').getAttribute('aria-pressed'), 'true');
     await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]/, 10_000);

@@ -115,6 +115,24 @@ pub struct RateRun {
     /// Where the requests queued there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<QueueCause>,
+    /// Who sent the requests, when not the lab's page in a browser: the
+    /// tool the trace names (`latency-lab run`, an imported tool), whose
+    /// own delay `client_delay_ms` is ([`sender_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sender: Option<String>,
+}
+
+/// Who sent a trace's requests: `None` for a browser (the lab's page, or
+/// a trace that names no tool), else the tool's name without its version
+/// ("latency-lab run", "vllm bench serve").
+pub fn sender_of(trace: &Trace) -> Option<String> {
+    if trace.meta.client.browser.is_some() {
+        return None;
+    }
+    let tool = trace.meta.tool.as_deref()?;
+    let name: Vec<&str> =
+        tool.split_whitespace().take_while(|w| !w.starts_with(|c: char| c.is_ascii_digit())).collect();
+    (!name.is_empty()).then(|| name.join(" "))
 }
 
 /// The rate view of a trace (`None` when no request was scheduled).
@@ -177,6 +195,7 @@ pub fn rate_run(trace: &Trace, m: &RunMetrics) -> Option<RateRun> {
         cause: saturation.map(|k| cause(&windows, k)),
         saturation,
         windows,
+        sender: sender_of(trace),
     })
 }
 
@@ -243,14 +262,19 @@ impl RateRun {
             ),
         };
         if let Some(d) = self.client_delay_ms {
+            let who = match self.sender.as_deref() {
+                None => "The browser".to_string(),
+                Some("latency-lab run") => "The runner (latency-lab run)".to_string(),
+                Some(tool) => format!("The sending tool ({tool})"),
+            };
             if d.p99 > CLIENT_LATE_MS {
                 out.push_str(&format!(
-                    " The browser could not keep the schedule: it sent {:.0} ms late at P99 (median {:.1} ms), so the server was offered less than the rates above.",
+                    " {who} could not keep the schedule: it sent {:.0} ms late at P99 (median {:.1} ms), so the server was offered less than the rates above.",
                     d.p99, d.median
                 ));
             } else {
                 out.push_str(&format!(
-                    " The browser sent {:.1} ms late at P99 (its own delay, not the server's).",
+                    " {who} sent {:.1} ms late at P99 (its own delay, not the server's).",
                     d.p99
                 ));
             }
@@ -424,6 +448,27 @@ mod tests {
         );
         assert!(text.contains("Only 2.0 requests per window"), "{text}");
         assert!(!browser_bound().describe().contains("requests per window"));
+    }
+
+    /// Issue 44's walk: a `latency-lab run` trace was said to be sent late
+    /// by "the browser".
+    #[test]
+    fn the_sender_is_named_the_runner_a_tool_or_the_browser() {
+        let reqs: Vec<RequestTrace> = (0..20).map(|i| req(i as f64 * 0.5, 100.0)).collect();
+        let mut t = Trace { requests: reqs, ..Trace::default() };
+        t.meta.tool = Some("latency-lab run 0.1.0".into());
+        let text = rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).unwrap().describe();
+        assert!(
+            text.contains(" The runner (latency-lab run) sent 2.0 ms late at P99 (its own delay"),
+            "{text}"
+        );
+        assert!(!text.contains("browser"), "{text}");
+        t.meta.tool = Some("vllm bench serve".into());
+        let text = rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).unwrap().describe();
+        assert!(text.contains(" The sending tool (vllm bench serve) sent"), "{text}");
+        t.meta.client.browser = Some("Firefox".into());
+        let text = rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).unwrap().describe();
+        assert!(text.contains(" The browser sent 2.0 ms late at P99"), "{text}");
     }
 
     #[test]

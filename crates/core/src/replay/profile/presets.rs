@@ -28,6 +28,12 @@ pub fn presets() -> Vec<Profile> {
             "stalling",
             "ttft=300,tpot=25,jitter=normal:0.1,stall=0.03:900:0.4,tokens=200,text=article,seed=3",
         ),
+        // The steady stream with stalls and nothing else changed: the
+        // stalls story's second pane (same pace between tokens).
+        named(
+            "steady-stalls",
+            "ttft=300,tpot=30,jitter=normal:0.05,stall=0.03:900:0.4,tokens=150,text=article,seed=3",
+        ),
         named("code-fast", "ttft=80,tpot=12,jitter=normal:0.1,tokens=60,text=code"),
         named("code-slow", "ttft=600,tpot=12,jitter=normal:0.1,tokens=60,text=code"),
         named("rag-long-prompt", "ttft=120,prefill=0.35,tpot=20,jitter=normal:0.15,tokens=60,text=chat"),
