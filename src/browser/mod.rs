@@ -24,6 +24,7 @@
 //! | [`use_trace_file`], [`use_file_drop`] | a trace file chosen or dropped |
 //! | [`use_load_trace`] | a probe run with its load's own trace added |
 //! | [`use_frame_loop`], [`use_visibility`] | animation frames; whether the page is hidden |
+//! | [`use_focus_handoff`] | keyboard focus between two buttons that disable each other (Start, Stop) |
 //! | [`use_prefetch`] | on-demand modules fetched in idle time once the landing replay has played |
 //! | [`use_module`] | a view in an on-demand module: fetched when first shown, mounted, Retry |
 //! | [`use_commands`] | what on-demand modules ask of the main one (run a study as a participant) |
@@ -66,6 +67,7 @@ pub mod use_endpoint_settings;
 pub mod use_field_collector;
 pub mod use_file_drop;
 pub mod use_finished_run;
+pub mod use_focus_handoff;
 pub mod use_frame_loop;
 pub mod use_library_view;
 pub mod use_links;

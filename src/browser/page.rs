@@ -2,7 +2,7 @@
 //! numbers, the clipboard, full screen and asking the person. Thin wrappers,
 //! so views never reach for `window` themselves.
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
@@ -87,6 +87,15 @@ pub fn confirm(question: &str) -> bool {
 pub fn full_screen() {
     if let Some(el) = window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
         let _ = el.request_fullscreen();
+    }
+}
+
+/// Moves the keyboard focus to the first element matching `selector`
+/// (which must be focusable: a control, or `tabindex="-1"`).
+pub fn focus(selector: &str) {
+    let el = window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten());
+    if let Some(el) = el.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
     }
 }
 

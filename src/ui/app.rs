@@ -70,11 +70,16 @@ pub fn App() -> impl IntoView {
     };
     view! {
         <div class="app-page" inert=move || flow.is_open()>
+            // The first stop of the keyboard, shown when focused: past the
+            // header and the tabs to the view (a button, not a link: the
+            // address's fragment names the view).
+            <button type="button" class="skip-link" data-testid="skip-link"
+                on:click=move |_| crate::browser::page::focus("main.app-main")>"Skip to content"</button>
             <AppHeader/>
             <TabBar current=view.into()/>
             <Notice notice=notice/>
             <Landing shown=Signal::derive(move || route.route.get() == Route::Landing)/>
-            <main class="app-main">
+            <main class="app-main" tabindex="-1">
                 <div hidden=shown(View::Replay)><ReplayView/></div>
                 <LandingPaths shown=Signal::derive(move || route.route.get() == Route::Landing)/>
                 <div hidden=shown(View::Live)><LiveView/></div>

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  ARTIFACTS, LATE_MS, analyzeJson, assertShown, downloadTrace, launchBrowser, openPage, runLive, startServer, waitForText,
+  ARTIFACTS, LATE_MS, analyzeJson, assertShown, downloadTrace, launchBrowser, openPage, runLive, setField, startServer, waitForText,
 } from './lib/lab.mjs';
 import { CAPTURE_FRAMES, SERVER_LATE_MS, assertFails, checkItl, checkPace, checkPaints, checkTtft, ttftFailsBroken } from './lib/precision.mjs';
 
@@ -130,6 +130,39 @@ describe('live mode on the replay endpoint', () => {
     const r = trace.requests[0];
     assert.equal(r.failure.kind, 'aborted');
     assert.ok(r.chunks.length >= 20 && r.chunks.length < 400, `${r.chunks.length} chunks kept`);
+    await context.close();
+  });
+
+  test('from the keyboard, focus goes to Stop as a run starts and back to Start as it ends', async () => {
+    const { page, context } = await openPage(browser, `${server.url}#live`);
+    const focused = () => page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName);
+    await setField(page, 'model', 'profile:ttft=50,tpot=30,tokens=400,jitter=constant');
+    await page.getByTestId('start').focus();
+    await page.keyboard.press('Enter');
+    await waitForText(page.getByTestId('live-tokens'), /^[1-9]/);
+    // Issue 44: Start was disabled under the focus, which fell to the body.
+    assert.equal(await focused(), 'stop', 'Stop takes the focus');
+    await page.keyboard.press('Enter');
+    await waitForText(page.getByTestId('run-status'), /^Stopped/);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(await focused(), 'start', 'Start takes it back');
+    // Focus elsewhere stays there when a run ends on its own.
+    await setField(page, 'model', 'profile:ttft=400,tpot=2,tokens=10');
+    await page.getByTestId('start').click();
+    await page.getByTestId('run-label').focus();
+    await waitForText(page.getByTestId('run-status'), /^Finished/);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    assert.equal(await focused(), 'run-label', 'typing in a field is not interrupted');
+    // The first Tab reaches a skip link that takes the focus past the header and tabs.
+    await page.reload();
+    await page.getByTestId('live-view').waitFor();
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'skip-link');
+    assert.ok((await page.getByTestId('skip-link').boundingBox()).y >= 0, 'shown when focused');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement?.className), 'app-main');
+    await page.keyboard.press('Tab');
+    assert.ok(await page.evaluate(() => !!document.activeElement.closest('[data-testid=live-view]')), 'the next Tab is in the view');
     await context.close();
   });
 

@@ -342,24 +342,33 @@ describe('UX study', () => {
     await page.locator('[data-testid=participant] fieldset.question').waitFor({ timeout: 30_000 });
     const question = await page.locator('[data-testid=participant] fieldset.question legend').innerText();
     await waitForText(announce, new RegExp(question.replace(/[?()]/g, '\\$&')));
-    const first = (await page.getByTestId('question-rating').count()) > 0 ? 'rate-1' : 'choose-a';
+    // The question itself takes the focus, not its first answer: a stray
+    // Enter records nothing (issue 44: it recorded "1 (very sluggish)").
+    const first = (await page.getByTestId('question-rating').count()) > 0 ? 'question-rating' : 'question-choice';
     await focusIs(page, first);
     // Answer every question of the trial from the keyboard.
     for (let q = 0; q < 4; q++) {
       const f = await focused(page);
-      if (f.id === 'rate-1') {
-        await page.keyboard.press('Tab');
-        await page.keyboard.press('Tab');
-        await page.keyboard.press('Tab');
+      const legend = await page.locator('[data-testid=participant] fieldset.question legend').innerText();
+      await page.keyboard.press('Enter');
+      await page.waitForTimeout(150);
+      assert.equal((await focused(page)).id, f.id, 'a stray Enter on the question answers nothing');
+      assert.equal(await page.locator('[data-testid=participant] fieldset.question legend').innerText(), legend, 'still the same question');
+      await page.keyboard.press('Tab');
+      if (f.id === 'question-rating') {
+        for (let t = 0; t < 3; t++) await page.keyboard.press('Tab');
         assert.equal((await focused(page)).id, 'rate-4');
+      } else {
+        assert.equal((await focused(page)).id, 'choose-a');
       }
       await page.keyboard.press('Enter');
-      await page.waitForFunction((was) => document.activeElement?.dataset?.testid !== was || !document.activeElement.isConnected, f.id).catch(() => {});
+      const answered = f.id === 'question-rating' ? 'rate-4' : 'choose-a';
+      await page.waitForFunction((was) => document.activeElement?.dataset?.testid !== was || !document.activeElement.isConnected, answered).catch(() => {});
       await page.waitForTimeout(100);
       const next = await focused(page);
       assert.ok(next.inOverlay, `after answering, focus is in the overlay (${next.id})`);
       if (next.id === 'trial-play' || next.id === 'participant-download') break;
-      assert.ok(['rate-1', 'choose-a'].includes(next.id), `the next question takes the focus (${next.id})`);
+      assert.ok(['question-rating', 'question-choice'].includes(next.id), `the next question takes the focus (${next.id})`);
     }
     assert.match(await focused(page).then((f) => f.id), /^(trial-play|participant-download)$/);
     assert.match(await page.getByTestId('participant-progress').innerText(), /^1 of \d+ done$/);

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 
 use super::shape_fields::ShapeFields;
 use crate::browser::page;
+use crate::browser::use_focus_handoff::{UseFocusHandoffOptions, use_focus_handoff};
 
 /// The run controls; `on_start` receives the run's shape and label.
 #[component]
@@ -23,6 +24,12 @@ pub fn RunControls(
         let shape = form.get_untracked().shape(&kind.get_untracked(), seed);
         on_start.run((shape, label.get_untracked()));
     };
+    let (start_ref, stop_ref) = (NodeRef::new(), NodeRef::new());
+    use_focus_handoff(UseFocusHandoffOptions {
+        first: start_ref,
+        second: stop_ref,
+        first_enabled: Signal::derive(move || !running.get()),
+    });
     view! {
         <div class="run-controls">
             <label>"Run "
@@ -36,8 +43,8 @@ pub fn RunControls(
                 <input type="text" placeholder="(model name)" data-testid="run-label" prop:value=move || label.get()
                     on:change=move |ev| label.set(event_target_value(&ev))/>
             </label>
-            <button type="button" data-testid="start" prop:disabled=move || running.get() on:click=start>"Start"</button>
-            <button type="button" class="secondary" data-testid="stop" prop:disabled=move || !running.get()
+            <button type="button" data-testid="start" node_ref=start_ref prop:disabled=move || running.get() on:click=start>"Start"</button>
+            <button type="button" class="secondary" data-testid="stop" node_ref=stop_ref prop:disabled=move || !running.get()
                 on:click=move |_| on_stop.run(())>"Stop"</button>
         </div>
     }

@@ -84,14 +84,14 @@ pub fn QuestionView(question: Question) -> impl IntoView {
         Question::Rating { id, prompt, points, low, high } => {
             let qid = id.clone();
             view! {
-                <fieldset class="question" data-testid="question-rating" data-question=id>
+                <fieldset class="question" data-testid="question-rating" data-question=id tabindex="-1" data-autofocus="">
                     <legend>{prompt}</legend>
                     <div class="likert">
                         <span class="likert-end">{low}</span>
                         {(1..=points).map(|v| {
                             let qid = qid.clone();
                             view! {
-                                <button type="button" class="likert-point" data-testid=format!("rate-{v}") data-autofocus=(v == 1).then_some("")
+                                <button type="button" class="likert-point" data-testid=format!("rate-{v}")
                                     on:click=move |_| f.answer(qid.clone(), Answer::Rating(v))>{v}</button>
                             }
                         }).collect_view()}
@@ -104,10 +104,10 @@ pub fn QuestionView(question: Question) -> impl IntoView {
         Question::Choice { id, prompt } => {
             let (a, b) = (id.clone(), id.clone());
             view! {
-                <fieldset class="question" data-testid="question-choice" data-question=id>
+                <fieldset class="question" data-testid="question-choice" data-question=id tabindex="-1" data-autofocus="">
                     <legend>{prompt}</legend>
                     <div class="choice">
-                        <button type="button" data-testid="choose-a" data-autofocus="" on:click=move |_| f.answer(a.clone(), Answer::Choice(0))>"A"</button>
+                        <button type="button" data-testid="choose-a" on:click=move |_| f.answer(a.clone(), Answer::Choice(0))>"A"</button>
                         <button type="button" data-testid="choose-b" on:click=move |_| f.answer(b.clone(), Answer::Choice(1))>"B"</button>
                     </div>
                 </fieldset>

@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LAB_BIN, startServer } from './lab.mjs';
-import { click, setValue, text, waitFor, waitForCss, waitText } from './dom.mjs';
+import { click, content, setValue, text, waitFor, waitForCss, waitText } from './dom.mjs';
 
 const PROMPT = 'field e2e secret prompt 7c1f';
 /** |page − collector| TTFT (ms): the acceptance's bound, which all but
@@ -101,6 +101,12 @@ export function fieldSuite({ name, launch, openPlain }) {
       const { page, close } = await openPlain(browser, `${new URL('/examples/chat/', site.url).href}#${hash}`);
       try {
         await until('the demo page', () => page.evaluate(() => document.getElementById('status')?.textContent === 'ready'));
+        // Its icon is served (issue 44: a 404 in the console of every visit).
+        const icon = await page.evaluate(async () => {
+          const href = document.querySelector('link[rel=icon]')?.href;
+          return href ? (await fetch(href)).status : 'no icon link';
+        });
+        assert.equal(icon, 200, 'the demo page\'s icon');
         for (const a of PLAN) await ask(page, a);
         const answers = await page.evaluate(() => window.demo.answers);
         assert.equal(answers.length, 20);
@@ -227,6 +233,14 @@ export function fieldSuite({ name, launch, openPlain }) {
         await waitText(page, 'play', /^Pause$/, 20_000);
         const panes = await page.evaluate(() => document.querySelector('[data-testid="replay-view"]').innerText);
         assert.match(panes, /P90 \(TTFT\)/, 'the P90 request is one of the panes');
+        // Field data keeps no text: the panes play the lab's sample text in
+        // the recorded characters per chunk, and end (issue 44: they stayed
+        // empty, "Pause" 23 s after 3.3 s answers).
+        await waitText(page, 'play', /^Play$/, 20_000);
+        for (const i of [0, 1]) {
+          const shown = await content(page, `pane-${i}-output`);
+          assert.ok(shown.trim().length > 0, `pane ${i} showed no text`);
+        }
       } finally {
         await close();
       }

@@ -171,6 +171,7 @@ pub fn shift(r: &mut RequestTrace, by: f64) {
 fn recorded_chunks(s: &RawSpan, at: &[f64]) -> Vec<Chunk> {
     let tokens = list(s, c::CHUNK_TOKENS).unwrap_or_default();
     let kinds = list(s, c::CHUNK_KINDS).unwrap_or_default();
+    let chars = list(s, c::CHUNK_CHARS).unwrap_or_default();
     at.iter()
         .enumerate()
         .filter(|(_, t)| t.is_finite())
@@ -185,6 +186,7 @@ fn recorded_chunks(s: &RawSpan, at: &[f64]) -> Vec<Chunk> {
                 Some(2) => ChunkKind::ToolCall,
                 _ => ChunkKind::Content,
             };
+            ch.chars = chars.get(i).copied().and_then(count).map(|n| n.min(u64::from(u32::MAX)) as u32);
             ch
         })
         .collect()

@@ -247,6 +247,31 @@ fn bad_files_name_their_line_and_what_was_expected() {
     assert!(e.to_string().contains("latency_lab.chunk_ms holds 100001 values; at most 100000"), "{e}");
 }
 
+/// Issue 44's walk: "Feel the field" played empty panes that never ended
+/// (field chunks carry no text). A field request replays the lab's sample
+/// text in the characters each chunk added, in the recorded rhythm, and
+/// the trace still holds no text.
+#[test]
+fn a_field_request_replays_sample_text_in_its_recorded_lengths() {
+    let run = FieldRun::read(&export(&[snippet_span()])).unwrap();
+    let r = run.trace.requests[0].clone();
+    assert_eq!(r.chunks.iter().map(|c| c.chars).collect::<Vec<_>>(), [Some(5), Some(10), Some(5), Some(20)]);
+    assert!(r.chunks.iter().all(|c| c.text.is_empty()), "no text in the trace");
+    let pane = crate::replay::pane::PaneConfig::recorded("P90".into(), "field".into(), r.clone());
+    let played = pane.network_chunks();
+    let lengths: Vec<usize> = played.iter().map(|c| c.text.chars().count()).collect();
+    assert_eq!(lengths, [5, 10, 5, 20], "the recorded characters per chunk");
+    let due: Vec<f64> = played.iter().map(|c| c.due_ms).collect();
+    assert_eq!(
+        due,
+        r.chunks.iter().map(|c| c.arrived_ms - r.sent_ms).collect::<Vec<_>>(),
+        "the recorded rhythm"
+    );
+    let text: String = played.iter().map(|c| c.text.as_str()).collect();
+    let sample = crate::replay::text::sample("chat").unwrap().text;
+    assert!(sample.starts_with(&text), "the chat sample, in order: {text:?}");
+}
+
 /// What the collector hands the page (`GET /v1/field/requests`) is a lab
 /// trace the page must load: every fixture's requests survive their own
 /// JSON, whatever their spans said (a span may end before its last

@@ -153,6 +153,7 @@ impl ImportedRequest {
                 painted_ms: None,
                 due_ms: None,
                 tool: None,
+                chars: None,
             })
             .collect();
         RequestTrace {

@@ -107,6 +107,7 @@ mod tests {
             painted_ms: None,
             due_ms: None,
             tool: None,
+            chars: None,
         };
         let r = RequestTrace {
             sent_ms: 1000.0,

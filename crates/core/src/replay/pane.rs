@@ -116,19 +116,26 @@ impl PaneConfig {
                     kind: c.kind,
                 })
                 .collect(),
-            PaneSource::Recorded { request, .. } => request
-                .chunks
-                .iter()
-                .filter(|c| c.tokens > 0 || !c.text.is_empty())
-                .map(|c| PaneChunk {
-                    // As recorded (a loaded trace's chunks never precede
-                    // its send; the player plays a negative offset at 0).
-                    due_ms: c.arrived_ms - request.sent_ms,
-                    text: shown(c.text.clone(), c.tool.as_ref()),
-                    tokens: c.tokens,
-                    kind: c.kind,
-                })
-                .collect(),
+            PaneSource::Recorded { request, .. } => {
+                let mut sample = SampleText::new();
+                request
+                    .chunks
+                    .iter()
+                    .filter(|c| c.tokens > 0 || !c.text.is_empty())
+                    .map(|c| PaneChunk {
+                        // As recorded (a loaded trace's chunks never precede
+                        // its send; the player plays a negative offset at 0).
+                        due_ms: c.arrived_ms - request.sent_ms,
+                        text: if c.text.is_empty() && c.tool.is_none() {
+                            sample.next(c)
+                        } else {
+                            shown(c.text.clone(), c.tool.as_ref())
+                        },
+                        tokens: c.tokens,
+                        kind: c.kind,
+                    })
+                    .collect()
+            }
         }
     }
 
@@ -347,6 +354,7 @@ impl PaneRecording {
                 painted_ms: *painted,
                 due_ms: Some(*due),
                 tool: None,
+                chars: None,
             })
             .collect();
         let request = RequestTrace {
@@ -417,6 +425,27 @@ impl FrameCounter {
     /// Playback paused: the time until it resumes is no frame interval.
     pub fn pause(&mut self) {
         self.last = None;
+    }
+}
+
+/// Stand-in text for chunks recorded without their text (field data keeps
+/// how many characters each chunk added, never the text; other sources only
+/// their tokens): the lab's chat sample, in order and cycling, so a replay
+/// shows text in the recorded rhythm.
+struct SampleText {
+    chars: std::iter::Cycle<std::str::Chars<'static>>,
+}
+
+impl SampleText {
+    fn new() -> Self {
+        let text = crate::replay::text::sample("chat").map_or("The answer streams here. ", |s| s.text);
+        Self { chars: text.chars().cycle() }
+    }
+
+    /// The next piece for `c`: its recorded characters, or about four a token.
+    fn next(&mut self, c: &Chunk) -> String {
+        let n = c.chars.map_or(c.tokens.saturating_mul(4), |n| n) as usize;
+        self.chars.by_ref().take(n.min(100_000)).collect()
     }
 }
 

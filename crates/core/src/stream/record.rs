@@ -140,6 +140,7 @@ impl Recorder {
                     painted_ms: None,
                     due_ms: None,
                     tool: None,
+                    chars: None,
                 };
                 if !c.reasoning.is_empty() {
                     self.req.chunks.push(chunk(c.reasoning, ChunkKind::Reasoning));

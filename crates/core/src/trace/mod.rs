@@ -293,6 +293,11 @@ pub struct Chunk {
     /// For tool-call fragments: the call it belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<ToolCallRef>,
+    /// Characters the event added, where its text is not kept: field data
+    /// records how much text arrived, never the text. A replay shows the
+    /// lab's sample text in these lengths ([`crate::replay::pane`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chars: Option<u32>,
 }
 
 impl Chunk {
@@ -306,6 +311,7 @@ impl Chunk {
             painted_ms: None,
             due_ms: None,
             tool: None,
+            chars: None,
         }
     }
 }
@@ -526,6 +532,7 @@ mod tests {
                         painted_ms: Some(116.0),
                         due_ms: None,
                         tool: None,
+                        chars: None,
                     },
                     Chunk {
                         arrived_ms: 130.0,
@@ -535,6 +542,7 @@ mod tests {
                         painted_ms: None,
                         due_ms: None,
                         tool: None,
+                        chars: None,
                     },
                 ],
                 end_ms: Some(131.0),

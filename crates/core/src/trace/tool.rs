@@ -125,6 +125,7 @@ mod tests {
                 id: name.map(|n| format!("call_{n}")),
                 name: name.map(Into::into),
             }),
+            chars: None,
         }
     }
 

@@ -455,6 +455,7 @@ impl Profile {
                     painted_ms: None,
                     due_ms: Some(start + c.due_ms),
                     tool: c.tool.clone(),
+                    chars: None,
                 })
                 .collect();
             let end = start + s.end_ms();
