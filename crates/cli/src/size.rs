@@ -66,12 +66,20 @@ pub struct Budget {
 /// 641,000. The Field view's scenario score per group (the chooser, the
 /// column, core's `field::scores` read) moved the run results' module
 /// from 524,000 (+2.1 kB).
+/// Issues 43 and 44 (2026-12-06) moved the app from 643,000 (to 646,732 B)
+/// and the run results' module from 526,000 (to 527,981 B): two more fields
+/// of every trace's meta (`start_at_ms`, `shard`, with the shard check's
+/// words) and a character count on every chunk (`Chunk::chars`), read and
+/// written by every module that decodes traces; the field replay's sample
+/// text in recorded lengths; the focus hand-off of Start and Stop and the
+/// skip link; the rate run naming its sender. Not measured one by one
+/// (each side-by-side release build is 10 minutes on this machine).
 pub const BUDGETS: [Budget; 7] = [
     Budget {
         module: "app",
         holds: |f| f.starts_with("latency-lab-app"),
         loaded: Loaded::FirstVisit,
-        budget: 643_000,
+        budget: 648_000,
         target: 450_000,
     },
     Budget {
@@ -103,7 +111,7 @@ pub const BUDGETS: [Budget; 7] = [
         module: "runs views (Import, Field data, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 526_000,
+        budget: 529_000,
         target: 200_000,
     },
     Budget {
