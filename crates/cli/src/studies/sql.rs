@@ -15,7 +15,7 @@ use lab_core::study::results::Response;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Connection, Row};
 
-use super::store::{Listed, Namer, Published, StoreError, StudyStore};
+use super::store::{ACQUIRE_WITHIN, Listed, Namer, Published, StoreError, StudyStore};
 
 /// Connections per server process.
 pub const POOL_SIZE: u32 = 8;
@@ -30,15 +30,6 @@ fn now_ms() -> i64 {
 
 /// How long `/readyz` waits for the database.
 pub const READY_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// How long a query waits for a connection. sqlx's own default (30 s)
-/// holds every request that long while PostgreSQL refuses connections
-/// (sqlx keeps trying until then); this answers a 503 that says the
-/// database failed instead, well before an OTLP exporter's own 10 s
-/// timeout. Under load a connection is free within milliseconds
-/// (BENCHMARKS.md, "The collector under load"); SQLite's writers wait as
-/// long for the database's lock (`busy_timeout`).
-pub const ACQUIRE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Reading connections of a SQLite store (WAL lets readers run beside the
 /// one writer).

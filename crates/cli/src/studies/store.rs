@@ -39,12 +39,21 @@ impl StoreError {
         match any.downcast_ref::<sqlx::Error>() {
             Some(sqlx::Error::PoolTimedOut) => Self(format!(
                 "no database connection within {} s: the database is down, unreachable or refusing connections, or every connection is busy",
-                super::sql::ACQUIRE_WITHIN.as_secs()
+                ACQUIRE_WITHIN.as_secs()
             )),
             _ => Self(e.to_string()),
         }
     }
 }
+
+/// How long a query waits for a connection. sqlx's own default (30 s)
+/// holds every request that long while PostgreSQL refuses connections
+/// (sqlx keeps trying until then); this answers a 503 that says the
+/// database failed instead, well before an OTLP exporter's own 10 s
+/// timeout. Under load a connection is free within milliseconds
+/// (BENCHMARKS.md, "The collector under load"); SQLite's writers wait as
+/// long for the database's lock (`busy_timeout`).
+pub const ACQUIRE_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Published studies and their answers.
 pub trait StudyStore: Send + Sync {
