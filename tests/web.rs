@@ -272,7 +272,9 @@ async fn participant_flow_moves_focus_through_a_trial() {
     assert!(!text(&root, "trial-title").is_empty());
     by_id(&root, "trial-play").unwrap().click();
     until("the question", limit, || root.query_selector("fieldset.question").unwrap().is_some()).await;
-    let first = if by_id(&root, "question-rating").is_some() { "rate-1" } else { "choose-a" };
+    // The question itself takes the focus, not its first answer (a stray
+    // Enter would record it).
+    let first = if by_id(&root, "question-rating").is_some() { "question-rating" } else { "question-choice" };
     until("focus on the question", limit, || focused_id() == first).await;
     let legend = root.query_selector("fieldset.question legend").unwrap().unwrap();
     let prompt = legend.text_content().unwrap_or_default();
@@ -285,8 +287,15 @@ async fn participant_flow_moves_focus_through_a_trial() {
         if id == "trial-play" || id == "participant-download" {
             break;
         }
-        by_id(&root, if id == "rate-1" { "rate-4" } else { "choose-a" }).unwrap().click();
-        until("the next step", limit, || focused_id() != id || document().active_element().is_none()).await;
+        // Which question has the focus: the next one may be of the same kind.
+        let asked =
+            || document().active_element().and_then(|e| e.get_attribute("data-question")).unwrap_or_default();
+        let was = asked();
+        by_id(&root, if id == "question-rating" { "rate-4" } else { "choose-a" }).unwrap().click();
+        until("the next step", limit, || {
+            focused_id() != id || asked() != was || document().active_element().is_none()
+        })
+        .await;
         sleep(Duration::from_millis(50)).await;
     }
     until("the next trial", limit, || matches!(focused_id().as_str(), "trial-play" | "participant-download"))
