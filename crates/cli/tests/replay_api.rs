@@ -5,7 +5,6 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use lab_core::measure::prefill::theil_sen;
-use lab_core::measure::stats::percentile_of_sorted;
 use lab_core::trace::FailureKind;
 use serde_json::Value;
 
@@ -83,9 +82,7 @@ fn check_on_time(due_sent: &[(f64, f64)]) -> Result<f64, String> {
     if due_sent.is_empty() {
         return Err("no chunks".into());
     }
-    let mut late: Vec<f64> = due_sent.iter().map(|&(d, s)| s - d).collect();
-    late.sort_by(f64::total_cmp);
-    let p50 = percentile_of_sorted(&late, 50.0);
+    let p50 = median(&due_sent.iter().map(|&(d, s)| s - d).collect::<Vec<_>>());
     if p50 > SERVER_MEDIAN_LATE_MS {
         return Err(format!(
             "median chunk sent {p50:.3} ms after due on the server's clock (bound {SERVER_MEDIAN_LATE_MS} ms)"
