@@ -37,9 +37,30 @@ try {
 }
 $('base').textContent = base;
 $('collector').textContent = collector;
-$('field-said').textContent = field
-  ? 'Field data: on. Open Latency Lab → Field to see these answers.'
-  : 'Field data: off (no #key= in the address; ./lab serve prints the address with one).';
+/** Whether the collector takes this page's answers: it is sent an empty
+ * batch once, so a key from another database or an origin the site does
+ * not name is said here rather than refused unseen with every answer. */
+async function collectorRefusal() {
+  try {
+    const res = await fetch(`${collector}?key=${encodeURIComponent(conf.key)}`, {
+      method: 'POST',
+      body: '{"resourceSpans":[]}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    if (res.ok) return null;
+    const said = await res.json().catch(() => ({}));
+    return `the collector refuses this page (HTTP ${res.status}: ${said.error ?? res.statusText}). Open the address latency-lab serve printed when it started.`;
+  } catch (e) {
+    return `the collector at ${collector} cannot be reached (${e?.message ?? e}).`;
+  }
+}
+const refusal = field ? await collectorRefusal() : null;
+$('field-said').dataset.state = !field ? 'off' : refusal ? 'refused' : 'on';
+$('field-said').textContent = !field
+  ? 'Field data: off (no #key= in the address; latency-lab serve prints the address with one).'
+  : refusal
+    ? `Field data: not collected: ${refusal}`
+    : 'Field data: on. Open Latency Lab → Field to see these answers.';
 
 window.demo = { answers: [], busy: false, field };
 let stream = null;

@@ -23,7 +23,9 @@ use super::use_storage::{Store, UseStorage, use_storage};
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FieldCollectorError {
     /// No researcher token given.
-    #[error("Give the researcher token (latency-lab-data/researcher-token of the serve that collects).")]
+    #[error(
+        "Give the researcher token: the researcher-token file in the data directory of the serve that collects (serve prints its path when it starts)."
+    )]
     NoToken,
     /// No reply (network, server down).
     #[error("The collector did not answer ({0}). Is `latency-lab serve` running?")]

@@ -333,6 +333,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let origins = Origins::new(args.public_url.as_ref(), bound);
     let reach = Reach { origins: origins.clone(), public: args.public_url.clone() };
     let (studies, field_store, db_runtime) = open_studies(&args, reach, Arc::clone(&metrics))?;
+    let demo = demo_page(&args, bound, &field_store, &db_runtime);
     crate::field::retention::keep_for(
         &db_runtime,
         field_store.clone(),
@@ -372,7 +373,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
         )),
         field,
     };
-    announce(&args, bound, metrics_listener.as_ref())?;
+    announce(&args, bound, metrics_listener.as_ref(), demo)?;
     let main = listeners.remove(0);
     let mut others = Vec::new();
     for listener in listeners {
@@ -391,19 +392,51 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     served
 }
 
-/// Prints where the lab is, and what a non-loopback address exposes.
-fn announce(
-    args: &ServeArgs,
-    bound: SocketAddr,
-    metrics: Option<&std::net::TcpListener>,
-) -> Result<(), ServeError> {
-    // An unspecified address (0.0.0.0) is reached locally on loopback.
+/// The app's address on this machine (an unspecified address, 0.0.0.0,
+/// is reached locally on loopback).
+fn local_url(bound: SocketAddr) -> String {
     let local = if bound.ip().is_unspecified() {
         SocketAddr::from((Ipv4Addr::LOCALHOST, bound.port()))
     } else {
         bound
     };
-    let url = format!("http://{local}/");
+    format!("http://{local}/")
+}
+
+/// The demo chat page's address with its field key
+/// ([`crate::field::demo`]), when this serve has the page and listens on
+/// loopback only (`None` otherwise).
+fn demo_page(
+    args: &ServeArgs,
+    bound: SocketAddr,
+    field: &crate::field::store::SqlField,
+    runtime: &tokio::runtime::Runtime,
+) -> Option<Result<String, crate::field::demo::DemoError>> {
+    use crate::field::demo;
+    let has_page = !args.api_only
+        && args.public_url.is_none()
+        && bound.ip().is_loopback()
+        && args.dist.join(demo::PAGE).join("index.html").is_file();
+    has_page.then(|| {
+        runtime.block_on(demo::register(
+            field,
+            &args.data,
+            bound,
+            &local_url(bound),
+            crate::field::http::now_ms(),
+        ))
+    })
+}
+
+/// Prints where the lab is, the demo chat page's address, and what a
+/// non-loopback address exposes.
+fn announce(
+    args: &ServeArgs,
+    bound: SocketAddr,
+    metrics: Option<&std::net::TcpListener>,
+    demo: Option<Result<String, crate::field::demo::DemoError>>,
+) -> Result<(), ServeError> {
+    let url = local_url(bound);
     if let Some(path) = &args.url_file {
         std::fs::write(path, &url)?;
     }
@@ -411,6 +444,11 @@ fn announce(
     println!(
         "OpenAI-compatible replay endpoint: {url}v1  (model \"profile:fast-start\", see {url}v1/models)"
     );
+    match demo {
+        Some(Ok(page)) => println!("Demo chat page (its answers go to Field): {page}"),
+        Some(Err(e)) => println!("Demo chat page: no field data: {e}"),
+        None => {}
+    }
     if let Some(p) = &args.public_url {
         println!("Public address: {}/  (participant links are built from it)", p.origin());
         if !p.is_https() {

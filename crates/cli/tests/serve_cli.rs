@@ -126,3 +126,131 @@ fn an_unreachable_study_database_is_named_without_its_password() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("must be postgres://"), "{out:?}");
 }
+
+/// A serve whose stdout is kept as it is printed.
+struct Printed {
+    server: Server,
+    out: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Printed {
+    fn start(dist: &std::path::Path, data: &std::path::Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_latency-lab"))
+            .args(["serve", "--port", "0", "--log-format", "off", "--dist"])
+            .arg(dist)
+            .arg("--data")
+            .arg(data)
+            .args(extra)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let out = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = std::sync::Arc::clone(&out);
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        Self { server: Server(child), out, reader }
+    }
+
+    /// Stops it; everything it printed.
+    fn stop(self) -> String {
+        drop(self.server);
+        self.reader.join().unwrap();
+        self.out.lock().unwrap().clone()
+    }
+
+    /// The rest of the first printed line that starts with `start`.
+    fn line(&self, start: &str) -> String {
+        let t0 = Instant::now();
+        loop {
+            if let Some(l) = self.out.lock().unwrap().lines().find(|l| l.starts_with(start)) {
+                return l[start.len()..].to_string();
+            }
+            assert!(
+                t0.elapsed() < Duration::from_secs(20),
+                "no line {start:?} in {}",
+                self.out.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The app's address, `127.0.0.1:PORT`.
+    fn addr(&self) -> String {
+        let l = self.line("Latency Lab is running at http://");
+        l.split('/').next().unwrap().to_string()
+    }
+}
+
+/// The status line of an empty OTLP batch sent as the demo page's snippet
+/// sends it (a `text/plain` beacon with `?key=`) from `origin`.
+fn send_empty_batch(addr: &str, key: &str, origin: &str) -> String {
+    let body = r#"{"resourceSpans":[]}"#;
+    let mut s = TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST /v1/traces?key={key} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out.lines().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn the_demo_page_gets_a_field_site_on_any_port_and_data_directory() {
+    let dist = temp_dir("demo-dist");
+    std::fs::write(dist.join("index.html"), "<title>Latency Lab</title>").unwrap();
+    std::fs::create_dir_all(dist.join("examples/chat")).unwrap();
+    std::fs::write(dist.join("examples/chat/index.html"), "<title>chat</title>").unwrap();
+    let data = temp_dir("demo-data").join("elsewhere");
+    let _ = std::fs::remove_dir_all(&data);
+
+    let page = "Demo chat page (its answers go to Field): ";
+    let first = Printed::start(&dist, &data, &[]);
+    let (addr, url) = (first.addr(), first.line(page));
+    let key = url
+        .strip_prefix(&format!("http://{addr}/examples/chat/#key="))
+        .unwrap_or_else(|| panic!("the page's address on this serve's port: {url}"))
+        .to_string();
+    assert!(key.starts_with("llk_"), "{url}");
+    assert_eq!(std::fs::read_to_string(data.join("field-demo-key")).unwrap().trim(), key);
+    let port = addr.rsplit(':').next().unwrap().to_string();
+    for origin in [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")] {
+        assert!(send_empty_batch(&addr, &key, &origin).contains(" 200 "), "{origin} may send");
+    }
+    assert!(send_empty_batch(&addr, &key, "http://127.0.0.1:1").contains(" 403 "), "another origin may not");
+    drop(first);
+
+    // Another port, the same data directory: the same key, both ports' pages send.
+    let second = Printed::start(&dist, &data, &[]);
+    let (addr2, url2) = (second.addr(), second.line(page));
+    assert_ne!(addr2, addr);
+    assert_eq!(url2, format!("http://{addr2}/examples/chat/#key={key}"));
+    for origin in [format!("http://127.0.0.1:{port}"), format!("http://{addr2}")] {
+        assert!(send_empty_batch(&addr2, &key, &origin).contains(" 200 "), "{origin} may send");
+    }
+    drop(second);
+
+    // A key file lost: the site's key is someone else's now, and serve says so.
+    std::fs::remove_file(data.join("field-demo-key")).unwrap();
+    let third = Printed::start(&dist, &data, &[]);
+    let said = third.line("Demo chat page: no field data: ");
+    assert!(said.contains("a field site named \"demo\" exists") && said.contains("field-demo-key"), "{said}");
+    drop(third);
+
+    // Without the app there is no page to offer.
+    let api = Printed::start(&dist, &data, &["--api-only"]);
+    api.addr();
+    let printed = api.stop();
+    assert!(printed.contains("replay endpoint") && !printed.contains("Demo chat page"), "{printed}");
+}

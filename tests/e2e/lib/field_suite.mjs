@@ -87,7 +87,7 @@ export function fieldSuite({ name, launch, openPlain }) {
       collector = await startServer(['--data', data]);
       site = await startServer([]);
       const origin = new URL(site.url).origin;
-      key = execFileSync(LAB_BIN, ['field', 'add-site', 'demo', '--origin', origin, '--data', data], { encoding: 'utf8' }).trim().split('\n').at(-1);
+      key = execFileSync(LAB_BIN, ['field', 'add-site', 'chat', '--origin', origin, '--data', data], { encoding: 'utf8' }).trim().split('\n').at(-1);
       browser = await launch();
     });
     after(async () => {
@@ -121,7 +121,7 @@ export function fieldSuite({ name, launch, openPlain }) {
 
         const token = readFileSync(path.join(data, 'researcher-token'), 'utf8').trim();
         const read = async () => {
-          const r = await fetch(new URL('/v1/field/requests?site=demo', collector.url), { headers: { Authorization: `Bearer ${token}` } });
+          const r = await fetch(new URL('/v1/field/requests?site=chat', collector.url), { headers: { Authorization: `Bearer ${token}` } });
           assert.equal(r.status, 200);
           return r.json();
         };
@@ -182,12 +182,27 @@ export function fieldSuite({ name, launch, openPlain }) {
       const { page, close } = await openPlain(browser, new URL('/#field', collector.url).href);
       try {
         await waitFor(page, 'field-view', 20_000);
+        // Issue 44 (1280×800): "List sitesSite", Summarize touching Load, a
+        // label on one line and its control on the next.
+        const layout = await page.evaluate(() => {
+          const items = [...document.querySelector('[data-testid="field-source"]').children].filter((e) => e.offsetParent);
+          const boxes = items.map((e) => [e.textContent.trim().slice(0, 20), e.getBoundingClientRect()]);
+          const touching = [];
+          for (let i = 1; i < boxes.length; i++) {
+            const [[a, p], [b, q]] = [boxes[i - 1], boxes[i]];
+            if (Math.abs(p.top - q.top) < 4 && q.left - p.right < 8) touching.push(`${a}|${b}: ${(q.left - p.right).toFixed(1)} px`);
+          }
+          const split = [...document.querySelectorAll('[data-testid="field-source"] label')]
+            .filter((l) => l.getBoundingClientRect().height > 48).map((l) => l.textContent.trim().slice(0, 20));
+          return { touching, split };
+        });
+        assert.deepEqual(layout, { touching: [], split: [] }, 'the Field form\'s controls apart, each with its label');
         await setValue(page, 'field-token', token);
         await click(page, 'field-sites');
-        await waitForCss(page, '[data-testid="field-site"] option[value="demo"]');
-        const option = await page.evaluate(() => document.querySelector('[data-testid="field-site"] option[value="demo"]').textContent);
-        assert.match(option, /demo \(20 requests\)/);
-        await setValue(page, 'field-site', 'demo');
+        await waitForCss(page, '[data-testid="field-site"] option[value="chat"]');
+        const option = await page.evaluate(() => document.querySelector('[data-testid="field-site"] option[value="chat"]').textContent);
+        assert.match(option, /chat \(20 requests\)/);
+        await setValue(page, 'field-site', 'chat');
         // At a glance first: one row per browser (the page's), 20 requests.
         await setValue(page, 'field-by', 'browser');
         await click(page, 'field-summarize');
@@ -214,7 +229,7 @@ export function fieldSuite({ name, launch, openPlain }) {
         await setValue(page, 'field-browser', seenBrowser);
         await click(page, 'field-load');
         await waitFor(page, 'import-run', 20_000);
-        assert.match(await text(page, 'import-run-label'), /field data: demo/);
+        assert.match(await text(page, 'import-run-label'), /field data: chat/);
         assert.match(await text(page, 'import-run-requests'), /^20 requests, 19 completed, 1 failed/);
         // The summary's score is the score of the same 20 requests read as a
         // run: the number on the run card, not just a number-shaped cell.
@@ -244,6 +259,32 @@ export function fieldSuite({ name, launch, openPlain }) {
       } finally {
         await close();
       }
+    });
+
+    // Issue 44: a page whose answers the collector refuses said "Field
+    // data: on" while every send was a 403 in the console; and the address
+    // serve prints works on whatever port it listens on.
+    test('the demo page says whether its answers are collected', async () => {
+      const printed = site.output().match(/Demo chat page \(its answers go to Field\): (\S+)/)?.[1];
+      assert.ok(printed?.startsWith(new URL('/examples/chat/#key=llk_', site.url).href), `serve printed ${printed}`);
+      const said = async (url) => {
+        const { page, close } = await openPlain(browser, url);
+        try {
+          await until('the demo page', () => page.evaluate(() => document.getElementById('status')?.textContent === 'ready'));
+          return await page.evaluate(() => {
+            const p = document.querySelector('[data-testid="demo-field"]');
+            return [p.dataset.state, p.textContent];
+          });
+        } finally {
+          await close();
+        }
+      };
+      const [state, text] = await said(printed);
+      assert.equal(state, 'on', text);
+      assert.match(text, /^Field data: on\./);
+      const wrong = await said(new URL('/examples/chat/#key=llk_0000', site.url).href);
+      assert.equal(wrong[0], 'refused', wrong[1]);
+      assert.match(wrong[1], /^Field data: not collected: the collector refuses this page \(HTTP 401: unknown ingest key\)/);
     });
   });
 }

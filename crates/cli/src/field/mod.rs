@@ -7,10 +7,12 @@
 //! - [`store`]: sites and requests on the database, or in memory;
 //! - [`http`]: the routes;
 //! - [`retention`]: old requests deleted (`--field-retention-days`);
+//! - [`demo`]: the demo chat page's site, registered by `serve`;
 //! - [`add_site`]: `latency-lab field add-site NAME --origin URL`, which
 //!   makes a site's ingest key.
 
 pub mod decode;
+pub mod demo;
 pub mod http;
 #[cfg(test)]
 pub mod memory;
@@ -105,9 +107,7 @@ pub fn add_site(args: &AddSiteArgs) -> Result<String, FieldError> {
         )));
     }
     let origins = args.origins.iter().map(|o| origin(o)).collect::<Result<Vec<_>, _>>()?;
-    let bytes: [u8; 32] = crate::studies::setup::random().map_err(|e| FieldError::Store(e.to_string()))?;
-    let key =
-        format!("{}{}", service::KEY_PREFIX, bytes.iter().map(|b| format!("{b:02x}")).collect::<String>());
+    let key = new_key().map_err(|e| FieldError::Store(e.to_string()))?;
     let url = crate::studies::setup::database_url(&args.data, args.db.as_deref())
         .map_err(|e| FieldError::Store(e.to_string()))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -127,6 +127,12 @@ pub fn add_site(args: &AddSiteArgs) -> Result<String, FieldError> {
             Err(e) => Err(FieldError::Store(e.to_string())),
         }
     })
+}
+
+/// A fresh ingest key: [`service::KEY_PREFIX`] and 32 random bytes in hex.
+pub fn new_key() -> Result<String, crate::studies::setup::SetupError> {
+    let bytes: [u8; 32] = crate::studies::setup::random()?;
+    Ok(format!("{}{}", service::KEY_PREFIX, bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()))
 }
 
 fn now_ms() -> i64 {

@@ -142,6 +142,19 @@ fn origins_of(text: &str) -> Vec<String> {
     text.lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
 }
 
+impl SqlField {
+    /// Sets the origins of site `name` (`false`: no such site).
+    pub async fn set_origins(&self, name: &str, origins: &[String]) -> Result<bool, StoreError> {
+        let r = sqlx::query("UPDATE field_sites SET origins = $1 WHERE name = $2")
+            .bind(origins.join("\n"))
+            .bind(name)
+            .execute(&self.write)
+            .await
+            .map_err(err)?;
+        Ok(r.rows_affected() == 1)
+    }
+}
+
 impl FieldStore for SqlField {
     async fn add_site(&self, site: &FieldSite, key_sha256: &str, now_ms: i64) -> Result<bool, StoreError> {
         let r = sqlx::query(

@@ -83,7 +83,7 @@ pub fn researcher_token(path: &Path) -> Result<(String, bool), SetupError> {
 }
 
 /// Writes a new file only its owner can read.
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+pub fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
