@@ -27,8 +27,9 @@ fn score(v: f64) -> String {
 
 fn scored(s: GroupScore) -> String {
     match s.score {
+        Some(v) if s.rough() => format!("{v:.0} ({}, rough: fewer than {MIN_SCORED})", s.sampled),
         Some(v) => format!("{v:.0} ({})", s.sampled),
-        None => format!("— ({}, fewer than {MIN_SCORED})", s.sampled),
+        None => format!("— ({})", s.sampled),
     }
 }
 

@@ -1,7 +1,9 @@
 //! Feeling an imported run: replay its typical (P50), P90 and worst (P99)
-//! request by a chosen metric, or any request, side by side.
+//! request by a chosen metric, or any request, side by side. Each pick says
+//! its rank, and when P90 and worst are one request (few requests) or the
+//! table's P90 lies between two.
 
-use lab_core::import::digest::{PickBy, RunDigest};
+use lab_core::import::digest::{PickBy, Picked, RunDigest};
 use leptos::prelude::*;
 
 use crate::browser::importer::{Importer, Pick, replay_pair};
@@ -40,23 +42,45 @@ pub fn ReplayPicker(key: u32, digest: RunDigest) -> impl IntoView {
         }
     };
     let summary = move || {
-        let (t, w) = (at(50.0), at(99.0));
+        let by = by.get();
         d.with_value(|d| {
-            let f = |i: Option<usize>| {
-                i.and_then(|i| d.rows.get(i)).map_or_else(
-                    || "—".into(),
-                    |r| {
+            let (t, p90, w) = (d.pick_at(by, 50.0), d.pick_at(by, 90.0), d.pick_at(by, 99.0));
+            let f = |name: &str, k: Option<Picked>| {
+                k.map_or_else(
+                    || format!("{name}: —."),
+                    |k| {
+                        let r = k.row;
                         format!(
-                            "#{} (TTFT {}, TPOT {}, E2EL {})",
+                            "{name}: #{} (TTFT {}, TPOT {}, E2EL {}), {} of {} by {}.",
                             r.index + 1,
                             opt(r.ttft_ms, ms),
                             opt(r.tpot_ms, ms),
-                            opt(r.e2el_ms, ms)
+                            opt(r.e2el_ms, ms),
+                            k.rank,
+                            k.of,
+                            by.label()
                         )
                     },
                 )
             };
-            format!("Typical: {}. Worst: {}.", f(t), f(w))
+            let mut out = [f("Typical (P50)", t), f("P90", p90), f("Worst (P99)", w)].join(" ");
+            if let (Some(a), Some(b)) = (p90, w)
+                && a.row.index == b.row.index
+            {
+                out.push_str(&format!(
+                    " With {} requests the P90's rank is already the last, so P90 and worst play the same request.",
+                    a.of
+                ));
+            }
+            if let Some(k) = p90
+                && by.value_of(k.row).is_some_and(|v| (v - k.table_value).abs() > 0.01 * k.table_value.abs().max(1.0))
+            {
+                out.push_str(&format!(
+                    " The table's P90 ({}) lies between two requests; the pane plays the request at its rank.",
+                    ms(k.table_value)
+                ));
+            }
+            out
         })
     };
     view! {
@@ -78,7 +102,7 @@ pub fn ReplayPicker(key: u32, digest: RunDigest) -> impl IntoView {
                     on:input=move |ev| pick.set(event_target_value(&ev))/>
             </label>
             <button type="button" class="secondary" data-testid="replay-pick" on:click=picked>"Replay it vs typical"</button>
-            <p class="hint">{summary}</p>
+            <p class="hint" data-testid="replay-picks">{summary}</p>
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="import-replay-error">{e}</p> })}
         </section>
     }

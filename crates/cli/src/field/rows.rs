@@ -8,9 +8,8 @@
 //! So the database joins each request's columns with [`UNIT`] and the
 //! requests with [`RECORD`] (`string_agg`: PostgreSQL, and SQLite since
 //! 3.44; sqlx bundles 3.46), and one row comes back. Browser and model have
-//! both separators removed; numbers travel as text (SQLite writes 15
-//! significant digits, PostgreSQL the shortest exact form) and are read
-//! back here. BENCHMARKS.md ("Field data") has the times.
+//! both separators removed; numbers travel as text that reads back as the same `f64`
+//! ([`real`]) and are read back here. BENCHMARKS.md ("Field data") has the times.
 
 use lab_core::field::summary::FieldRow;
 use sqlx::{AnyPool, Row};
@@ -22,29 +21,39 @@ const UNIT: &str = "\u{1f}";
 /// Between two requests.
 const RECORD: &str = "\u{1e}";
 
-/// The columns, packed: `$4` is [`UNIT`], `$5` [`RECORD`].
-macro_rules! packed {
-    ($where:literal) => {
-        concat!(
-            "SELECT string_agg(CAST(sent_us AS TEXT) || $4 || ",
-            "REPLACE(REPLACE(site, $4, ''), $5, '') || $4 || ",
-            "REPLACE(REPLACE(COALESCE(browser, ''), $4, ''), $5, '') || $4 || ",
-            "REPLACE(REPLACE(COALESCE(model, ''), $4, ''), $5, '') || $4 || ",
-            "COALESCE(CAST(ttft_ms AS TEXT), '') || $4 || COALESCE(CAST(first_paint_ms AS TEXT), '') || $4 || ",
-            "COALESCE(CAST(failed AS TEXT), '') || $4 || COALESCE(CAST(paint_lag_ms AS TEXT), '') || $4 || ",
-            "COALESCE(CAST(paint_gap_ms AS TEXT), '') || $4 || COALESCE(CAST(stalls AS TEXT), '') || $4 || ",
-            "COALESCE(CAST(qoe AS TEXT), ''), $5) FROM field_requests WHERE ",
-            $where
-        )
-    };
+/// A REAL column as text that reads back as the same `f64`, or `''` for
+/// NULL. PostgreSQL's cast gives the shortest exact form; SQLite's gives 15
+/// significant digits, a rounding that can move a value across a
+/// two-decimal boundary (issue 44: a median read 254.25 here and 254.26 in
+/// `analyze`), so SQLite writes 17 (`%!.17g`: the `!` lifts its printf's
+/// 16-digit limit).
+fn real(column: &str, sqlite: bool) -> String {
+    if sqlite {
+        format!("CASE WHEN {column} IS NULL THEN '' ELSE printf('%!.17g', {column}) END")
+    } else {
+        format!("COALESCE(CAST({column} AS TEXT), '')")
+    }
 }
 
-/// One site's period: `$1` the site, `$2`/`$3` the period (µs).
-const ONE_SITE: &str = packed!("site = $1 AND sent_us >= $2 AND sent_us < $3");
-/// Every site's: `$1` NULL (typed, so PostgreSQL knows it), `$2`/`$3` the
-/// period (µs). Two queries, not `$1 IS NULL OR site = $1`: SQLite would
-/// not use the index for one site.
-const ALL_SITES: &str = packed!("CAST($1 AS TEXT) IS NULL AND sent_us >= $2 AND sent_us < $3");
+/// The columns, packed: `$4` is [`UNIT`], `$5` [`RECORD`]. One site's
+/// period: `$1` the site, `$2`/`$3` the period (µs). Every site's: `$1`
+/// NULL (typed, so PostgreSQL knows it). Two queries, not `$1 IS NULL OR
+/// site = $1`: SQLite would not use the index for one site.
+fn query(one_site: bool, sqlite: bool) -> String {
+    let [ttft, paint, lag, gap, qoe] =
+        ["ttft_ms", "first_paint_ms", "paint_lag_ms", "paint_gap_ms", "qoe"].map(|c| real(c, sqlite));
+    let site = if one_site { "site = $1" } else { "CAST($1 AS TEXT) IS NULL" };
+    format!(
+        "SELECT string_agg(CAST(sent_us AS TEXT) || $4 || \
+         REPLACE(REPLACE(site, $4, ''), $5, '') || $4 || \
+         REPLACE(REPLACE(COALESCE(browser, ''), $4, ''), $5, '') || $4 || \
+         REPLACE(REPLACE(COALESCE(model, ''), $4, ''), $5, '') || $4 || \
+         {ttft} || $4 || {paint} || $4 || \
+         COALESCE(CAST(failed AS TEXT), '') || $4 || {lag} || $4 || \
+         {gap} || $4 || COALESCE(CAST(stalls AS TEXT), '') || $4 || \
+         {qoe}, $5) FROM field_requests WHERE {site} AND sent_us >= $2 AND sent_us < $3"
+    )
+}
 
 fn err(e: impl std::fmt::Display + 'static) -> StoreError {
     StoreError::of(e)
@@ -57,7 +66,9 @@ pub async fn read(
     from_us: i64,
     to_us: i64,
 ) -> Result<Vec<FieldRow>, StoreError> {
-    let row = sqlx::query(if site.is_some() { ONE_SITE } else { ALL_SITES })
+    let sqlite = pool.connect_options().database_url.scheme() == "sqlite";
+    let sql = query(site.is_some(), sqlite);
+    let row = sqlx::query(&sql)
         .bind(site)
         .bind(from_us)
         .bind(to_us)
@@ -106,6 +117,31 @@ fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values whose 15-digit text reads back as another `f64`, one that
+    /// rounds to other hundredths (254.2550000000001 → "254.255" → 254.25),
+    /// and NULL, through SQLite's text as the summary query writes it.
+    #[test]
+    fn sqlite_writes_each_real_so_it_reads_back_the_same() {
+        sqlx::any::install_default_drivers();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let pool = AnyPool::connect("sqlite::memory:").await.unwrap();
+            let sql = format!("SELECT {} FROM (SELECT $1 AS x)", real("x", true));
+            let tricky = 254.2550000000001_f64;
+            assert_eq!(format!("{tricky:.2}"), "254.26");
+            for v in [tricky, 0.1 + 0.2, 1e-7, 123_456_789.123_456_78, 2523.9, 5e300] {
+                let text: String = sqlx::query(&sql).bind(v).fetch_one(&pool).await.unwrap().get(0);
+                assert_eq!(text.parse::<f64>().unwrap().to_bits(), v.to_bits(), "{v:?} came back as {text}");
+            }
+            let null: String = sqlx::query(&sql).bind(None::<f64>).fetch_one(&pool).await.unwrap().get(0);
+            assert_eq!(null, "");
+            // The cast the summary used before: 15 digits, another f64.
+            let old: String =
+                sqlx::query("SELECT CAST($1 AS TEXT)").bind(tricky).fetch_one(&pool).await.unwrap().get(0);
+            assert_eq!(format!("{:.2}", old.parse::<f64>().unwrap()), "254.25", "{old}");
+        });
+    }
 
     #[test]
     fn unpacks_rows_with_empty_columns_and_names_a_broken_one() {

@@ -244,11 +244,19 @@ impl FieldGroup {
 /// A group's scenario score (computed in `field::scores`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct GroupScore {
-    /// 0–100, `None` when too few of the group's requests were sampled
-    /// or the scenario measures none of what they have.
+    /// 0–100, `None` when none of the group's requests were sampled or
+    /// the scenario measures none of what they have.
     pub score: Option<f64>,
     /// The group's requests in the sample.
     pub sampled: usize,
+}
+
+impl GroupScore {
+    /// Scored on fewer than [`crate::field::scores::MIN_SCORED`] requests:
+    /// a rough guide.
+    pub fn rough(&self) -> bool {
+        self.sampled < crate::field::scores::MIN_SCORED
+    }
 }
 
 /// A period's requests, grouped.

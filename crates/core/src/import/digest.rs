@@ -50,7 +50,8 @@ impl PickBy {
         }
     }
 
-    fn value(self, r: &RequestRow) -> Option<f64> {
+    /// Its value for request `r` (`None`: not measured).
+    pub fn value_of(self, r: &RequestRow) -> Option<f64> {
         match self {
             Self::Ttft => r.ttft_ms,
             Self::Tpot => r.tpot_ms,
@@ -196,17 +197,57 @@ impl RunDigest {
         }
     }
 
+    /// The completed requests with a value of `by`, in its order (ties in
+    /// run order).
+    fn ranked(&self, by: PickBy) -> Vec<(&RequestRow, f64)> {
+        let mut done: Vec<(&RequestRow, f64)> =
+            self.rows.iter().filter(|r| r.completed).filter_map(|r| by.value_of(r).map(|v| (r, v))).collect();
+        done.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.index.cmp(&b.0.index)));
+        done
+    }
+
     /// The completed request at percentile `p` (0–100) of `by`, nearest rank.
     pub fn request_at(&self, by: PickBy, p: f64) -> Option<&RequestRow> {
-        let mut done: Vec<(&RequestRow, f64)> =
-            self.rows.iter().filter(|r| r.completed).filter_map(|r| by.value(r).map(|v| (r, v))).collect();
+        self.pick_at(by, p).map(|k| k.row)
+    }
+
+    /// The completed request at percentile `p` (0–100) of `by` (nearest
+    /// rank: the ⌈p·n⌉-th), with its rank and the value the tables show at
+    /// `p` (numpy's linear percentile, between two requests).
+    pub fn pick_at(&self, by: PickBy, p: f64) -> Option<Picked<'_>> {
+        let done = self.ranked(by);
         if done.is_empty() {
             return None;
         }
-        done.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.index.cmp(&b.0.index)));
         let n = done.len();
-        let rank = ((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1;
-        Some(done[rank].0)
+        let rank = ((p / 100.0 * n as f64).ceil() as usize).clamp(1, n);
+        let values: Vec<f64> = done.iter().map(|d| d.1).collect();
+        Some(Picked {
+            row: done[rank - 1].0,
+            rank,
+            of: n,
+            table_value: crate::measure::stats::percentile_of_sorted(&values, p),
+        })
+    }
+}
+
+/// A request picked at a percentile ([`RunDigest::pick_at`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Picked<'a> {
+    /// The request.
+    pub row: &'a RequestRow,
+    /// Its rank among the completed requests (1: the lowest value).
+    pub rank: usize,
+    /// How many were ranked.
+    pub of: usize,
+    /// The percentile as the tables give it (interpolated).
+    pub table_value: f64,
+}
+
+impl Picked<'_> {
+    /// The slowest (highest) of the ranked requests.
+    pub fn is_last(&self) -> bool {
+        self.rank == self.of
     }
 }
 
@@ -390,6 +431,39 @@ mod tests {
         assert_eq!(d.request_at(PickBy::Ttft, 99.0).unwrap().index, 8, "failed request 9 never picked");
         assert_eq!(d.request_at(PickBy::E2el, 99.0).unwrap().index, 0);
         assert!(d.request_at(PickBy::Tpot, 50.0).is_none());
+    }
+
+    /// Issue 44: five field answers (TTFT 155.9, 2523.9, 303.1, 254.3,
+    /// 204.4 ms): the "P90" pane played #2 at 2,524 ms beside a table whose
+    /// P90 is 1,635.61 ms, and the same request as the "worst (P99)",
+    /// unsaid. The pick now carries its rank and the table's value.
+    #[test]
+    fn a_pick_says_its_rank_and_the_tables_value() {
+        let ttfts = [155.9, 2523.9, 303.1, 254.3, 204.4];
+        let rows: Vec<RequestRow> = ttfts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| RequestRow {
+                index: i,
+                id: None,
+                sent_ms: 0.0,
+                ttft_ms: Some(*t),
+                tpot_ms: None,
+                e2el_ms: None,
+                output_tokens: 5,
+                longest_stall_ms: 0.0,
+                completed: true,
+            })
+            .collect();
+        let d = RunDigest { rows, ..sample() };
+        let p90 = d.pick_at(PickBy::Ttft, 90.0).unwrap();
+        let p99 = d.pick_at(PickBy::Ttft, 99.0).unwrap();
+        assert_eq!((p90.row.index, p90.rank, p90.of), (1, 5, 5));
+        assert!((p90.table_value - 1635.58).abs() < 0.01, "{}", p90.table_value);
+        assert!(p90.is_last() && p99.is_last() && p90.row.index == p99.row.index);
+        let p50 = d.pick_at(PickBy::Ttft, 50.0).unwrap();
+        assert_eq!((p50.row.index, p50.rank, p50.table_value), (3, 3, 254.3));
+        assert!(!p50.is_last());
     }
 
     #[test]
