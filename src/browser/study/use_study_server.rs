@@ -76,6 +76,15 @@ pub fn use_study_server(options: UseStudyServerOptions) -> UseStudyServer {
         designs: StoredValue::new(HashMap::new()),
         lib,
     };
+    // What was said (published, a link) is of the design it was said of:
+    // an edit or another study open takes it away.
+    Effect::new(move |said_of: Option<String>| {
+        let now = draft.with(Study::fingerprint);
+        if said_of.is_some_and(|f| f != now) {
+            s.message.set(None);
+        }
+        now
+    });
     let hidden = use_visibility();
     let polling = Memo::new(move |_| shown.get() && !hidden.get() && !s.token.value.with(String::is_empty));
     Effect::new(move |_| {
@@ -187,7 +196,18 @@ impl UseStudyServer {
         }
     }
 
-    /// Publishes the draft; the participant link is shown and copied.
+    /// Whether the draft, as it is, is a published version still open
+    /// (then Publish has nothing to do).
+    pub fn published_as_is(&self) -> bool {
+        let now = self.draft.with(Study::fingerprint);
+        self.published.with(|l| {
+            l.iter()
+                .any(|p| p.open && self.designs.with_value(|d| d.get(&p.id).is_some_and(|(_, f)| *f == now)))
+        })
+    }
+
+    /// Publishes the draft; the participant link is shown and copied (the
+    /// open version's, when this very design is published already).
     pub fn publish(&self) {
         let s = *self;
         let study = s.draft.get_untracked();
@@ -201,7 +221,11 @@ impl UseStudyServer {
                 Ok(reply) => {
                     let link = Self::link(&reply.id, reply.url.as_deref());
                     page::copy(&link);
-                    s.message.set(Some(format!("Published. Send participants this link (copied): {link}")));
+                    s.message.set(Some(if reply.already {
+                        format!("This design is published already; its answers stay. Send participants its link (copied): {link}")
+                    } else {
+                        format!("Published. Send participants this link (copied): {link}")
+                    }));
                     s.refresh();
                 }
                 Err(e) => s.message.set(Some(e.to_string())),

@@ -22,7 +22,8 @@ pub fn ServerPanel(server: UseStudyServer) -> impl IntoView {
                     <input type="password" autocomplete="off" data-testid="study-token" placeholder="llr_… (printed by serve on first start)"
                         prop:value=move || s.token.value.get() on:input=move |ev| s.set_token(event_target_value(&ev))/>
                 </label>
-                <button type="button" data-testid="study-publish" disabled=move || !has_token() || s.busy.get()
+                <button type="button" data-testid="study-publish" disabled=move || !has_token() || s.busy.get() || s.published_as_is()
+                    title=move || s.published_as_is().then_some("This design is published and open: its link is below.")
                     on:click=move |_| s.publish()>"Publish to the study server"</button>
             </div>
             <p class="hint">"The token stays in this tab only (never in exports or links). It is in the data directory's researcher-token file."</p>
@@ -37,7 +38,7 @@ pub fn ServerPanel(server: UseStudyServer) -> impl IntoView {
                             " "<button type="button" class="secondary" data-testid="published-copy" on:click=move |_| crate::browser::page::copy(&link)>"Copy"</button>
                             <span data-testid="published-counts">{format!(" {} participant(s), {} answer(s) · {}", p.participants, p.answers, if p.open { "open" } else { "closed" })}</span>
                             {p.open.then(|| view! {
-                                <button type="button" class="secondary" data-testid="published-close" on:click=move |_| s.close(id.clone())>"Close"</button>
+                                " "<button type="button" class="secondary" data-testid="published-close" on:click=move |_| s.close(id.clone())>"Close"</button>
                             })}
                         </li>
                     }

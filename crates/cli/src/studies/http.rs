@@ -39,7 +39,7 @@ use lab_core::study::results::to_csv;
 use lab_core::study::submit::MAX_SUBMISSION_BYTES;
 use serde_json::json;
 
-use super::service::{AnswerFailure, MAX_STUDY_BYTES, PublishError, Studies, Submitted};
+use super::service::{AnswerFailure, MAX_STUDY_BYTES, Publication, PublishError, Studies, Submitted};
 use super::setup::random;
 use super::sql::SqlStore;
 use super::store::StoreError;
@@ -191,14 +191,16 @@ async fn publish(State(api): Shared, client: Client, headers: HeaderMap, body: B
         return refuse(StatusCode::INTERNAL_SERVER_ERROR, e);
     }
     match published {
-        Ok(p) => {
+        Ok(Publication { published: p, already }) => {
             let reply = PublishedReply {
                 link: link_path(&p.id),
                 url: api.url(&p.id),
                 id: p.id,
                 study_id: p.study.id,
+                already,
             };
-            (StatusCode::CREATED, Json(reply)).into_response()
+            let status = if already { StatusCode::OK } else { StatusCode::CREATED };
+            (status, Json(reply)).into_response()
         }
         Err(PublishError::TooLarge) => refuse(StatusCode::PAYLOAD_TOO_LARGE, PublishError::TooLarge),
         Err(PublishError::Store(e)) => store_failed(&e),

@@ -36,6 +36,15 @@ pub fn study_id(random: [u8; 5]) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// A publish's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Publication {
+    /// The published version.
+    pub published: Published,
+    /// It was published before with this very design and is still open.
+    pub already: bool,
+}
+
 /// Why a study was not published.
 #[derive(Debug, thiserror::Error)]
 pub enum PublishError {
@@ -162,21 +171,33 @@ impl<S: StudyStore> Studies<S> {
         self.store.list().await
     }
 
-    /// Publishes a study; `random` gives 5 fresh random bytes per try.
+    /// Publishes a study; `random` gives 5 fresh random bytes per try. A
+    /// design identical to an open published one (a second click, another
+    /// tab) is not published again: that version comes back, with its link
+    /// and answers, and [`Publication::already`] says so.
     pub async fn publish(
         &self,
         body: &[u8],
         mut random: impl FnMut() -> [u8; 5],
-    ) -> Result<Published, PublishError> {
+    ) -> Result<Publication, PublishError> {
         if body.len() > MAX_STUDY_BYTES {
             return Err(PublishError::TooLarge);
         }
         let study = Study::from_json(&String::from_utf8_lossy(body))?;
         study.validate()?;
+        for listed in self.store.list().await? {
+            if listed.open
+                && listed.study_id == study.id
+                && let Some(p) = self.store.study(&listed.id).await?
+                && p.study == study
+            {
+                return Ok(Publication { published: p, already: true });
+            }
+        }
         for _ in 0..10 {
             let p = Published { id: study_id(random()), study: study.clone(), open: true };
             if self.store.publish(&p).await? {
-                return Ok(p);
+                return Ok(Publication { published: p, already: false });
             }
         }
         Err(PublishError::NoId)
@@ -291,7 +312,8 @@ pub(crate) mod tests {
                     [n; 5]
                 })
                 .await
-                .unwrap();
+                .unwrap()
+                .published;
             assert_eq!(p.id.len(), ID_CHARS);
             let p1 = studies.join(&p.id, 0.0, [1; 5]).await.unwrap();
             assert_eq!((p1.number, p1.participant.as_str()), (0, "p001-040g2081"));
@@ -321,14 +343,28 @@ pub(crate) mod tests {
             assert!(matches!(studies.publish(&big, || [1; 5]).await, Err(PublishError::TooLarge)));
             let study = Study::example();
             let p = studies.publish(study.to_json().as_bytes(), || [7; 5]).await.unwrap();
-            // The same id again is taken: the next random bytes are tried.
+            assert!(!p.already);
+            let p = p.published;
+            // The same design again, still open: the same version, not a
+            // second one beside it (issue 44: a second click made a new
+            // link with 0 answers).
+            let again = studies.publish(study.to_json().as_bytes(), || [9; 5]).await.unwrap();
+            assert!(again.already && again.published == p, "{again:?}");
+            // Another design whose random id is taken: the next bytes are tried.
+            let mut other = study.clone();
+            other.title.push_str(" (v2)");
             let mut tries = vec![[7; 5], [8; 5]].into_iter();
-            let q = studies.publish(study.to_json().as_bytes(), || tries.next().unwrap()).await.unwrap();
-            assert_ne!(p.id, q.id);
+            let q = studies.publish(other.to_json().as_bytes(), || tries.next().unwrap()).await.unwrap();
+            assert!(!q.already);
+            assert_ne!(p.id, q.published.id);
             let e = studies.answer(&p.id, br#"{"participant":1}"#, 0.0).await.unwrap_err();
             assert_eq!(e.status(), 400);
             let e = studies.answer(&p.id, &vec![b' '; 5000], 0.0).await.unwrap_err();
             assert_eq!(e.status(), 413);
+            // Once closed, the same design publishes a new version.
+            assert!(studies.close(&p.id).await.unwrap());
+            let reopened = studies.publish(study.to_json().as_bytes(), || [10; 5]).await.unwrap();
+            assert!(!reopened.already && reopened.published.id != p.id);
         });
     }
 
@@ -337,7 +373,7 @@ pub(crate) mod tests {
         block_on(async {
             let studies = Studies::new(MemoryStore::default());
             let study = Study::example();
-            let p = studies.publish(study.to_json().as_bytes(), || [3; 5]).await.unwrap();
+            let p = studies.publish(study.to_json().as_bytes(), || [3; 5]).await.unwrap().published;
             let fast = studies.join(&p.id, 0.0, [1; 5]).await.unwrap();
             let other = studies.join(&p.id, 0.0, [2; 5]).await.unwrap();
             assert_eq!(other.number, 1);

@@ -321,7 +321,7 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(async {
             let studies = Studies::new(SqlStore::connect(&url).await.unwrap());
-            let p = studies.publish(study.to_json().as_bytes(), || [4; 5]).await.unwrap();
+            let p = studies.publish(study.to_json().as_bytes(), || [4; 5]).await.unwrap().published;
             let who = studies.join(&p.id, 0.0, [1; 5]).await.unwrap();
             let mut session = Session::new(&study, who.participant.clone(), who.number);
             let mut bodies = Vec::new();
@@ -349,7 +349,7 @@ mod tests {
         let study = Study::example();
         let (id, p1) = rt.block_on(async {
             let studies = Studies::new(SqlStore::connect(&url).await.unwrap());
-            let p = studies.publish(study.to_json().as_bytes(), || [9; 5]).await.unwrap();
+            let p = studies.publish(study.to_json().as_bytes(), || [9; 5]).await.unwrap().published;
             let p1 = studies.join(&p.id, 0.0, [1; 5]).await.unwrap();
             let p2 = studies.join(&p.id, 0.0, [2; 5]).await.unwrap();
             assert_eq!((p1.number, p2.number), (0, 1));

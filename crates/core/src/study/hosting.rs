@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use super::Study;
 
-/// Reply to publishing (`POST /api/studies`, 201).
+/// Reply to publishing (`POST /api/studies`: 201, or 200 when this very
+/// design is published and open already).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PublishedReply {
     /// Short id (8 characters).
@@ -20,6 +21,10 @@ pub struct PublishedReply {
     pub url: Option<String>,
     /// The design's own id (in results files).
     pub study_id: String,
+    /// This design was published before and is still open: this is that
+    /// version (its link and answers), not a new one.
+    #[serde(default)]
+    pub already: bool,
 }
 
 /// A published study as the researcher's list shows it (`GET /api/studies`).
