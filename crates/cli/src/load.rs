@@ -4,7 +4,7 @@
 //! the server's side of every window whoever loads it
 //! (`GET /v1/lab/traffic`, [`crate::traffic`]).
 //!
-//! - `POST /v1/lab/load` `{"model", "speed", "duration_s", "from_s"}` sends
+//! - `POST /v1/lab/load` `{"model", "speed", "duration_s", "from_s", "continues"}` sends
 //!   the sample (a Mooncake-format trace of 200 requests over 37.6 s, looped)
 //!   from `from_s` into it at ×speed for `duration_s`, each request at its time whatever earlier ones are
 //!   doing, with `min_tokens`/`ignore_eos` so answers have the rows' lengths.
@@ -19,8 +19,8 @@
 //!   as its POST answered, with its requests' TTFT, failures and why by
 //!   `lab_core::workload::load_trace::OwnRequests`).
 //! - `GET /v1/lab/load/requests`: every request the loads have sent since
-//!   the sweep began (a load from the sample's start, `from_s` 0, or the
-//!   first after a DELETE, begins one), as a lab trace on one clock
+//!   the sweep began (a load from the sample's start, `from_s` 0, without
+//!   `continues`, or the first after a DELETE, begins one), as a lab trace on one clock
 //!   (`meta.clock_epoch_ms`): when each was due and sent, its first chunk
 //!   (text dropped: enough for TTFT) and, when it failed, why. At most
 //!   [`MAX_RECORDS`]; past them the trace's notes say how many were left
@@ -195,10 +195,15 @@ struct Start {
     model: String,
     speed: f64,
     duration_s: f64,
-    /// Where in the sample to start (s at ×1, looped): a sweep's windows
-    /// play on through the trace.
+    /// Where in the sample to start (s at ×1, looped).
     #[serde(default)]
     from_s: f64,
+    /// The next window of the running sweep (kept in its record even when
+    /// it starts at the sample's start, as the lab's speed sweep does: each
+    /// speed plays the sample from its start, so a faster window offers
+    /// the same requests sooner, and more of them).
+    #[serde(default)]
+    continues: bool,
 }
 
 #[derive(Deserialize)]
@@ -307,7 +312,7 @@ async fn start(State(api): State<Arc<LoadApi>>, headers: HeaderMap, body: Bytes)
     let offered_per_s = schedule_len as f64 / s.duration_s;
     let sweep = {
         let mut sweep = api.sweep();
-        if s.from_s == 0.0 || api.current().is_none() {
+        if (s.from_s == 0.0 && !s.continues) || api.current().is_none() {
             *sweep = Arc::new(Sweep::new());
         }
         Arc::clone(&sweep)

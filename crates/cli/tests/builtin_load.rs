@@ -60,6 +60,27 @@ fn a_load_sends_what_it_offers_and_its_requests_queue_for_the_shared_slots() {
     assert_eq!(get(&srv.addr, "/v1/lab/load")["running"], false);
 }
 
+/// Issue 44: the speed sweep played on through the sample, so 1.5× offered
+/// 4.1 requests/s against 1×'s 5.8. Each window from the sample's start,
+/// continuing the sweep: offered grows with speed, one sweep of three loads.
+#[test]
+fn a_sweep_from_the_samples_start_offers_more_at_each_speed() {
+    let srv = start(&[]);
+    let mut offered = Vec::new();
+    for (k, speed) in [1.0, 1.5, 2.0].into_iter().enumerate() {
+        let body =
+            json!({"model": MODEL, "speed": speed, "duration_s": 4.0, "from_s": 0.0, "continues": k > 0});
+        let (status, started) = load(&srv.addr, &body);
+        assert_eq!(status, 200, "{started}");
+        assert_eq!(started["load"].as_u64(), Some(k as u64 + 1), "the same sweep: {started}");
+        offered.push(started["offered_per_s"].as_f64().unwrap());
+    }
+    assert!(offered.windows(2).all(|w| w[1] >= w[0]) && offered[2] > offered[0], "offered {offered:?}");
+    let (_, stopped) = call(&srv.addr, "DELETE", "/v1/lab/load", &[], b"");
+    let loads: Value = serde_json::from_str(&stopped).unwrap();
+    assert_eq!(loads["loads"].as_array().map(Vec::len), Some(3), "{stopped}");
+}
+
 #[test]
 fn a_new_load_replaces_the_running_one_and_the_sweep_plays_on_through_the_trace() {
     let srv = start(&[]);

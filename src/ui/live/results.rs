@@ -55,6 +55,9 @@ pub fn RunResults(run: MeasuredRun) -> impl IntoView {
             </div>
             <Failures run=run.clone()/>
             <StreamNotes run=run.clone()/>
+            // A probe run's verdict first: the client-vs-server table of its
+            // probes below it (issue 44: it sat under a 30-row table).
+            {(!run.trace.meta.load.is_empty()).then(|| view! { <ProbeResults trace=run.trace.clone() config=run.config/> })}
             {(!run.comparisons.is_empty()).then(|| view! { <Comparisons rows=run.comparisons.clone()/> })}
             <section>
                 <h4>{format!("Stalls (gaps over {:.0} ms): {stall_count}", run.config.stall_threshold_ms)}</h4>
@@ -74,7 +77,6 @@ pub fn RunResults(run: MeasuredRun) -> impl IntoView {
                 </p>
             })}
             {(run.levels.len() > 1).then(|| view! { <SweepTable levels=run.levels.clone() knee=run.saturation.clone()/> })}
-            {(!run.trace.meta.load.is_empty()).then(|| view! { <ProbeResults trace=run.trace.clone() config=run.config/> })}
             <AnalysisPanel name=run.trace.meta.label.clone().unwrap_or_else(|| "Live run".into()) run=run/>
         </section>
     }

@@ -135,8 +135,15 @@ pub fn sender_of(trace: &Trace) -> Option<String> {
     (!name.is_empty()).then(|| name.join(" "))
 }
 
-/// The rate view of a trace (`None` when no request was scheduled).
+/// The rate view of a trace (`None` when no request was scheduled, or for
+/// a probe run: its scheduled requests are the probes, a request every few
+/// seconds, while the load it is about runs beside them; that load is read
+/// window by window by `workload::probe`, so a rate view of the probes
+/// would speak of a rate no one loaded the server at).
 pub fn rate_run(trace: &Trace, m: &RunMetrics) -> Option<RateRun> {
+    if !trace.meta.load.is_empty() {
+        return None;
+    }
     let reqs: Vec<_> =
         trace.requests.iter().zip(&m.per_request).filter(|(r, _)| r.scheduled_ms.is_some()).collect();
     let t0 = reqs.iter().filter_map(|(r, _)| r.scheduled_ms).reduce(f64::min)?;
@@ -486,5 +493,19 @@ mod tests {
             rate_run(&Trace::default(), &RunMetrics::of(&Trace::default(), &MetricsConfig::default())),
             None
         );
+    }
+
+    /// Issue 44: a probe run's page said requests "started to queue at about
+    /// 1.0 requests/s … (send at least 50 requests)" of its probes while the
+    /// load ran 5–15 requests/s.
+    #[test]
+    fn a_probe_run_has_no_rate_view_of_its_probes() {
+        let mut reqs: Vec<RequestTrace> = (0..10).map(|i| req(i as f64, 100.0)).collect();
+        reqs.extend((0..40).map(|i| req(10.0 + i as f64 * 0.25, 100.0 + 25.0 * i as f64)));
+        let mut t = Trace { requests: reqs, ..Trace::default() };
+        assert!(rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())).is_some());
+        t.meta.load =
+            vec![crate::trace::LoadWindow { label: "1×".into(), speed: Some(1.0), ..Default::default() }];
+        assert_eq!(rate_run(&t, &RunMetrics::of(&t, &MetricsConfig::default())), None);
     }
 }

@@ -270,7 +270,15 @@ fn sentence(w: &ProbeWindow) -> String {
         (Some(s), Some(v)) => format!(" Score {s:.0} ({}).", v.word()),
         _ => format!(" Too few answered probes to score (fewer than {MIN_PROBES})."),
     };
-    format!("{load} {seen}{tail}{queue}{load_users}.{score}{failed}")
+    // Admissions count the requests that took a decode slot in the window,
+    // wherever they were sent: some were queued before it.
+    let carried = match (w.admitted_per_s, w.load.offered_per_s) {
+        (Some(a), Some(o)) if a > o * 1.05 + 0.05 => format!(
+            " The server admitted {a:.1} requests a second, more than the {o:.1} offered: requests that queued before the window took their slots in it."
+        ),
+        _ => String::new(),
+    };
+    format!("{load} {seen}{tail}{queue}{load_users}.{score}{carried}{failed}")
 }
 
 fn verdict_words(scenario: &str, breaking: Option<Breaking>, top: Option<f64>) -> String {
@@ -365,6 +373,25 @@ mod tests {
         assert!(table.trim_end().ends_with(r.words.last().unwrap()), "{table}");
         assert!((r.windows[1].queued_share.unwrap() - 1.0 / 3.0).abs() < 1e-9);
         assert!(r.windows[1].typical.is_some_and(|i| (3..6).contains(&i)));
+    }
+
+    /// Issue 44: "admitted" 6.3 beside "offered" 5.8, unexplained.
+    #[test]
+    fn more_admitted_than_offered_is_said_as_what_it_is() {
+        let chat = preset("chat").unwrap();
+        let mut t = run(&[120.0, 300.0]);
+        // Window 2 (10 s, 10 requests/s offered) admitted 120 requests.
+        t.meta.load[1].queued_ms = vec![5.0; 120];
+        t.meta.load[1].admitted = 120;
+        let r = ProbeReport::of(&t, &chat, &MetricsConfig::default()).unwrap();
+        assert!(
+            r.words[1].contains(
+                "The server admitted 12.0 requests a second, more than the 10.0 offered: requests that queued before the window took their slots in it."
+            ),
+            "{}",
+            r.words[1]
+        );
+        assert!(!r.words[0].contains("more than"), "{}", r.words[0]);
     }
 
     #[test]
