@@ -5,9 +5,11 @@
 // and what was expected, and nothing half-read is shown as a summary.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { ROOT, analyzeJson, labSuite, openPage } from './lib/lab.mjs';
+import { LAB_BIN, ROOT, analyzeJson, labSuite, openPage } from './lib/lab.mjs';
 import { waitFor } from './lib/dom.mjs';
 
 const FIXTURES = path.join(ROOT, 'tests/fixtures/workload');
@@ -57,6 +59,37 @@ describe('workload files in the Import view', () => {
     assert.match(share.rows['input tokens'], /approximate/, 'the browser says its ShareGPT counts are pseudo tokens');
     assert.deepEqual(problems, []);
     await context.close();
+  });
+
+  // Issue 44: the card's command (`--target http://HOST:PORT`, no model,
+  // no --exact-output) ended "45 answers shorter than asked" when run.
+  test('the card\'s command, run as shown, sends the workload as the file has it', async () => {
+    const { page, context } = await openPage(lab.browser, `${lab.server.url}#import`);
+    const asked = [20, 24, 28, 32, 36, 40];
+    const rows = asked.map((n, i) => JSON.stringify({ timestamp: i * 100, input_length: 200, output_length: n, hash_ids: [i] }));
+    const name = 'small_mooncake.jsonl';
+    await drop(page, [{ name, text: rows.join('\n') }]);
+    await waitFor(page, 'workload-command', 20_000);
+    const command = await page.evaluate(() => document.querySelector('[data-testid="workload-command"]').textContent);
+    const origin = new URL(lab.server.url).origin;
+    assert.match(command, new RegExp(`^latency-lab run ${name} --target ${origin} --model \\S+ --exact-output -o run\\.trace\\.json$`), command);
+    // The chart has axes and says what it shows (not "Inter-token gaps").
+    const chart = await page.evaluate(() => document.querySelector('[data-testid="workload-rate"] svg').getAttribute('aria-label'));
+    assert.match(chart, /^Request rate over /, chart);
+    await context.close();
+
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'lab-workload-command-'));
+    writeFileSync(path.join(dir, name), rows.join('\n'));
+    const [bin, ...args] = command.split(' ');
+    assert.equal(bin, 'latency-lab');
+    const run = spawnSync(LAB_BIN, [...args, '--quiet'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    const said = `${run.stdout}${run.stderr}`;
+    assert.equal(run.status, 0, said);
+    assert.match(said, /6 requests sent: 6 answered, 0 failed/, said);
+    assert.doesNotMatch(said, /shorter than asked/, said);
+    const trace = JSON.parse(readFileSync(path.join(dir, 'run.trace.json'), 'utf8'));
+    const got = [...trace.requests].sort((a, b) => a.sent_ms - b.sent_ms).map((r) => r.usage?.completion_tokens);
+    assert.deepEqual(got, asked, 'each answer as long as its row asked');
   });
 
   test('a bad row names its line and what was expected; nothing half-read is shown', async () => {

@@ -8,11 +8,13 @@
 mod bars;
 mod lines;
 mod prefill;
+mod rate;
 mod requests;
 
 pub use bars::{GoodputChart, HistogramChart, PercentileBarsChart, ScoreBreakdownChart};
 pub use lines::{CdfChart, ConcurrencyChart, TimelineChart};
 pub use prefill::PrefillChart;
+pub use rate::WorkloadRateChart;
 pub use requests::RequestsOverTimeChart;
 
 use lab_core::chart::LinearScale;

@@ -1,14 +1,17 @@
 //! A workload file as the Import view shows it (core's
 //! `workload::summary::Digest`, the same figures as `latency-lab analyze`):
-//! its rate over time, lengths, sessions and prefix reuse, and the command
-//! that sends it.
+//! its rate over time (a chart with axes), lengths, sessions and prefix
+//! reuse, and the command that sends it as it is (core's
+//! `workload::command`) to this lab's replay endpoint.
 
+use lab_core::workload::command::{LAB_SERVER_MODEL, run_command};
 use lab_core::workload::summary::{Digest, LengthDigest};
 use leptos::prelude::*;
 
 use crate::browser::importer::LoadedWorkload;
+use crate::browser::page;
+use crate::ui::charts::WorkloadRateChart;
 use crate::ui::format::{opt, percent};
-use crate::ui::live::Sparkline;
 
 fn lengths(l: &LengthDigest) -> String {
     let p = |v: Option<u32>| v.map_or("–".into(), |v| v.to_string());
@@ -68,17 +71,21 @@ fn rows(d: &Digest) -> Vec<(&'static str, String)> {
 #[component]
 pub fn WorkloadCard(workload: LoadedWorkload) -> impl IntoView {
     let d = workload.digest;
-    let rate: Vec<f64> = d.rate_over_time.iter().map(|p| p.per_s).collect();
+    let rate = d.rate_over_time.clone();
     let title = format!("{} · {} workload", workload.file, d.format.clone().unwrap_or_default());
-    let command = format!("latency-lab run {} --target http://HOST:PORT -o run.trace.json", workload.file);
+    let command = run_command(&workload.file, &page::origin(), LAB_SERVER_MODEL, d.output_tokens.max > 0);
     view! {
         <article class="run-card" data-testid="workload-card">
             <h3>{title}</h3>
             <table class="metrics"><tbody>
                 {rows(&d).into_iter().map(|(k, v)| view! { <tr><th scope="row">{k}</th><td>{v}</td></tr> }).collect_view()}
             </tbody></table>
-            {(!rate.is_empty()).then(|| view! { <p>"Request rate over time"</p><Sparkline values=Signal::stored(rate)/> })}
-            <p class="hint">"Send it open loop, and feel it while it runs (Live, probe while loaded by another tool): "<code>{command}</code></p>
+            {(!rate.is_empty()).then(|| view! { <WorkloadRateChart points=rate/> })}
+            <p class="hint">
+                "Send it open loop at its own times, each answer as long as its row asks, to this lab's replay endpoint as a serving engine (prefill, a prefix cache, 4 decode slots), and feel it while it runs (Live, probe while loaded): "
+                <code data-testid="workload-command">{command}</code>
+                " Against your own server: its address in --target and its model in --model."
+            </p>
         </article>
     }
 }

@@ -32,10 +32,13 @@
 //!   ids are a shared token prefix on a real engine.
 //! - [`probe`]: a probe run read back window by window beside the load it
 //!   was sent with, and the speed sweep's breaking point.
+//! - [`command`]: the `latency-lab run` command that sends a workload file
+//!   as it is.
 //! - [`cache`]: the cached tokens the replay endpoint will report for each
 //!   request, predicted from the `hash_ids` alone.
 
 pub mod cache;
+pub mod command;
 pub mod load_trace;
 pub mod probe;
 pub mod prompts;
