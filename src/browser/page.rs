@@ -60,9 +60,11 @@ pub fn today() -> String {
     iso_now().chars().take(10).collect()
 }
 
-/// A moment (ms since the epoch) as a local date and time for people.
+/// A moment (ms since the epoch) as a local date and time for people, in
+/// the browser's language (as its date pickers show dates).
 pub fn local_time(epoch_ms: f64) -> String {
-    js_sys::Date::new(&epoch_ms.into()).to_locale_string("en-GB", &JsValue::UNDEFINED).into()
+    let language = window().and_then(|w| w.navigator().language()).unwrap_or_else(|| "en".into());
+    js_sys::Date::new(&epoch_ms.into()).to_locale_string(&language, &JsValue::UNDEFINED).into()
 }
 
 /// A random number in `[0, 1)` (not for secrets).

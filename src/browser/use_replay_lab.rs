@@ -47,6 +47,9 @@ pub struct UseReplayLab {
     runs: SessionRuns,
 }
 
+/// Said when the playback was paused by leaving the view.
+pub const LEFT_NOTICE: &str = "Paused when you left this view. Press Play to continue.";
+
 /// What [`use_replay_lab`] works with.
 #[derive(Clone, Copy)]
 pub struct UseReplayLabOptions {
@@ -89,16 +92,23 @@ pub fn use_replay_lab(options: UseReplayLabOptions) -> UseReplayLab {
             lab.load(autoplay && active.get_untracked());
         }
     });
+    // Leaving the view pauses a playback, and says so on return (Play
+    // clears it).
     Effect::new(move |_| {
-        if !active.get() {
+        if !active.get() && lab.engine.playing.get_untracked() {
             lab.engine.pause();
+            lab.engine.notice.set(Some(LEFT_NOTICE.into()));
         }
     });
-    // Every finished playback joins the library and the session's runs.
+    // Every finished playback of the user's own panes joins the library and
+    // the session's runs; a story as the lab tells it (the landing page's,
+    // one chosen among the stories) is the lab's example, not a run of
+    // theirs, so browsing the stories fills neither.
     let seen = StoredValue::new(0usize);
     Effect::new(move |_| {
         let done = lab.engine.finished.get();
-        for run in done.iter().skip(seen.get_value()) {
+        let story = !lab.story_id.with_untracked(String::is_empty);
+        for run in done.iter().skip(seen.get_value()).filter(|_| !story) {
             lib.save_trace(&run.trace, true);
             runs.add(run.clone());
         }
@@ -157,7 +167,9 @@ impl UseReplayLab {
         self.set_pane(i, |c| c.smoothing = s);
     }
 
+    /// Changes pane `i` (the panes are then no longer the story's).
     fn set_pane(&self, i: usize, f: impl FnOnce(&mut PaneConfig)) {
+        self.story_id.set(String::new());
         self.panes.update(|p| {
             if let Some(c) = p.get_mut(i) {
                 f(c);
@@ -212,6 +224,7 @@ impl UseReplayLab {
 
     /// One more pane (a preset profile), up to [`MAX_PANES`].
     pub fn add_pane(&self) {
+        self.story_id.set(String::new());
         self.panes.update(|p| {
             if p.len() < MAX_PANES {
                 p.push(PaneConfig::profile(profile::presets()[2].clone()));
@@ -222,6 +235,7 @@ impl UseReplayLab {
 
     /// One pane fewer, down to [`MIN_PANES`].
     pub fn remove_pane(&self) {
+        self.story_id.set(String::new());
         self.panes.update(|p| {
             if p.len() > MIN_PANES {
                 p.pop();

@@ -101,7 +101,11 @@ pub fn LandingPaths(shown: Signal<bool>) -> impl IntoView {
         <section class="landing landing-next" hidden=move || !shown.get()>
             <div class="landing-paths" role="group" aria-label="Start here">
                 <button type="button" data-testid="go-live" on:click=move |_| go(View::Live)>"Measure your endpoint"</button>
-                <button type="button" class="secondary" data-testid="go-replay" on:click=move |_| go(View::Replay)>"Compare profiles side by side"</button>
+                <button type="button" class="secondary" data-testid="go-replay" on:click=move |_| {
+                    // The story above is the replay already: this leads to choosing its panes.
+                    go(View::Replay);
+                    crate::browser::page::focus("[data-testid=pane-0-source]");
+                }>"Choose your own profiles to compare"</button>
                 <button type="button" class="secondary" data-testid="go-import" on:click=move |_| go(View::Import)>"Import benchmark results"</button>
                 <button type="button" class="secondary" data-testid="go-study" on:click=move |_| go(View::Study)>"Run a UX study"</button>
             </div>

@@ -148,12 +148,26 @@ describe('import results', () => {
   test('a live run of this page joins the comparison (read back from the library by the Import view\'s module)', async () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#live`);
     assert.match(await runLive(page, { model: 'profile:ttft=80,tpot=5,tokens=20', mode: 'concurrent', n: 3 }), /^Finished/);
+    // A replay of the user's own panes is offered, not compared until ticked
+    // (issue 44: comparisons filled with replays).
+    await page.getByTestId('tab-replay').click();
+    await page.getByTestId('pane-0-source').selectOption('profile:code-fast');
+    await page.getByTestId('play').click();
+    await waitForText(page.getByTestId('play'), /^Pause$/, 20_000);
+    await waitForText(page.getByTestId('play'), /^Play$/, 20_000);
     await page.getByTestId('tab-import').click();
     await dropFiles(page, [fixture('vllm_bench_serve.json')]);
     const rows = page.getByTestId('compare-row');
     await rows.nth(1).waitFor({ timeout: 15_000 });
-    assert.equal(await rows.count(), 2);
+    await page.locator('[data-testid=compare-toggle][data-replay=true]').nth(1).waitFor({ timeout: 15_000 });
+    assert.equal(await rows.count(), 2, 'the import and the live run; the replay\'s two panes wait to be ticked');
+    for (const t of await page.locator('[data-testid=compare-toggle][data-replay=true]').all()) assert.equal(await t.isChecked(), false);
     assert.match(await rows.nth(1).innerText(), /^profile:ttft=80,tpot=5,tokens=20\s+3 \/ 3/, "the live run, all 3 requests");
+    // The baseline is the user's to choose.
+    const live = await page.evaluate(() => document.querySelectorAll('[data-testid="compare-baseline"] option')[1].value);
+    await page.getByTestId('compare-baseline').selectOption(live);
+    await waitForText(rows.nth(0), /^profile:ttft=80,tpot=5,tokens=20/);
+    assert.match(await rows.nth(0).innerText(), /baseline/);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -42,6 +42,19 @@ describe('replay lab', () => {
     const ttft = await Promise.all([0, 1].map((i) => page.getByTestId(`pane-${i}-result-ttft`).innerText()));
     const [a, b] = ttft.map((s) => Number(s.replace(' ms', '')));
     assert.ok(a >= 149.5 && a < 150 + LATE_MS && b >= 2519.5 && b < 2520 + LATE_MS, `TTFT ${ttft}`);
+    // Issue 44: at 1280×800 the answers' text sat at the boxes' bottom,
+    // below the first screen, for the whole play. Its first line is in view.
+    const firstLine = await page.evaluate(() => {
+      const body = document.querySelector('[data-testid="pane-0-output"] .stream-body');
+      const text = document.createTreeWalker(body, NodeFilter.SHOW_TEXT).nextNode();
+      if (!text) return null;
+      const range = document.createRange();
+      range.setStart(text, 0);
+      range.setEnd(text, 1);
+      const r = range.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, height: innerHeight };
+    });
+    assert.ok(firstLine && firstLine.bottom <= firstLine.height, `the first line of the answer at ${JSON.stringify(firstLine)}`);
     // textContent: blocks scrolled out of view skip rendering (content-visibility), so innerText omits them.
     assert.match(await page.getByTestId('pane-0-output').textContent(), /Good question! Time to first token/);
 
@@ -95,13 +108,20 @@ describe('replay lab', () => {
       checkScheduler({ ...check, panes: [{ releasedBy: { workers: 79, main_thread: 1, naive: 0 }, chunks: 80 }] }));
     writeFileSync(path.join(ARTIFACTS, 'replay-precision.json'), JSON.stringify(comparison, null, 2));
     await page.getByTestId('scheduler').selectOption('precise');
-    // Both panes of each playback are in the library, as one group each.
+    // A story as the lab tells it is its example, not the user's run: its
+    // playbacks stay out of the library (issue 44: 17 rows after browsing
+    // the stories). Panes the user set are kept, both as one group.
+    await page.getByTestId('pane-0-source').selectOption('profile:code-fast');
+    assert.equal(await page.getByTestId('story-same-tps').getAttribute('aria-pressed'), 'false', 'an edited story is no longer the story');
+    await page.getByTestId('play').click();
+    await waitForText(page.getByTestId('play'), /^Pause$/, 20_000);
+    await waitForText(page.getByTestId('play'), /^Play$/, 20_000);
     await page.getByTestId('tab-library').click();
-    await page.getByTestId('library-group').nth(1).waitFor();
-    assert.equal(await page.getByTestId('library-group').count(), 2);
-    for (const toggle of await page.getByTestId('library-group-toggle').all()) await toggle.click();
-    await page.locator('[data-testid=library-row][data-kind=replay]').nth(3).waitFor();
-    assert.equal(await page.locator('[data-testid=library-row][data-kind=replay]').count(), 4);
+    await page.getByTestId('library-group').first().waitFor();
+    assert.equal(await page.getByTestId('library-group').count(), 1, 'one group: the playback of the user\'s panes');
+    await page.getByTestId('library-group-toggle').click();
+    await page.locator('[data-testid=library-row][data-kind=replay]').nth(1).waitFor();
+    assert.equal(await page.locator('[data-testid=library-row][data-kind=replay]').count(), 2);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -174,6 +194,31 @@ describe('replay lab', () => {
     });
     await waitForText(page.getByTestId('replay-notice'), /Paused because the tab was hidden/);
     assert.equal(await page.getByTestId('play').innerText(), 'Play');
+    await context.close();
+  });
+
+  // Issue 44: "Compare profiles side by side" led to the story already showing.
+  test('the landing page\'s profiles path leads to choosing the panes', async () => {
+    const { page, context } = await openPage(browser, server.url);
+    await page.getByTestId('go-replay').click();
+    await page.waitForFunction(() => document.activeElement?.dataset.testid === 'pane-0-source', null, { timeout: 5_000 });
+    await context.close();
+  });
+
+  // Issue 44: switching views paused a replay silently.
+  test('leaving the view pauses the replay and says so on return', async () => {
+    const { page, context } = await openPage(browser, `${server.url}#replay`);
+    await page.getByTestId('story-jitter').click();
+    await waitForText(page.getByTestId('pane-0-tokens'), /^[1-9]\d*$/);
+    await waitForText(page.getByTestId('play'), /^Pause$/);
+    await page.getByTestId('tab-study').click();
+    await page.getByTestId('study-view').waitFor();
+    await page.getByTestId('tab-replay').click();
+    await waitForText(page.getByTestId('replay-notice'), /Paused when you left this view/);
+    assert.equal(await page.getByTestId('play').innerText(), 'Play');
+    await page.getByTestId('play').click();
+    await waitForText(page.getByTestId('play'), /^Pause$/);
+    assert.equal(await page.getByTestId('replay-notice').count(), 0, 'Play clears the notice');
     await context.close();
   });
 

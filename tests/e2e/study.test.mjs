@@ -89,9 +89,24 @@ describe('UX study', () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
     await page.getByTestId('study-view').waitFor();
     await page.getByTestId('study-saved').selectOption('~new');
+    const savedIds = () => page.evaluate(() =>
+      [...document.querySelectorAll('[data-testid="study-saved"] option')].map((o) => o.value).filter((v) => v && v !== '~new'));
+    const before = await savedIds();
     await setField(page, 'study-title', 'E2E perception study');
+    await setField(page, 'study-id', 'e2e');
     await setField(page, 'study-id', 'e2e-study');
     await setField(page, 'study-reps', 2);
+    // Issue 44: a title typed before the id left the new study saved twice
+    // (under its first id too). Typing the id renames it: one new entry.
+    // (Saves are written as typed: wait for the list the last one leaves,
+    // and say what it held if it never comes.)
+    const oneAdded = (ids) => {
+      const added = ids.filter((id) => !before.includes(id));
+      return added.length === 1 && added[0] === 'e2e-study';
+    };
+    for (let t0 = Date.now(); !oneAdded(await savedIds()); await new Promise((r) => setTimeout(r, 50))) {
+      assert.ok(Date.now() - t0 < 5_000, `saved studies added: ${(await savedIds()).filter((id) => !before.includes(id))}`);
+    }
     // Start from one condition more than needed, then remove it.
     await page.getByTestId('condition-add').click();
     assert.equal(await page.getByTestId('condition-row').count(), 4);
@@ -116,8 +131,13 @@ describe('UX study', () => {
     assert.equal(studyFile.id, 'e2e-study');
     assert.deepEqual(studyFile.conditions.map((c) => c.source.profile), CONDITIONS.map((c) => c.spec));
 
-    // Participant: consent, instructions, trials.
+    // Participant: consent (declined first: issue 44, only "I agree" was
+    // offered), instructions, trials.
     await page.getByTestId('study-run').click();
+    await page.getByTestId('consent-decline').click();
+    assert.match(await page.getByTestId('participant-declined').innerText(), /nothing was recorded/);
+    assert.equal(await page.getByTestId('participant-begin').count(), 0, 'no way on to the trials after declining');
+    await page.getByTestId('consent-again').click();
     await page.getByTestId('consent-accept').click();
     await page.getByTestId('participant-begin').click();
     const given = [];
@@ -278,6 +298,8 @@ describe('UX study', () => {
   test('a replay link opens the same panes; the library keeps runs across a reload', async () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#replay`);
     await page.getByTestId('story-jitter').click();
+    // Panes of one's own (a story as the lab tells it is not kept in the library).
+    await page.getByTestId('pane-0-source').selectOption('profile:smooth');
     await page.getByTestId('replay-share').click();
     const link = await page.getByTestId('replay-link').inputValue();
     // The slots in use have titles; unused slots are empty.

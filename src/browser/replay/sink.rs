@@ -68,7 +68,8 @@ impl Sink {
         let _ = root.class_list().remove_1("done");
         // The root is a bottom-anchored scroller (column-reverse): it follows
         // the newest text by itself, without reading layout from script, and
-        // stays put when the reader scrolls up. The blinking cursor is a CSS
+        // stays put when the reader scrolls up; until the text fills it, the
+        // text sits at its top (an auto margin, style/main.css). The blinking cursor is a CSS
         // pseudo-element after the last block (no node moves every frame).
         let inner = el("div")?;
         inner.set_class_name("stream");

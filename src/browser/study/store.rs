@@ -113,6 +113,11 @@ pub async fn study(lib: &Library, id: &str) -> Result<Option<Study>, StoreError>
     }
 }
 
+/// Deletes a saved design (its sessions, if any, stay).
+pub async fn delete_study(lib: &Library, id: &str) -> Result<(), StoreError> {
+    lib.delete_doc(idb::STUDIES, id).await
+}
+
 /// Every saved study (designs that no longer validate are skipped).
 pub async fn studies(lib: &Library) -> Result<Vec<Study>, StoreError> {
     Ok(lib.all_docs(idb::STUDIES).await?.iter().filter_map(|t| Study::from_json(t).ok()).collect())

@@ -138,6 +138,7 @@ fn announce(f: &Flow) -> String {
         Step::Playing => format!("{title} is playing."),
         Step::Answer(_) => f.question().map(|q| format!("{title}: {}", q.prompt())).unwrap_or_default(),
         Step::Done => "All done. Thank you!".into(),
+        Step::Declined => "You did not agree: nothing was recorded.".into(),
     }
 }
 
@@ -175,6 +176,12 @@ impl UseParticipantFlow {
     pub fn accept_consent(&self) {
         self.flow.update(|f| f.iter_mut().for_each(Flow::accept_consent));
         self.save();
+    }
+
+    /// Consent declined (nothing is saved or sent), or `false`: back to it.
+    pub fn decline_consent(&self, declined: bool) {
+        let step = if declined { Flow::decline_consent } else { Flow::reconsider };
+        self.flow.update(|f| f.iter_mut().for_each(step));
     }
 
     /// From the instructions (or the welcome back) to the trials.

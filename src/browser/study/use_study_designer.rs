@@ -34,6 +34,11 @@ pub struct UseStudyDesigner {
     /// Why the draft cannot change in place (set by the study view from
     /// its answers and the study server); `None`: it can.
     pub frozen: RwSignal<Option<Frozen>>,
+    /// The id the draft was saved under before its id was typed: typing an
+    /// id renames the draft, so that entry goes once the new one is saved
+    /// (unless answers in this browser need it), rather than staying as a
+    /// second saved study.
+    renamed_from: StoredValue<Option<String>>,
     lib: Library,
     run_test: Callback<Study>,
 }
@@ -50,6 +55,7 @@ pub fn use_study_designer(lib: Library, run_test: Callback<Study>) -> UseStudyDe
         link: RwSignal::new(None),
         file_error: RwSignal::new(None),
         frozen: RwSignal::new(None),
+        renamed_from: StoredValue::new(None),
         lib,
         run_test,
     };
@@ -68,9 +74,17 @@ pub fn use_study_designer(lib: Library, run_test: Callback<Study>) -> UseStudyDe
             return;
         }
         d.link.set(None);
+        let renamed = d.renamed_from.try_update_value(Option::take).flatten().filter(|old| *old != s.id);
         spawn_local(async move {
             match store::save_study(&lib, &s).await {
-                Ok(()) => d.reload_list(),
+                Ok(()) => {
+                    if let Some(old) = renamed
+                        && store::sessions(&lib, &old).await.is_ok_and(|s| s.is_empty())
+                    {
+                        let _ = store::delete_study(&lib, &old).await;
+                    }
+                    d.reload_list();
+                }
                 Err(e) => d.message.set(Some(format!("The study could not be saved: {e}"))),
             }
         });
@@ -98,6 +112,11 @@ impl UseStudyDesigner {
         if next == old {
             return;
         }
+        if next.id != old.id && self.frozen.get_untracked().is_none() {
+            self.renamed_from.update_value(|r| {
+                r.get_or_insert_with(|| old.id.clone());
+            });
+        }
         if next.id == old.id
             && let Some(why) = self.frozen.get_untracked()
         {
@@ -117,8 +136,11 @@ impl UseStudyDesigner {
         self.frozen.set(None);
     }
 
-    /// Opens a saved study, or (for `None`) a new one from the example.
+    /// Opens a saved study, or (for `None`) a new one from the example;
+    /// what was said of the study open before goes with it.
     pub fn open(&self, id: Option<&str>) {
+        self.message.set(None);
+        self.renamed_from.set_value(None);
         match id {
             None => {
                 let mut s = Study::example();
@@ -145,6 +167,7 @@ impl UseStudyDesigner {
             match r {
                 Ok(s) => {
                     d.message.set(Some(format!("Opened {name}.")));
+                    d.renamed_from.set_value(None);
                     d.draft.set(s);
                 }
                 Err(e) => d.message.set(Some(format!("{name}: {e}"))),

@@ -1,10 +1,14 @@
 //! Compare runs: imported and recorded runs side by side, in one table with
-//! deltas to the first (the baseline) and one chart of their TTFT CDFs.
+//! deltas to a baseline (the first compared, or the one chosen) and one
+//! chart of their TTFT CDFs. Imported runs and live runs are compared as
+//! they come; replays played in the lab are listed but left out until
+//! ticked (a comparison starts from what the user measured or loaded).
 
 use lab_core::AnalysisOptions;
 use lab_core::chart::{LinearScale, step_polyline};
 use lab_core::import::digest::{Delta, RunDigest, browsers_note, compare_runs, compared};
 use lab_core::measure::slo::SloSet;
+use lab_core::trace::SourceKind;
 use leptos::prelude::*;
 
 use crate::browser::importer::Importer;
@@ -50,6 +54,8 @@ fn cell(d: &Delta, unit: &str, baseline: bool) -> (String, String, &'static str)
 struct Candidate {
     id: String,
     digest: RunDigest,
+    /// A playback in the Replay lab (left out until ticked).
+    replay: bool,
 }
 
 /// The comparison section.
@@ -57,8 +63,11 @@ struct Candidate {
 pub fn CompareRuns() -> impl IntoView {
     let importer = expect_context::<Importer>();
     let runs = expect_context::<SessionRuns>();
-    // Unchecked runs (by id); everything else is compared, up to MAX_COMPARED.
-    let unchecked = RwSignal::new(Vec::<String>::new());
+    // Runs ticked or unticked against their default (by id); compared: up
+    // to MAX_COMPARED of those on.
+    let toggled = RwSignal::new(Vec::<String>::new());
+    let baseline = RwSignal::new(None::<String>);
+    let on = move |c: &Candidate| c.replay == toggled.with(|t| t.contains(&c.id));
     let candidates = Memo::new(move |_| {
         let slos = importer.slos.with(|s| s.parse::<SloSet>().ok());
         let opts = AnalysisOptions { slos, ..AnalysisOptions::default() };
@@ -66,10 +75,11 @@ pub fn CompareRuns() -> impl IntoView {
             .runs
             .get()
             .into_iter()
-            .map(|r| Candidate { id: format!("import-{}", r.key), digest: r.digest })
+            .map(|r| Candidate { id: format!("import-{}", r.key), digest: r.digest, replay: false })
             .collect();
         all.extend(runs.runs.get().into_iter().map(|r| Candidate {
             id: format!("run-{}", r.id),
+            replay: r.run.trace.meta.source == SourceKind::Replay,
             digest: RunDigest::of_metrics(
                 &r.run.trace,
                 r.run.analysis.metrics,
@@ -80,34 +90,43 @@ pub fn CompareRuns() -> impl IntoView {
         all
     });
     let chosen = Signal::derive(move || {
-        let off = unchecked.get();
-        candidates.get().into_iter().filter(|c| !off.contains(&c.id)).take(MAX_COMPARED).collect::<Vec<_>>()
+        let mut runs: Vec<Candidate> =
+            candidates.get().into_iter().filter(|c| on(c)).take(MAX_COMPARED).collect();
+        if let Some(k) = baseline.with(|b| b.as_ref().and_then(|b| runs.iter().position(|c| &c.id == b))) {
+            let base = runs.remove(k);
+            runs.insert(0, base);
+        }
+        runs
     });
     view! {
         <section class="compare-runs" data-testid="compare-runs">
             <h3>"Compare runs"</h3>
             <p class="hint">
-                "Every loaded run and every run of this session, side by side; the first is the baseline, "
-                "the others show their difference to it (green better, red worse). Untick a run to leave it out; "
+                "Loaded runs and this session's live runs, side by side (replays played in the lab join when ticked); "
+                "the others show their difference to the baseline (green better, red worse). Untick a run to leave it out; "
                 {format!("at most {MAX_COMPARED} are drawn.")}
             </p>
             <fieldset class="compare-pick">
                 <legend>"Runs"</legend>
                 {move || candidates.get().into_iter().map(|c| {
-                    let (id, id2) = (c.id.clone(), c.id.clone());
+                    let id = c.id.clone();
+                    let checked = on(&c);
                     view! {
                         <label class="inline">
-                            <input type="checkbox" data-testid="compare-toggle"
-                                prop:checked=move || !unchecked.with(|u| u.contains(&id))
-                                on:change=move |ev| {
-                                    let on = event_target_checked(&ev);
-                                    unchecked.update(|u| { u.retain(|x| x != &id2); if !on { u.push(id2.clone()); } });
-                                }/>
-                            " "{c.digest.label.clone()}
+                            <input type="checkbox" data-testid="compare-toggle" data-replay=c.replay.to_string() prop:checked=checked
+                                on:change=move |_| toggled.update(|t| if t.contains(&id) { t.retain(|x| x != &id) } else { t.push(id.clone()) })/>
+                            " "{c.digest.label.clone()}{c.replay.then_some(" (replay)")}
                         </label>
                     }
                 }).collect_view()}
             </fieldset>
+            <Show when=move || chosen.with(|c| c.len() > 1)>
+                <label>"Baseline "
+                    <select data-testid="compare-baseline" on:change=move |ev| baseline.set(Some(event_target_value(&ev)))>
+                        {move || chosen.get().into_iter().map(|c| view! { <option value=c.id.clone()>{c.digest.label.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+            </Show>
             {move || {
                 let runs = chosen.get();
                 browsers_note(&runs.iter().map(|c| &c.digest).collect::<Vec<_>>())

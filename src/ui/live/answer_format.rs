@@ -15,7 +15,7 @@ pub fn AnswerFormat(markdown: RwSignal<bool>, smoothing: RwSignal<Smoothing>) ->
                     <option value="markdown">"Markdown (as chat apps do)"</option>
                 </select>
             </label>
-            <label>", displayed "
+            <label>"Displayed "
                 <select data-testid="live-smoothing" prop:value=move || smoothing.get().key()
                     on:change=move |ev| smoothing.set(Smoothing::from_key(&event_target_value(&ev)))>
                     {CHOICES.iter().map(|(k, label)| view! { <option value=*k>{*label}</option> }).collect_view()}

@@ -26,6 +26,15 @@ pub fn StepCard() -> impl IntoView {
                     <p class="consent-text">{consent.unwrap_or_default()}</p>
                     <TimingNote/>
                     <button type="button" data-testid="consent-accept" data-autofocus="" on:click=move |_| f.accept_consent()>"I agree"</button>
+                    " "<button type="button" class="secondary" data-testid="consent-decline" on:click=move |_| f.decline_consent(true)>"I do not agree"</button>
+                </div>
+            }
+            .into_any(),
+            Step::Declined => view! {
+                <div class="participant-card" data-testid="participant-declined">
+                    <h2>{title}</h2>
+                    <p>"You did not agree, so nothing was recorded and nothing will be. You can close this page."</p>
+                    <button type="button" class="secondary" data-testid="consent-again" data-autofocus="" on:click=move |_| f.decline_consent(false)>"Read the consent again"</button>
                 </div>
             }
             .into_any(),

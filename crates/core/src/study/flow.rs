@@ -41,6 +41,9 @@ pub enum Step {
     Answer(f64),
     /// Every trial answered.
     Done,
+    /// The consent declined: nothing plays and nothing is recorded (the
+    /// participant may read the consent again, [`Flow::reconsider`]).
+    Declined,
 }
 
 /// What an answer led to.
@@ -109,6 +112,20 @@ impl Flow {
         if self.step == Step::Consent {
             self.session.consented = true;
             self.step = Step::Instructions;
+        }
+    }
+
+    /// Consent declined: no trial plays, no answer is taken.
+    pub fn decline_consent(&mut self) {
+        if self.step == Step::Consent {
+            self.step = Step::Declined;
+        }
+    }
+
+    /// Back to the consent after declining it.
+    pub fn reconsider(&mut self) {
+        if self.step == Step::Declined {
+            self.step = Step::Consent;
         }
     }
 
@@ -267,6 +284,26 @@ mod tests {
             Question::Choice { .. } => Answer::Choice(1),
         };
         f.answer(q.id(), a, now).unwrap()
+    }
+
+    /// Issue 44: consent offered only "I agree".
+    #[test]
+    fn a_declined_consent_plays_nothing_and_can_be_read_again() {
+        let mut study = Study::example();
+        study.consent = Some("ok?".into());
+        let mut f = Flow::begin(study, 2, 0.5);
+        f.decline_consent();
+        assert_eq!(f.step, Step::Declined);
+        assert!(!f.session.consented);
+        f.start_trials();
+        assert_eq!((f.step, f.play()), (Step::Declined, None), "nothing starts or plays");
+        assert!(f.question().is_none() && f.session.responses.is_empty());
+        f.reconsider();
+        assert_eq!(f.step, Step::Consent);
+        f.accept_consent();
+        assert_eq!(f.step, Step::Instructions);
+        f.decline_consent();
+        assert_eq!(f.step, Step::Instructions, "declining is for the consent only");
     }
 
     #[test]
