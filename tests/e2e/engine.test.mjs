@@ -178,12 +178,16 @@ describe('live mode against a real llama.cpp engine', () => {
     const trace = JSON.parse(readFileSync(out, 'utf8'));
     const ttft = trace.requests.map((r) => r.chunks[0].arrived_ms - r.sent_ms);
     // Each kind's quickest row is its cost: without the cache the sharing
-    // rows' would not be lower (their prompts are longer).
+    // rows' would not be lower (their prompts are longer). Judged on the
+    // difference, the prefill the cache saved (40–110 ms measured): a ratio
+    // also held the engine's fixed cost against it, which a CPU-bound job
+    // beside the suite inflates (fresh 179.7 ms, sharing 135.4 ms failed a
+    // 0.6 ratio on 2026-12-06 while the cache saved 44 ms).
     const fresh = ttft.filter((_, i) => i % 2 === 0);
     const sharing = ttft.filter((_, i) => i % 2 === 1);
     const [freshBest, sharingBest] = [quickest(fresh), quickest(sharing)];
     const listed = (xs) => xs.map((x) => x.toFixed(1)).join(', ');
-    assert.ok(sharingBest < freshBest * 0.6 && freshBest - sharingBest > 15,
+    assert.ok(freshBest - sharingBest > 15,
       `TTFT, quickest of each: fresh prefix ${freshBest.toFixed(1)} ms (${listed(fresh)}), shared prefix ${sharingBest.toFixed(1)} ms (${listed(sharing)})`);
     // The engine's own report: each sharing row reused at least its first
     // 512-word block (512 or more tokens) from the cache; a fresh row reused
