@@ -24,6 +24,13 @@ pub const SAMPLE: u64 = 2_000;
 /// of 20 requests is its 19th).
 pub const MIN_SCORED: usize = 20;
 
+impl GroupScore {
+    /// Scored on fewer than [`MIN_SCORED`] requests: a rough guide.
+    pub fn rough(&self) -> bool {
+        self.sampled < MIN_SCORED
+    }
+}
+
 impl FieldSummary {
     /// Scores each group against `scenario` over `sample`, requests of the
     /// same period (and filters) drawn at random.

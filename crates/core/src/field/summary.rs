@@ -251,13 +251,6 @@ pub struct GroupScore {
     pub sampled: usize,
 }
 
-impl GroupScore {
-    /// Scored on fewer than [`crate::field::scores::MIN_SCORED`] requests:
-    /// a rough guide.
-    pub fn rough(&self) -> bool {
-        self.sampled < crate::field::scores::MIN_SCORED
-    }
-}
 
 /// A period's requests, grouped.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
