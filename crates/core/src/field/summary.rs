@@ -251,7 +251,6 @@ pub struct GroupScore {
     pub sampled: usize,
 }
 
-
 /// A period's requests, grouped.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FieldSummary {
