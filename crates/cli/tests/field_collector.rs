@@ -112,7 +112,10 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     assert_eq!(v["scenario"], "Interactive chat");
     for g in v["groups"].as_array().unwrap() {
         assert_eq!(g["score"]["sampled"], g["requests"], "{g}");
-        assert!(g["score"]["score"].is_null(), "fewer than 20 sampled: {g}");
+        // Fewer than 20 sampled: scored all the same (the run card's number;
+        // the view marks it rough), over the completed ones.
+        let score = g["score"]["score"].as_f64();
+        assert!(score.is_some_and(|s| (0.0..=100.0).contains(&s)), "fewer than 20 sampled, scored: {g}");
     }
     let (code, body) = call(
         &srv.addr,
