@@ -88,9 +88,15 @@ describe('UX study', () => {
   test('design 3 conditions, run as a participant with a reload, export CSV, check statistics', async () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
     await page.getByTestId('study-view').waitFor();
-    await page.getByTestId('study-saved').selectOption('~new');
     const savedIds = () => page.evaluate(() =>
       [...document.querySelectorAll('[data-testid="study-saved"] option')].map((o) => o.value).filter((v) => v && v !== '~new'));
+    // The study the view opens on (the example on a first visit) is saved
+    // as it loads: wait for it to be listed, or it lands after `before`.
+    const opened = await page.getByTestId('study-id').inputValue();
+    for (let t0 = Date.now(); !(await savedIds()).includes(opened); await new Promise((r) => setTimeout(r, 50))) {
+      assert.ok(Date.now() - t0 < 5_000, `the opened study ${opened} is never listed: ${await savedIds()}`);
+    }
+    await page.getByTestId('study-saved').selectOption('~new');
     const before = await savedIds();
     await setField(page, 'study-title', 'E2E perception study');
     await setField(page, 'study-id', 'e2e');
