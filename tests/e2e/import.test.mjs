@@ -29,6 +29,12 @@ async function dropTexts(page, items) {
   await page.locator('[data-testid=import-view] .dropzone').dispatchEvent('drop', { dataTransfer });
 }
 
+/** One run's column of the comparison: its name, then a line per cell. */
+async function compareColumn(page, i) {
+  return page.evaluate((i) => [...document.querySelectorAll(`[data-testid=compare-table] [data-run="${i}"]`)]
+    .map((c) => c.innerText.trim().replace(/\s*\n\s*/g, ' ')).join('\n'), i);
+}
+
 describe('import results', () => {
   const lab = labSuite();
 
@@ -128,14 +134,14 @@ describe('import results', () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#import`);
     await dropFiles(page, [fixture('vllm_bench_serve.json'), fixture('guidellm_0.8.1_benchmarks.json')]);
     await waitForText(page.getByTestId('import-run').nth(1).getByTestId('import-run-label'), /./, 15_000);
-    const rows = page.getByTestId('compare-row');
-    assert.equal(await rows.count(), 2);
-    assert.match(await rows.nth(0).innerText(), /baseline/);
-    assert.match(await rows.nth(1).innerText(), /[+-]\d+(\.\d)?ms \([+-]\d+%\)/);
+    const runs = page.getByTestId('compare-run');
+    assert.equal(await runs.count(), 2);
+    assert.match(await compareColumn(page, 0), /baseline/);
+    assert.match(await compareColumn(page, 1), /[+-]\d+(\.\d)?ms \([+-]\d+%\)/);
     assert.equal(await page.locator('[data-testid=ttft-cdf] polyline.series').count(), 2);
-    // Untick one: one row, one curve.
+    // Untick one: one column, one curve.
     await page.getByTestId('compare-toggle').nth(1).uncheck();
-    assert.equal(await rows.count(), 1);
+    assert.equal(await runs.count(), 1);
     assert.equal(await page.locator('[data-testid=ttft-cdf] polyline.series').count(), 1);
     // New SLOs recompute goodput in the worker.
     await page.getByTestId('import-slos').fill('ttft:1000');
@@ -157,17 +163,17 @@ describe('import results', () => {
     await waitForText(page.getByTestId('play'), /^Play$/, 20_000);
     await page.getByTestId('tab-import').click();
     await dropFiles(page, [fixture('vllm_bench_serve.json')]);
-    const rows = page.getByTestId('compare-row');
-    await rows.nth(1).waitFor({ timeout: 15_000 });
+    const runs = page.getByTestId('compare-run');
+    await runs.nth(1).waitFor({ timeout: 15_000 });
     await page.locator('[data-testid=compare-toggle][data-replay=true]').nth(1).waitFor({ timeout: 15_000 });
-    assert.equal(await rows.count(), 2, 'the import and the live run; the replay\'s two panes wait to be ticked');
+    assert.equal(await runs.count(), 2, 'the import and the live run; the replay\'s two panes wait to be ticked');
     for (const t of await page.locator('[data-testid=compare-toggle][data-replay=true]').all()) assert.equal(await t.isChecked(), false);
-    assert.match(await rows.nth(1).innerText(), /^profile:ttft=80,tpot=5,tokens=20\s+3 \/ 3/, "the live run, all 3 requests");
+    assert.match(await compareColumn(page, 1), /^profile:ttft=80,tpot=5,tokens=20\n3 \/ 3\n/, "the live run, all 3 requests");
     // The baseline is the user's to choose.
     const live = await page.evaluate(() => document.querySelectorAll('[data-testid="compare-baseline"] option')[1].value);
     await page.getByTestId('compare-baseline').selectOption(live);
-    await waitForText(rows.nth(0), /^profile:ttft=80,tpot=5,tokens=20/);
-    assert.match(await rows.nth(0).innerText(), /baseline/);
+    await waitForText(runs.nth(0), /^profile:ttft=80,tpot=5,tokens=20/);
+    assert.match(await compareColumn(page, 0), /baseline/);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -191,6 +197,31 @@ describe('import results', () => {
     // One browser left: no note.
     await page.getByTestId('compare-toggle').nth(1).uncheck();
     assert.equal(await page.getByTestId('compare-browsers').count(), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test('six runs compared fit the card at 1280 × 800: every figure of every run in view', async () => {
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#import`);
+    const hand = JSON.parse(readFileSync(path.join(ROOT, 'tests/fixtures/hand.trace.json'), 'utf8'));
+    await dropTexts(page, [1, 2, 3, 4, 5, 6].map((k) => {
+      const label = `run ${k} of the weekly regression against the staging endpoint`;
+      return { name: `${label}.trace.json`, text: JSON.stringify({ ...hand, meta: { ...hand.meta, label } }) };
+    }));
+    await page.getByTestId('compare-run').nth(5).waitFor({ timeout: 15_000 });
+    const fit = await page.evaluate(() => {
+      const scroller = document.querySelector('[data-testid=compare-runs] .table-scroll');
+      const card = document.querySelector('[data-testid=compare-runs]').getBoundingClientRect();
+      const cells = [...document.querySelectorAll('[data-testid=compare-table] th, [data-testid=compare-table] td')];
+      return {
+        sideways: scroller.scrollWidth - scroller.clientWidth,
+        outside: cells.filter((c) => c.getBoundingClientRect().right > Math.min(card.right, window.innerWidth) + 0.5).map((c) => c.innerText),
+      };
+    });
+    assert.equal(fit.sideways, 0, `the table scrolls ${fit.sideways} px sideways`);
+    assert.deepEqual(fit.outside, [], 'cells past the card\'s edge');
+    // The E2EL figures (cut off when runs were rows) are in it.
+    assert.match(await page.getByTestId('compare-table').innerText(), /E2EL P99/);
     assert.deepEqual(problems, []);
     await context.close();
   });

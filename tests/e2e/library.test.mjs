@@ -134,6 +134,13 @@ describe('run library', () => {
     assert.equal(await group.count(), 1, 'one row for the playback');
     assert.equal(await page.locator('[data-testid=library-row][data-kind=replay]').count(), 0, 'its panes fold into it');
     assert.match(await group.innerText(), /replay: code-fast vs TTFT 600 ms/);
+    // Its row is one cell wide to the table's edge: no empty column beside it.
+    const edge = await group.evaluate((tr) => {
+      const cells = [...tr.children].map((td) => td.getBoundingClientRect());
+      const last = tr.lastElementChild;
+      return { right: tr.getBoundingClientRect().right - cells[cells.length - 1].right, text: last.innerText.trim().length, cells: cells.length };
+    });
+    assert.ok(edge.right <= 1 && edge.text > 0, `the group's last cell ends ${edge.right} px from the row's edge, holds ${edge.text} characters (${edge.cells} cells)`);
     await group.getByTestId('library-group-toggle').click();
     await page.locator('[data-testid=library-row][data-kind=replay]').nth(1).waitFor();
     // At 1280 × 800 nothing scrolls sideways and every action is in view, a long name whole.

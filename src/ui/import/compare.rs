@@ -144,25 +144,32 @@ pub fn CompareRuns() -> impl IntoView {
     }
 }
 
-/// The runs, with deltas to the first.
+/// The runs, with deltas to the first: one column per run, one row per
+/// figure. (Runs as rows made 13 columns, and at 1280 px the E2EL ones were
+/// cut off; at most [`MAX_COMPARED`] runs fit across.)
 #[component]
 fn CompareTable(runs: Signal<Vec<Candidate>>) -> impl IntoView {
-    let rows = move || {
-        let runs = runs.get();
-        let analyses: Vec<&lab_core::Analysis> = runs.iter().map(|c| &c.digest.analysis).collect();
-        let deltas = compare_runs(&analyses);
-        runs.iter()
-            .zip(deltas)
+    let deltas = Memo::new(move |_| {
+        runs.with(|runs| compare_runs(&runs.iter().map(|c| &c.digest.analysis).collect::<Vec<_>>()))
+    });
+    let figures = move || {
+        compared()
+            .into_iter()
             .enumerate()
-            .map(|(i, (c, deltas))| view! {
-                <tr data-testid="compare-row">
-                    <th scope="row"><span class=format!("swatch series-{i}")></span>{c.digest.label.clone()}</th>
-                    <td>{c.digest.analysis.metrics.completed}" / "{c.digest.analysis.metrics.requests}</td>
-                    {deltas.iter().zip(compared()).map(|(d, f)| {
-                        let (value, delta, class) = cell(d, f.unit, i == 0);
-                        view! { <td class=class><span class="value">{value}</span><span class="delta">{delta}</span></td> }
-                    }).collect_view()}
-                </tr>
+            .map(|(k, f)| {
+                let unit = (!f.unit.is_empty() && f.unit != "%" && f.unit != "ratio").then(|| format!(" ({})", f.unit));
+                let cells = move || {
+                    deltas.with(|d| {
+                        d.iter()
+                            .enumerate()
+                            .map(|(i, run)| {
+                                let (value, delta, class) = cell(&run[k], f.unit, i == 0);
+                                view! { <td class=class data-run=i><span class="value">{value}</span><span class="delta">{delta}</span></td> }
+                            })
+                            .collect_view()
+                    })
+                };
+                view! { <tr data-testid="compare-figure"><th scope="row">{f.label}{unit}</th>{cells}</tr> }
             })
             .collect_view()
     };
@@ -170,10 +177,19 @@ fn CompareTable(runs: Signal<Vec<Candidate>>) -> impl IntoView {
         <div class="table-scroll" tabindex="0">
             <table class="metrics compare" data-testid="compare-table">
                 <thead><tr>
-                    <th scope="col">"run"</th><th scope="col">"completed"</th>
-                    {compared().into_iter().map(|c| view! { <th scope="col">{c.label}{(!c.unit.is_empty() && c.unit != "%" && c.unit != "ratio").then(|| format!(" ({})", c.unit))}</th> }).collect_view()}
+                    <th scope="col">"figure"</th>
+                    {move || runs.get().into_iter().enumerate().map(|(i, c)| view! {
+                        <th scope="col" data-testid="compare-run" data-run=i><span class=format!("swatch series-{i}")></span>{c.digest.label.clone()}</th>
+                    }).collect_view()}
                 </tr></thead>
-                <tbody>{rows}</tbody>
+                <tbody>
+                    <tr><th scope="row">"completed"</th>
+                        {move || runs.get().into_iter().enumerate().map(|(i, c)| view! {
+                            <td data-run=i>{c.digest.analysis.metrics.completed}" / "{c.digest.analysis.metrics.requests}</td>
+                        }).collect_view()}
+                    </tr>
+                    {figures}
+                </tbody>
             </table>
         </div>
     }

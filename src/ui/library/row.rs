@@ -75,14 +75,15 @@ pub fn GroupRows(view: UseLibraryView, group: String, row: Row) -> impl IntoView
     view! {
         <tr data-testid="library-group" data-kind="replay" class="group">
             <td></td>
-            <td class="entry" colspan="5">
+            // Through the actions column: a group has none of its own, and a
+            // cell left empty there sat beside it 291 px wide (issue 44).
+            <td class="entry" colspan="6">
                 <button type="button" class="link" data-testid="library-group-toggle" aria-expanded=move || open.get().to_string()
                     on:click=move |_| v.toggle_group(&group)>
                     {move || if open.get() { "▾ " } else { "▸ " }}<span class="group-title">{title}</span>
                 </button>
                 <span class="meta">{meta}</span>
             </td>
-            <td></td>
         </tr>
         {move || open.get().then(|| entries.iter().cloned().map(|e| view! { <LibraryRow view=v entry=e/> }).collect_view())}
     }
