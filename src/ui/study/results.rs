@@ -64,7 +64,7 @@ fn Ratings(summary: Summary) -> impl IntoView {
     view! {
         {(!empty).then(|| view! { <h4>"Ratings (mean and 95% confidence interval)"</h4> })}
         <div class="table-scroll" tabindex="0" hidden=empty>
-            <table class="metrics" data-testid="results-ratings">
+            <table class="metrics results" data-testid="results-ratings">
                 <thead><tr><th scope="col">"question"</th><th scope="col">"condition"</th><th scope="col">"n"</th><th scope="col">"mean"</th><th scope="col">"95% CI"</th><th scope="col">"SD"</th></tr></thead>
                 <tbody>
                     {rows.into_iter().map(|r| {
@@ -96,8 +96,9 @@ fn Choices(summary: Summary, study: Signal<Study>) -> impl IntoView {
         })
     };
     view! {
+        {(!empty).then(|| view! { <h4>"Choices (share choosing the first of each pair, binomial test)"</h4> })}
         <div class="table-scroll" tabindex="0" hidden=empty>
-            <table class="metrics" data-testid="results-choices">
+            <table class="metrics results" data-testid="results-choices">
                 <thead><tr><th scope="col">"question"</th><th scope="col">"pair"</th><th scope="col">"n"</th><th scope="col">"first chosen"</th><th scope="col">"share"</th><th scope="col">"binomial p"</th></tr></thead>
                 <tbody>
                     {rows.into_iter().map(|r| view! {
