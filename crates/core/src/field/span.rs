@@ -123,6 +123,7 @@ pub fn read(s: &RawSpan) -> Result<FieldSpan, Skip> {
         prompt_tokens: num(s, c::INPUT_TOKENS).and_then(count),
         completion_tokens: output,
         cached_tokens: num(s, c::CACHE_READ_TOKENS).and_then(count),
+        reasoning_tokens: None,
     };
     request.usage = (usage != Usage::default()).then_some(usage);
     request.failure = failure(s);

@@ -165,6 +165,7 @@ impl ImportedRequest {
                 prompt_tokens: self.input_tokens,
                 completion_tokens: Some(o),
                 cached_tokens: self.cached_tokens,
+                reasoning_tokens: None,
             }),
             turn: self.turn,
             failure: self.failure(),

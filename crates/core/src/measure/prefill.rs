@@ -311,6 +311,7 @@ mod tests {
                 prompt_tokens: Some(prompt),
                 completion_tokens: Some(1),
                 cached_tokens: cached,
+                reasoning_tokens: None,
             });
             r
         };

@@ -173,6 +173,7 @@ mod tests {
                 prompt_tokens: Some(prompt),
                 completion_tokens: Some(1),
                 cached_tokens: Some(cached),
+                reasoning_tokens: None,
             }),
             ..RequestTrace::default()
         }

@@ -20,9 +20,11 @@
 
 use std::ops::Range;
 
-use crate::stream::openai::{self, ApiError, StreamItem};
-use crate::stream::sse::{SseEvent, SseParser};
-use crate::trace::{Chunk, ChunkKind, Failure, FailureKind, RequestTrace};
+use crate::stream::frame::{Framed, Framer};
+use crate::stream::openai::{self, ApiError};
+use crate::stream::sse::SseEvent;
+use crate::stream::wire::{Message, Wire, WireDecoder};
+use crate::trace::{Chunk, Failure, FailureKind, RequestTrace};
 
 /// Longest response body kept in a failure (8 KiB).
 pub const MAX_ERROR_BODY: usize = 8 * 1024;
@@ -46,26 +48,47 @@ pub enum StreamEnd {
 #[derive(Debug, Clone)]
 pub struct Recorder {
     req: RequestTrace,
-    parser: SseParser,
-    scratch: Vec<SseEvent>,
-    saw_done: bool,
-    saw_finish: bool,
+    framer: Framer,
+    decoder: WireDecoder,
+    sse_scratch: Vec<SseEvent>,
+    scratch: Vec<Framed>,
+    saw_end: bool,
+    finish: Option<String>,
+    server_aborted: bool,
     malformed: Option<String>,
     server_error: Option<ApiError>,
 }
 
 impl Recorder {
-    /// Starts recording a request sent at `sent_ms`.
+    /// Starts recording an OpenAI Chat Completions request sent at `sent_ms`.
     pub fn new(sent_ms: f64) -> Self {
+        Self::with_wire(sent_ms, Wire::Chat)
+    }
+
+    /// Starts recording a request of `wire` sent at `sent_ms`.
+    pub fn with_wire(sent_ms: f64, wire: Wire) -> Self {
         Self {
             req: RequestTrace { sent_ms, ..RequestTrace::default() },
-            parser: SseParser::new(),
+            framer: Framer::new(wire.framing()),
+            decoder: WireDecoder::new(wire),
+            sse_scratch: Vec::new(),
             scratch: Vec::new(),
-            saw_done: false,
-            saw_finish: false,
+            saw_end: false,
+            finish: None,
+            server_aborted: false,
             malformed: None,
             server_error: None,
         }
+    }
+
+    /// The wire it reads.
+    pub fn wire(&self) -> Wire {
+        self.decoder.wire()
+    }
+
+    /// The last finish reason the stream gave, in its wire's words.
+    pub fn finish_reason(&self) -> Option<&str> {
+        self.finish.as_deref()
     }
 
     /// The request so far.
@@ -88,12 +111,12 @@ impl Recorder {
     pub fn on_bytes(&mut self, at_ms: f64, bytes: &[u8]) -> Range<usize> {
         let at_ms = self.monotonic(at_ms);
         let start = self.req.chunks.len();
-        let mut events = std::mem::take(&mut self.scratch);
-        self.parser.feed_into(bytes, &mut events);
-        for ev in events.drain(..) {
-            self.on_event(at_ms, &ev);
+        let mut messages = std::mem::take(&mut self.scratch);
+        self.framer.feed(bytes, &mut self.sse_scratch, &mut messages);
+        for m in messages.drain(..) {
+            self.on_message(at_ms, &m);
         }
-        self.scratch = events;
+        self.scratch = messages;
         start..self.req.chunks.len()
     }
 
@@ -104,58 +127,55 @@ impl Recorder {
         if at_ms.is_finite() { at_ms.max(floor) } else { floor }
     }
 
-    fn on_event(&mut self, at_ms: f64, ev: &SseEvent) {
-        if ev.event.as_deref() == Some("error") {
-            let err = openai::error_from_body(&ev.data)
-                .unwrap_or_else(|| ApiError { message: openai::snippet(&ev.data), ..ApiError::default() });
-            self.server_error.get_or_insert(err);
-            return;
-        }
-        match openai::decode(&ev.data) {
-            Ok(StreamItem::Done) => self.saw_done = true,
-            Ok(StreamItem::Error(e)) => {
-                self.server_error.get_or_insert(e);
-            }
-            Ok(StreamItem::Chunk(mut c)) => {
-                let events = self.parser.stats().events;
-                for note in c.repaired.drain(..) {
-                    if self.req.notes.len() < MAX_NOTES {
-                        self.req.notes.push(format!("event {events}: {note}"));
-                    }
-                }
-                if c.finish_reason.is_some() {
-                    self.saw_finish = true;
-                }
-                if let Some(u) = c.usage {
-                    self.req.usage = Some(u);
-                }
-                // A token whose text is still empty (half a character) is
-                // recorded as an empty content chunk: it counts, it shows nothing.
-                let empty_token = c.is_token() && !c.has_text();
-                let chunk = |text, kind| Chunk {
-                    arrived_ms: at_ms,
-                    text,
-                    tokens: 1,
-                    kind,
-                    painted_ms: None,
-                    due_ms: None,
-                    tool: None,
-                    chars: None,
-                };
-                if !c.reasoning.is_empty() {
-                    self.req.chunks.push(chunk(c.reasoning, ChunkKind::Reasoning));
-                }
-                if !c.content.is_empty() || empty_token {
-                    self.req.chunks.push(chunk(c.content, ChunkKind::Content));
-                }
-                for (call, args) in c.tool_calls {
-                    self.req.chunks.push(Chunk { tool: Some(call), ..chunk(args, ChunkKind::ToolCall) });
-                }
-            }
+    fn on_message(&mut self, at_ms: f64, framed: &Framed) {
+        let position = self.framer.messages();
+        let sse_error = framed.event.as_deref() == Some("error");
+        let message = match self.decoder.decode(framed.event.as_deref(), &framed.data) {
+            Ok(m) => m,
+            Err(_) if sse_error => Message::default(),
             Err(e) => {
-                let events = self.parser.stats().events;
-                self.malformed.get_or_insert(format!("event {events}: {e}"));
+                self.malformed.get_or_insert(format!("event {position}: {e}"));
+                return;
             }
+        };
+        let Message { deltas, usage, finish, end, error, aborted, notes, .. } = message;
+        let error = error.or_else(|| {
+            sse_error.then(|| {
+                openai::error_from_body(&framed.data).unwrap_or_else(|| ApiError {
+                    message: openai::snippet(&framed.data),
+                    ..ApiError::default()
+                })
+            })
+        });
+        if let Some(e) = error {
+            self.server_error.get_or_insert(e);
+        }
+        for note in notes {
+            if self.req.notes.len() < MAX_NOTES {
+                self.req.notes.push(format!("event {position}: {note}"));
+            }
+        }
+        if finish.is_some() {
+            self.finish = finish;
+        }
+        self.saw_end |= end;
+        self.server_aborted |= aborted;
+        if let Some(u) = usage {
+            self.req.usage = Some(self.req.usage.unwrap_or_default().merged(u));
+        }
+        // A token whose text is still empty (half a character) is recorded
+        // as an empty chunk: it counts, it shows nothing.
+        for d in deltas {
+            self.req.chunks.push(Chunk {
+                arrived_ms: at_ms,
+                text: d.text,
+                tokens: 1,
+                kind: d.kind,
+                painted_ms: None,
+                due_ms: None,
+                tool: d.tool,
+                chars: None,
+            });
         }
     }
 
@@ -169,48 +189,67 @@ impl Recorder {
     pub fn finish(&mut self, at_ms: f64, end: StreamEnd) -> RequestTrace {
         let at_ms = self.monotonic(at_ms);
         self.req.end_ms = Some(at_ms);
-        let unknown = self.parser.stats().unknown_fields;
-        let first_unknown = self.parser.first_unknown_line().map(str::to_owned);
-        let rest = std::mem::take(&mut self.parser).finish();
+        let wire = self.wire();
+        let (unknown, first_unknown) = self.framer.unknown_lines();
+        let first_unknown = first_unknown.map(str::to_owned);
+        let rest = std::mem::replace(&mut self.framer, Framer::new(wire.framing())).finish();
+        // Gemini may send an error object bare, without `data:` (as its SDK reads it).
+        let bare_error =
+            first_unknown.as_deref().is_some_and(|l| wire == Wire::Gemini && l.contains("\"error\""));
+        if bare_error && let Some(l) = &first_unknown {
+            self.server_error.get_or_insert(ApiError { message: l.clone(), ..ApiError::default() });
+        }
         let malformed = self.malformed.take().or_else(|| {
-            first_unknown.map(|l| format!("{unknown} line(s) are not SSE fields, the first: {l:?}"))
+            first_unknown
+                .filter(|_| !bare_error)
+                .map(|l| format!("{unknown} line(s) are not SSE fields, the first: {l:?}"))
         });
         let server_error = self.server_error.take();
-        let complete = self.saw_done || (self.saw_finish && rest.is_clean());
+        let complete = self.saw_end
+            || (wire.finish_ends() && self.finish.is_some() && rest.clean)
+            || (wire == Wire::Text && rest.clean);
         let received = self.req.chunks.len();
-        let failure = match end {
-            StreamEnd::Aborted => Some(Failure {
-                kind: FailureKind::Aborted,
-                message: format!("Stopped by the user after {received} chunk(s)."),
-                status: self.req.status,
-                body: None,
-            }),
-            StreamEnd::Broken(msg) => Some(Failure {
-                kind: FailureKind::Truncated,
-                message: format!(
+        let status = self.req.status;
+        let failure = |kind, message| Some(Failure { kind, message, status, body: None });
+        let transport = match end {
+            StreamEnd::Aborted => {
+                failure(FailureKind::Aborted, format!("Stopped by the user after {received} chunk(s)."))
+            }
+            StreamEnd::Broken(msg) => failure(
+                FailureKind::Truncated,
+                format!(
                     "The connection broke after {received} chunk(s): {msg}. The partial response is kept."
                 ),
-                status: self.req.status,
-                body: None,
-            }),
+            ),
             StreamEnd::Closed => None,
         };
-        self.req.failure = failure
+        self.req.failure = transport
+            .or_else(|| {
+                self.server_aborted.then(|| Failure {
+                    kind: FailureKind::Aborted,
+                    message: format!("The server stopped the answer (an abort part) after {received} chunk(s)."),
+                    status,
+                    body: None,
+                })
+            })
             .or_else(|| {
                 server_error.map(|e| Failure {
                     kind: FailureKind::Server,
                     message: format!("The server reported an error in the stream: {e}"),
-                    status: self.req.status,
+                    status,
                     body: None,
                 })
             })
             .or_else(|| {
                 malformed.map(|m| Failure {
                     kind: FailureKind::Malformed,
-                    message: format!(
-                        "The stream is not valid OpenAI-style SSE ({m}). Is this an OpenAI-compatible streaming endpoint?"
-                    ),
-                    status: self.req.status,
+                    message: match wire {
+                        Wire::Chat => format!(
+                            "The stream is not valid OpenAI-style SSE ({m}). Is this an OpenAI-compatible streaming endpoint?"
+                        ),
+                        _ => format!("The stream is not a valid {} stream ({m}).", wire.name()),
+                    },
+                    status,
                     body: None,
                 })
             })
@@ -218,10 +257,12 @@ impl Recorder {
                 (!complete).then(|| Failure {
                     kind: FailureKind::Truncated,
                     message: format!(
-                        "The stream ended without [DONE] or a finish_reason after {received} chunk(s){}: the response may be cut off.",
-                        if rest.is_clean() { "" } else { ", in the middle of an event" }
+                        "The {}stream ended without {} after {received} chunk(s){}: the response may be cut off.",
+                        if wire == Wire::Chat { String::new() } else { format!("{} ", wire.name()) },
+                        wire.ending(),
+                        if rest.clean { "" } else { ", in the middle of an event" }
                     ),
-                    status: self.req.status,
+                    status,
                     body: None,
                 })
             })
@@ -229,7 +270,7 @@ impl Recorder {
                 (received == 0).then(|| Failure {
                     kind: FailureKind::Empty,
                     message: "The stream completed but carried no generated text.".to_string(),
-                    status: self.req.status,
+                    status,
                     body: None,
                 })
             });

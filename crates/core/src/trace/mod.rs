@@ -329,6 +329,26 @@ pub struct Usage {
     /// (`usage.prompt_tokens_details.cached_tokens`), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_tokens: Option<u64>,
+    /// Generated tokens spent reasoning, counted in `completion_tokens`
+    /// (`completion_tokens_details.reasoning_tokens`, Responses'
+    /// `output_tokens_details`, Gemini's `thoughtsTokenCount`), when the
+    /// server says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// `self` with every count `later` reports replacing its own (wires
+    /// that report usage in parts: Anthropic's `message_start`, then
+    /// `message_delta`).
+    pub fn merged(self, later: Usage) -> Usage {
+        Usage {
+            prompt_tokens: later.prompt_tokens.or(self.prompt_tokens),
+            completion_tokens: later.completion_tokens.or(self.completion_tokens),
+            cached_tokens: later.cached_tokens.or(self.cached_tokens),
+            reasoning_tokens: later.reasoning_tokens.or(self.reasoning_tokens),
+        }
+    }
 }
 
 /// Why a request failed.

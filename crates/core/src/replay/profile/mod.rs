@@ -471,6 +471,7 @@ impl Profile {
                     prompt_tokens: Some(prompt_tokens),
                     completion_tokens: Some(s.tokens()),
                     cached_tokens: None,
+                    reasoning_tokens: None,
                 }),
                 ..RequestTrace::default()
             });

@@ -231,6 +231,10 @@ fn parse_usage(v: &Value) -> Option<Usage> {
         prompt_tokens: get("prompt_tokens"),
         completion_tokens: get("completion_tokens"),
         cached_tokens: cached,
+        reasoning_tokens: obj
+            .get("completion_tokens_details")
+            .and_then(|d| d.get("reasoning_tokens"))
+            .and_then(Value::as_u64),
     })
 }
 
@@ -311,7 +315,7 @@ mod tests {
         assert!(!u.has_choice);
         assert_eq!(
             u.usage,
-            Some(Usage { prompt_tokens: Some(12), completion_tokens: Some(34), cached_tokens: None })
+            Some(Usage { prompt_tokens: Some(12), completion_tokens: Some(34), ..Usage::default() })
         );
         let u = chunk(
             r#"{"choices":[],"usage":{"prompt_tokens":40,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":32}}}"#,
