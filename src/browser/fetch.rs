@@ -76,6 +76,25 @@ pub async fn get_text(url: &str, api_key: Option<&str>) -> Result<String, FetchE
     call_text("GET", url, None, api_key).await
 }
 
+/// Fetches a document with GET and these headers (a wire's auth headers:
+/// [`lab_core::stream::endpoint::EndpointConfig::auth_headers`]); the
+/// answer as [`get_text`] gives it.
+pub async fn get_text_with(url: &str, auth: &[(&'static str, String)]) -> Result<String, FetchError> {
+    let init = RequestInit::new();
+    init.set_method("GET");
+    let pairs: Vec<(&str, &str)> = auth.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let headers = headers(&pairs, None).map_err(|e| FetchError::Request(js_message(&e)))?;
+    init.set_headers(&headers);
+    init.set_credentials(RequestCredentials::Omit);
+    let response = send(url, &init).await?;
+    let text = text_of(&response).await;
+    if response.ok() {
+        Ok(text)
+    } else {
+        Err(FetchError::Http { status: response.status(), body: lab_core::stream::openai::snippet(&text) })
+    }
+}
+
 /// Calls `url` with `method` and, if any, a JSON `body`; the answer as
 /// [`get_text`] gives it.
 pub async fn call_text(

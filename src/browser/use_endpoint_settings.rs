@@ -9,7 +9,7 @@ use lab_core::load::shape::RunShape;
 use lab_core::stream::endpoint::{self, EndpointConfig, PRESETS};
 use leptos::prelude::*;
 
-use super::fetch::get_text;
+use super::fetch::get_text_with;
 use super::live::RunSpec;
 use super::page;
 use super::use_storage::{Store, UseStorage, use_storage};
@@ -162,10 +162,11 @@ impl UseEndpointSettings {
     /// when no model is set.
     pub fn list_models(&self) {
         let s = *self;
-        let Ok(url) = s.config.get_untracked().models_url() else { return };
-        let key = s.api_key.get_untracked();
+        let config = s.config.get_untracked();
+        let Ok(url) = config.models_url() else { return };
+        let auth = config.auth_headers(Some(&s.api_key.get_untracked()));
         leptos::task::spawn_local(async move {
-            match get_text(&url, Some(&key)).await {
+            match get_text_with(&url, &auth).await {
                 Ok(body) => {
                     let models = endpoint::parse_models(&body);
                     s.models_error.set(models.is_empty().then(|| format!("{url} listed no models")));

@@ -1,7 +1,14 @@
-//! The OpenAI-compatible replay API: `/v1/models`, `/v1/chat/completions`,
-//! `/v1/completions` (streamed or not) and `/v1/lab/requests/{id}` (ground
-//! truth). Every body event goes out at its planned time via the [`Pacer`]
-//! (streamed bodies: [`Emission`]).
+//! The replay API: `/v1/models`, OpenAI's `/v1/chat/completions` and
+//! `/v1/completions`, and every other wire chat products stream in
+//! ([`lab_core::stream::wire`]): OpenAI's `/v1/responses`, Anthropic's
+//! `/v1/messages`, Gemini's `/v1beta/models/{model}:streamGenerateContent`
+//! (and `:generateContent`), Ollama's `/api/chat` and `/api/generate`, and
+//! what pages receive from their own backends: `/v1/lab/ui-stream`,
+//! `/v1/lab/data-stream` and `/v1/lab/text-stream` (the AI SDK's streams and
+//! plain text; `?model=` names the profile). All play the same profiles and
+//! traces with the same ground truth at `/v1/lab/requests/{id}`. Every body
+//! event goes out at its planned time via the [`Pacer`] (streamed bodies:
+//! [`Emission`]); errors answer in the wire's own shape.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,8 +27,10 @@ use lab_core::serve::capacity;
 use lab_core::serve::fault::Fault;
 use lab_core::serve::plan::{self, Plan, PlanRequest};
 use lab_core::serve::protocol::{FAULT_HEADER, PROFILE_HEADER, REQUEST_ID_HEADER};
-use lab_core::stream::openai::encode::{StreamWriter, error_body};
+use lab_core::stream::openai::encode::StreamWriter;
 use lab_core::stream::openai::request::CompletionRequest;
+use lab_core::stream::wire::encode::{Finish, Totals, WireEncoder};
+use lab_core::stream::wire::{self, Wire};
 use lab_core::trace::ApiFlavor;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
@@ -120,8 +129,26 @@ impl Api {
 }
 
 pub(crate) fn error(status: StatusCode, kind: &str, message: &str) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], error_body(message, kind, status.as_u16()))
-        .into_response()
+    wire_error(Wire::Chat, status, kind, message)
+}
+
+/// An HTTP error in `wire`'s shape (its SDKs read the message from it).
+fn wire_error(wire: Wire, status: StatusCode, kind: &str, message: &str) -> Response {
+    let body = WireEncoder::error_body(wire, status.as_u16(), kind, message);
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Which wire a route speaks, and what its path and query say.
+#[derive(Debug, Clone, Default)]
+pub struct Route {
+    wire: Wire,
+    flavor: ApiFlavor,
+    /// The model the path or query names.
+    model: Option<String>,
+    /// Streaming, where the route decides it (Gemini's action).
+    stream: Option<bool>,
+    /// Ollama's `/api/generate`.
+    generate: bool,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -157,6 +184,31 @@ pub async fn models(State(api): State<Arc<Api>>) -> Json<Value> {
     }))
 }
 
+/// `GET /v1beta/models`: the models as Gemini lists them.
+pub async fn gemini_models(State(api): State<Arc<Api>>) -> Json<Value> {
+    let models: Vec<Value> = api
+        .catalog
+        .model_ids()
+        .into_iter()
+        .map(|id| {
+            json!({"name": format!("models/{id}"), "displayName": id,
+                "supportedGenerationMethods": ["generateContent", "streamGenerateContent"]})
+        })
+        .collect();
+    Json(json!({ "models": models }))
+}
+
+/// `GET /api/tags`: the models as Ollama lists them.
+pub async fn ollama_tags(State(api): State<Arc<Api>>) -> Json<Value> {
+    let models: Vec<Value> = api
+        .catalog
+        .model_ids()
+        .into_iter()
+        .map(|id| json!({"name": id, "model": id, "modified_at": "1970-01-01T00:00:00Z", "size": 0, "digest": "", "details": {}}))
+        .collect();
+    Json(json!({ "models": models }))
+}
+
 /// What the replay endpoint models for a profile.
 fn server_model(p: &lab_core::replay::profile::Profile) -> Value {
     json!({
@@ -179,7 +231,7 @@ type Client = Option<axum::Extension<ClientIp>>;
 
 /// `POST /v1/chat/completions`.
 pub async fn chat(State(api): State<Arc<Api>>, client: Client, headers: HeaderMap, body: Bytes) -> Response {
-    complete(api, client, headers, body, ApiFlavor::Chat).await
+    complete(api, client, headers, body, Route::default()).await
 }
 
 /// `POST /v1/completions`.
@@ -189,7 +241,95 @@ pub async fn completions(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    complete(api, client, headers, body, ApiFlavor::Completions).await
+    complete(api, client, headers, body, Route { flavor: ApiFlavor::Completions, ..Route::default() }).await
+}
+
+/// `POST /v1/responses`.
+pub async fn responses(
+    State(api): State<Arc<Api>>,
+    client: Client,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    complete(api, client, headers, body, Route { wire: Wire::Responses, ..Route::default() }).await
+}
+
+/// `POST /v1/messages`.
+pub async fn messages(
+    State(api): State<Arc<Api>>,
+    client: Client,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    complete(api, client, headers, body, Route { wire: Wire::Anthropic, ..Route::default() }).await
+}
+
+/// `POST /v1beta/models/{model}:streamGenerateContent` and `:generateContent`.
+pub async fn gemini(
+    State(api): State<Arc<Api>>,
+    Path(model_action): Path<String>,
+    client: Client,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let stream = match model_action.rsplit_once(':') {
+        Some((model, "streamGenerateContent")) => Some((model.to_owned(), true)),
+        Some((model, "generateContent")) => Some((model.to_owned(), false)),
+        _ => None,
+    };
+    let Some((model, stream)) = stream else {
+        let message = format!(
+            "unknown method \"{model_action}\": the lab answers MODEL:streamGenerateContent and MODEL:generateContent"
+        );
+        return wire_error(Wire::Gemini, StatusCode::NOT_FOUND, "not_found", &message);
+    };
+    let route = Route { wire: Wire::Gemini, model: Some(model), stream: Some(stream), ..Route::default() };
+    complete(api, client, headers, body, route).await
+}
+
+/// `POST /api/chat` (Ollama).
+pub async fn ollama_chat(
+    State(api): State<Arc<Api>>,
+    client: Client,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    complete(api, client, headers, body, Route { wire: Wire::Ollama, ..Route::default() }).await
+}
+
+/// `POST /api/generate` (Ollama).
+pub async fn ollama_generate(
+    State(api): State<Arc<Api>>,
+    client: Client,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    complete(api, client, headers, body, Route { wire: Wire::Ollama, generate: true, ..Route::default() })
+        .await
+}
+
+/// `POST /v1/lab/ui-stream`, `/v1/lab/data-stream`, `/v1/lab/text-stream`:
+/// the AI SDK's streams and plain text, as a page's own backend sends them
+/// (`?model=` names the profile when the body does not).
+pub async fn page_stream(
+    State(api): State<Arc<Api>>,
+    Path(kind): Path<String>,
+    axum::extract::Query(q): axum::extract::Query<HashMap<String, String>>,
+    client: Client,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let wire = match kind.as_str() {
+        "ui-stream" => Wire::UiStream,
+        "data-stream" => Wire::DataStream,
+        "text-stream" => Wire::Text,
+        _ => {
+            let message = format!("no such stream \"{kind}\": ui-stream, data-stream or text-stream");
+            return error(StatusCode::NOT_FOUND, "not_found", &message);
+        }
+    };
+    complete(api, client, headers, body, Route { wire, model: q.get("model").cloned(), ..Route::default() })
+        .await
 }
 
 /// A request parsed and planned, ready to play.
@@ -214,14 +354,16 @@ enum Early {
     Injected(Box<Fault>),
 }
 
-fn reject(status: StatusCode, kind: &str, message: &str) -> Early {
-    Early::Reject(Box::new(error(status, kind, message)))
+fn reject(wire: Wire, status: StatusCode, kind: &str, message: &str) -> Early {
+    Early::Reject(Box::new(wire_error(wire, status, kind, message)))
 }
 
 /// Parses, resolves and plans a request: the CPU-heavy part (JSON of up to
 /// [`MAX_BODY_BYTES`], token counting, rendering every chunk), run on the
 /// blocking pool so the thread driving the sockets and the pacer stays free.
-fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Result<Prepared, Early> {
+fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], route: &Route) -> Result<Prepared, Early> {
+    let (w, flavor) = (route.wire, route.flavor);
+    let reject = |status, kind: &str, message: &str| reject(w, status, kind, message);
     if body.len() > MAX_BODY_BYTES {
         return Err(reject(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -229,8 +371,11 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
             "request body over 8 MiB",
         ));
     }
-    let req = CompletionRequest::decode(body, flavor)
-        .map_err(|e| reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string()))?;
+    let req = match w {
+        Wire::Chat => CompletionRequest::decode(body, flavor),
+        _ => wire::request::decode(body, w, route.model.as_deref(), route.stream),
+    }
+    .map_err(|e| reject(StatusCode::BAD_REQUEST, "invalid_request_error", &e.to_string()))?;
     let model = req.model.clone();
     let wanted = headers.get(PROFILE_HEADER).and_then(|h| h.to_str().ok()).map(str::to_owned);
     let (source, model_fault) = api
@@ -261,9 +406,11 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
     let mut slots = None;
     let mut cached_tokens = 0;
     let (plan, described) = {
-        let writer = writer(flavor, &id, if model.is_empty() { "latency-lab" } else { &model }, created);
+        let writer = writer(route, &id, if model.is_empty() { "latency-lab" } else { &model }, created);
         let mut pr = PlanRequest {
             writer,
+            wire: w,
+            ollama_generate: route.generate,
             prompt_tokens,
             cached_tokens,
             max_tokens,
@@ -313,13 +460,15 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], flavor: ApiFlavor) -> Re
     Ok(Prepared { id, model, created, prompt_tokens, stream, record, plan, fault, slots })
 }
 
-fn writer(flavor: ApiFlavor, id: &str, model: &str, created: u64) -> StreamWriter {
-    StreamWriter {
-        id: format!("{}-{id}", if flavor == ApiFlavor::Chat { "chatcmpl" } else { "cmpl" }),
-        model: model.to_string(),
-        created,
-        api: flavor,
-    }
+fn writer(route: &Route, id: &str, model: &str, created: u64) -> StreamWriter {
+    let prefix = match (route.wire, route.flavor) {
+        (Wire::Chat, ApiFlavor::Chat) => "chatcmpl",
+        (Wire::Chat, ApiFlavor::Completions) => "cmpl",
+        (Wire::Responses, _) => "resp",
+        (Wire::Anthropic, _) => "msg",
+        _ => "lab",
+    };
+    StreamWriter { id: format!("{prefix}-{id}"), model: model.to_string(), created, api: route.flavor }
 }
 
 /// Takes a decode slot of `sem` (`n` in all), waiting in its queue when
@@ -349,7 +498,7 @@ async fn admit(
 }
 
 /// The response of an injected HTTP error, after its header delay.
-async fn injected(fault: Fault) -> Response {
+async fn injected(wire: Wire, fault: Fault) -> Response {
     let status = fault.status.unwrap_or(500);
     tokio::time::sleep(Duration::from_secs_f64(fault.headers_delay_ms / 1000.0)).await;
     let code = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -361,7 +510,7 @@ async fn injected(fault: Fault) -> Response {
         _ => "invalid_request_error",
     };
     let message = format!("injected fault: HTTP {status} ({})", code.canonical_reason().unwrap_or("error"));
-    let mut resp = error(code, kind, &message);
+    let mut resp = wire_error(wire, code, kind, &message);
     if let Some(s) = fault.retry_after
         && let Ok(v) = HeaderValue::from_str(&s.to_string())
     {
@@ -370,14 +519,9 @@ async fn injected(fault: Fault) -> Response {
     resp
 }
 
-async fn complete(
-    api: Arc<Api>,
-    client: Client,
-    headers: HeaderMap,
-    body: Bytes,
-    flavor: ApiFlavor,
-) -> Response {
+async fn complete(api: Arc<Api>, client: Client, headers: HeaderMap, body: Bytes, route: Route) -> Response {
     let arrival = Instant::now();
+    let w = route.wire;
     let client = client.map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |c| c.0.0);
     let guard = match api.limits.streams.enter(client) {
         Ok(g) => g,
@@ -385,18 +529,19 @@ async fn complete(
             let message = format!(
                 "this address already has {n} responses open, the most this server allows at once (serve --max-streams-per-client); wait for one to end"
             );
-            return error(StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", &message);
+            return wire_error(w, StatusCode::TOO_MANY_REQUESTS, "rate_limit_exceeded", &message);
         }
     };
     let planner = Arc::clone(&api);
-    let prepared = tokio::task::spawn_blocking(move || prepare(&planner, &headers, &body, flavor)).await;
+    let r = route.clone();
+    let prepared = tokio::task::spawn_blocking(move || prepare(&planner, &headers, &body, &r)).await;
     let Prepared { id, model, created, prompt_tokens, stream, record, plan, fault, slots } = match prepared {
         Ok(Ok(p)) => p,
         Ok(Err(Early::Reject(resp))) => return *resp,
-        Ok(Err(Early::Injected(fault))) => return injected(*fault).await,
+        Ok(Err(Early::Injected(fault))) => return injected(w, *fault).await,
         Err(e) => {
             let message = format!("planning the response failed: {e}");
-            return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message);
+            return wire_error(w, StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message);
         }
     };
     let (plan, slot) = match slots {
@@ -417,8 +562,14 @@ async fn complete(
             .stopping_on(&api.limits.shutdown);
         let mut resp = Response::new(Body::from_stream(body));
         let h = resp.headers_mut();
-        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream; charset=utf-8"));
+        let e = WireEncoder::new(w, &id, &model, created);
+        let content_type =
+            if w == Wire::Chat { "text/event-stream; charset=utf-8" } else { e.content_type() };
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        for (name, value) in e.headers() {
+            h.insert(*name, HeaderValue::from_static(value));
+        }
         if let Ok(v) = HeaderValue::from_str(&id) {
             h.insert(REQUEST_ID_HEADER, v);
         }
@@ -434,12 +585,28 @@ async fn complete(
             t.complete = true;
         }
         drop((slot, guard));
-        let body = writer(flavor, &id, &model, created).complete_body(
-            &plan.text,
-            plan.finish_reason,
-            prompt_tokens,
-            plan.completion_tokens,
-        );
+        let writer = writer(&route, &id, &model, created);
+        let finish = match plan.finish_reason {
+            "length" => Finish::Length,
+            "tool_calls" => Finish::ToolCalls,
+            _ => Finish::Stop,
+        };
+        let totals = Totals {
+            prompt: prompt_tokens,
+            cached: lock(&record).cached_tokens,
+            completion: plan.completion_tokens,
+            reasoning: 0,
+            first_ms: plan.headers_at_ms,
+            last_ms: plan.last_token_ms(),
+        };
+        let encoder = WireEncoder::new(w, &writer.id, &writer.model, created);
+        let encoder = if route.generate { encoder.generating() } else { encoder };
+        let body = match encoder.whole(&plan.text, finish, totals) {
+            Some(b) => b,
+            None => {
+                writer.complete_body(&plan.text, plan.finish_reason, prompt_tokens, plan.completion_tokens)
+            }
+        };
         let mut resp = (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         if let Ok(v) = HeaderValue::from_str(&id) {
             resp.headers_mut().insert(REQUEST_ID_HEADER, v);

@@ -49,8 +49,12 @@ pub struct LiveRequest {
     pub url: String,
     /// JSON body.
     pub body: String,
-    /// Bearer key (sent only in the Authorization header).
-    pub api_key: Option<String>,
+    /// The wire the answer streams in.
+    pub wire: lab_core::stream::wire::Wire,
+    /// The key's headers, as the wire wants them
+    /// ([`lab_core::stream::endpoint::EndpointConfig::auth_headers`]); the
+    /// key goes nowhere else.
+    pub auth: Vec<(&'static str, String)>,
     /// CORS advice for this kind of server (with `ORIGIN` placeholders).
     pub cors_hint: String,
     /// Let the page settle (frames, its own work) before sending, so none
@@ -81,10 +85,10 @@ pub struct OnScreen<'a> {
 }
 
 fn build_init(req: &LiveRequest, abort: &Abort) -> Result<web_sys::RequestInit, JsValue> {
-    let headers = headers(
-        &[("Content-Type", "application/json"), ("Accept", "text/event-stream")],
-        req.api_key.as_deref(),
-    )?;
+    let mut pairs: Vec<(&str, &str)> =
+        vec![("Content-Type", "application/json"), ("Accept", "text/event-stream")];
+    pairs.extend(req.auth.iter().map(|(n, v)| (*n, v.as_str())));
+    let headers = headers(&pairs, None)?;
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
     init.set_headers(&headers);
@@ -107,7 +111,7 @@ pub async fn stream_completion(
         Ok(i) => i,
         Err(e) => {
             let at = now_ms();
-            return (Recorder::new(at).fail(at, FailureKind::Network, js_message(&e)), None);
+            return (Recorder::with_wire(at, req.wire).fail(at, FailureKind::Network, js_message(&e)), None);
         }
     };
     // The page's own work (the view of the run so far, saving it) is done
@@ -115,7 +119,7 @@ pub async fn stream_completion(
     if req.settle {
         settled().await;
     }
-    let mut rec = Recorder::new(now_ms());
+    let mut rec = Recorder::with_wire(now_ms(), req.wire);
     let response = match send(&req.url, &init).await {
         Ok(r) => r,
         Err(e) => {

@@ -1,9 +1,10 @@
 //! The endpoint form: preset, base URL, key, model (listed from the
-//! server), API flavour, prompt, limits, usage toggle and extra body fields
+//! server), the wire it streams in, prompt, limits, usage toggle and extra body fields
 //! (kept by [`crate::browser::use_endpoint_settings`]; the key never in the
 //! config).
 
-use lab_core::stream::endpoint::{MaxTokensField, PRESETS};
+use lab_core::stream::endpoint::{EndpointConfig, MaxTokensField, PRESETS};
+use lab_core::stream::wire::{WIRES, Wire};
 use lab_core::trace::ApiFlavor;
 use leptos::prelude::*;
 
@@ -55,14 +56,12 @@ fn EndpointFields(s: UseEndpointSettings, disabled: Signal<bool>) -> impl IntoVi
             </label>
             <button type="button" class="secondary" data-testid="list-models" on:click=move |_| s.list_models()>"List models"</button>
             {move || s.models_error.get().map(|e| view! { <p class="warn" data-testid="models-error">{e}</p> })}
-            <label>"API "
-                <select data-testid="api-flavour" prop:value=move || if cfg().api == ApiFlavor::Chat { "chat" } else { "completions" }
-                    on:change=move |ev| {
-                        let api = if event_target_value(&ev) == "chat" { ApiFlavor::Chat } else { ApiFlavor::Completions };
-                        s.edit(|c| c.api = api);
-                    }>
-                    <option value="chat">"/v1/chat/completions"</option>
-                    <option value="completions">"/v1/completions"</option>
+            <label>"Wire "
+                <select data-testid="api-flavour" prop:value=move || wire_value(&cfg())
+                    on:change=move |ev| s.edit(|c| set_wire(c, &event_target_value(&ev)))>
+                    <option value="chat">"OpenAI Chat: /v1/chat/completions"</option>
+                    <option value="completions">"OpenAI Completions: /v1/completions"</option>
+                    {WIRES.iter().filter(|w| **w != Wire::Chat).map(|w| view! { <option value=w.id()>{w.name()}</option> }).collect_view()}
                 </select>
             </label>
         </fieldset>
@@ -116,4 +115,19 @@ fn RequestFields(s: UseEndpointSettings, disabled: Signal<bool>) -> impl IntoVie
             </label>
         </fieldset>
     }
+}
+
+/// The wire select's value: `chat` or `completions` for OpenAI Chat's two
+/// routes, else the wire's id.
+fn wire_value(c: &EndpointConfig) -> &'static str {
+    match (c.wire, c.api) {
+        (Wire::Chat, ApiFlavor::Chat) => "chat",
+        (Wire::Chat, ApiFlavor::Completions) => "completions",
+        (w, _) => w.id(),
+    }
+}
+
+fn set_wire(c: &mut EndpointConfig, value: &str) {
+    c.api = if value == "completions" { ApiFlavor::Completions } else { ApiFlavor::Chat };
+    c.wire = Wire::from_id(value).unwrap_or(Wire::Chat);
 }

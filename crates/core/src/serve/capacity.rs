@@ -66,6 +66,8 @@ mod tests {
         let writer = StreamWriter { id: "x".into(), model: "m".into(), created: 0, api: ApiFlavor::Chat };
         let req = PlanRequest {
             writer,
+            wire: crate::stream::wire::Wire::Chat,
+            ollama_generate: false,
             prompt_tokens: 0,
             cached_tokens: 0,
             max_tokens: None,

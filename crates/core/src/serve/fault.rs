@@ -223,6 +223,8 @@ mod tests {
         p.jitter = Jitter::Constant;
         let req = PlanRequest {
             writer: StreamWriter { id: "x".into(), model: "m".into(), created: 0, api: ApiFlavor::Chat },
+            wire: crate::stream::wire::Wire::Chat,
+            ollama_generate: false,
             prompt_tokens: 1,
             cached_tokens: 0,
             max_tokens: None,

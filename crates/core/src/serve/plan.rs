@@ -13,6 +13,8 @@
 
 use crate::replay::profile::Profile;
 use crate::stream::openai::encode::{DONE, StreamWriter};
+use crate::stream::wire::Wire;
+use crate::stream::wire::encode::{Finish, Totals, WireEncoder};
 use crate::trace::{ChunkKind, RequestTrace, ToolCallRef};
 
 /// One generated piece: due (ms), text, tokens, kind, and the call of a
@@ -22,8 +24,13 @@ type Piece = (f64, String, u32, ChunkKind, Option<ToolCallRef>);
 /// What the client asked for.
 #[derive(Debug, Clone)]
 pub struct PlanRequest {
-    /// Writer (id, model, API shape).
+    /// Writer (id, model, API shape) of OpenAI Chat and Completions streams.
     pub writer: StreamWriter,
+    /// The wire to answer in (every wire but Chat is written by
+    /// [`WireEncoder`], with the writer's id, model and creation time).
+    pub wire: Wire,
+    /// Ollama's `/api/generate` rather than `/api/chat`.
+    pub ollama_generate: bool,
     /// Prompt length in tokens (estimated by the server).
     pub prompt_tokens: u64,
     /// Prompt tokens found in the prefix cache ([`super::cache`]): they
@@ -76,6 +83,9 @@ impl Plan {
 }
 
 fn assemble(req: &PlanRequest, headers_at_ms: f64, pieces: Vec<Piece>, capped: bool) -> Plan {
+    if req.wire != Wire::Chat {
+        return assemble_wire(req, headers_at_ms, pieces, capped);
+    }
     let w = &req.writer;
     let mut events = Vec::with_capacity(pieces.len() + 4);
     if let Some(role) = w.role() {
@@ -119,6 +129,80 @@ fn assemble(req: &PlanRequest, headers_at_ms: f64, pieces: Vec<Piece>, capped: b
     }
     events.push(PlannedEvent { at_ms: last, data: DONE.to_string(), tokens: 0 });
     Plan { headers_at_ms, events, text, completion_tokens, finish_reason }
+}
+
+/// [`assemble`] for every wire but Chat.
+fn assemble_wire(req: &PlanRequest, headers_at_ms: f64, pieces: Vec<Piece>, capped: bool) -> Plan {
+    let w = &req.writer;
+    let mut e = WireEncoder::new(req.wire, &w.id, &w.model, w.created);
+    if req.ollama_generate {
+        e = e.generating();
+    }
+    let pieces = if req.wire.whole_calls() { whole_calls(pieces) } else { pieces };
+    let mut events = Vec::with_capacity(pieces.len() + 2);
+    events.push(PlannedEvent {
+        at_ms: headers_at_ms,
+        data: e.head(req.prompt_tokens, req.cached_tokens),
+        tokens: 0,
+    });
+    let (mut text, mut completion_tokens, mut reasoning) = (String::new(), 0u64, 0u64);
+    let (mut last, mut first) = (headers_at_ms, None);
+    let mut called = false;
+    for (at, piece, tokens, kind, tool) in pieces {
+        let at_ms = at.max(last);
+        last = at_ms;
+        first.get_or_insert(at_ms);
+        completion_tokens += u64::from(tokens);
+        match kind {
+            ChunkKind::Content => text.push_str(&piece),
+            ChunkKind::Reasoning => reasoning += u64::from(tokens),
+            ChunkKind::ToolCall => called = true,
+        }
+        let data = e.piece(kind, &piece, tool.as_ref());
+        // A piece the wire cannot carry (plain text's reasoning and calls)
+        // is generated, not sent: no event, so ground truth lists none.
+        if !data.is_empty() {
+            events.push(PlannedEvent { at_ms, data, tokens });
+        }
+    }
+    let (finish, finish_reason) = match (capped, called) {
+        (true, _) => (Finish::Length, "length"),
+        (false, true) => (Finish::ToolCalls, "tool_calls"),
+        (false, false) => (Finish::Stop, "stop"),
+    };
+    let totals = Totals {
+        prompt: req.prompt_tokens,
+        cached: req.cached_tokens,
+        completion: completion_tokens,
+        reasoning,
+        first_ms: first.unwrap_or(last),
+        last_ms: last,
+    };
+    let tail = e.tail(finish, totals);
+    if !tail.is_empty() {
+        events.push(PlannedEvent { at_ms: last, data: tail, tokens: 0 });
+    }
+    Plan { headers_at_ms, events, text, completion_tokens, finish_reason }
+}
+
+/// Each call's fragments joined into one piece, due with its last fragment
+/// and carrying all its tokens (for wires that send calls whole).
+fn whole_calls(pieces: Vec<Piece>) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        let continues = p.3 == ChunkKind::ToolCall
+            && p.4.as_ref().is_none_or(|t| t.name.is_none())
+            && out.last().is_some_and(|l| l.3 == ChunkKind::ToolCall);
+        match out.last_mut() {
+            Some(l) if continues => {
+                l.0 = p.0;
+                l.1.push_str(&p.1);
+                l.2 += p.2;
+            }
+            _ => out.push(p),
+        }
+    }
+    out
 }
 
 /// The plan of a profile for this request.
@@ -173,6 +257,8 @@ mod tests {
     fn req(include_usage: bool, max_tokens: Option<u32>) -> PlanRequest {
         PlanRequest {
             writer: StreamWriter { id: "x".into(), model: "m".into(), created: 0, api: ApiFlavor::Chat },
+            wire: Wire::Chat,
+            ollama_generate: false,
             prompt_tokens: 12,
             cached_tokens: 0,
             max_tokens,
@@ -207,6 +293,35 @@ mod tests {
         let capped = from_profile(&p, &req(false, Some(5)));
         assert_eq!((capped.completion_tokens, capped.finish_reason), (5, "length"));
         assert!(play(&capped).usage.is_none());
+    }
+
+    /// Reasoning, an answer, then a call, as every wire sends them.
+    #[test]
+    fn every_wire_plays_a_profile_with_its_times() {
+        use crate::stream::wire::WIRES;
+        let p: Profile =
+            "ttft=100,tpot=10,jitter=constant,reasoning=3,tokens=5,tool_call=f:3".parse().unwrap();
+        for wire in WIRES {
+            let plan = from_profile(&p, &PlanRequest { wire, ..req(true, None) });
+            let mut r = Recorder::with_wire(0.0, wire);
+            r.on_headers(plan.headers_at_ms, 200);
+            for e in &plan.events {
+                r.on_bytes(e.at_ms, e.data.as_bytes());
+            }
+            let t = r.finish(plan.last_token_ms(), StreamEnd::Closed);
+            let name = wire.name();
+            assert_eq!(t.failure, None, "{name}");
+            assert_eq!(plan.completion_tokens, 12, "{name}: 3 + 5 + a call of 4 fragments");
+            let first = if wire == Wire::Text { 130.0 } else { 100.0 };
+            assert_eq!(t.chunks[0].arrived_ms, first, "{name}: the first token at the profile's TTFT");
+            assert_eq!(t.chunks.iter().filter(|c| c.kind == ChunkKind::Content).count(), 5, "{name}");
+            let last = t.chunks.last().unwrap().arrived_ms;
+            let expected = if wire == Wire::Text { 170.0 } else { 100.0 + 11.0 * 10.0 };
+            assert_eq!(last, expected, "{name}: the last piece when the profile has it");
+            if !matches!(wire, Wire::Text | Wire::UiStream) {
+                assert_eq!(t.usage.and_then(|u| u.completion_tokens), Some(12), "{name}");
+            }
+        }
     }
 
     #[test]

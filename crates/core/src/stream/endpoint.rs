@@ -16,6 +16,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use crate::stream::wire::Wire;
 use crate::trace::{ApiFlavor, ClientInfo, SourceKind, TraceMeta, redact_endpoint};
 
 /// Which body field carries the token limit.
@@ -52,8 +53,11 @@ pub struct EndpointConfig {
     pub base_url: String,
     /// Model name.
     pub model: String,
-    /// Chat or completions.
+    /// Chat or completions (for the OpenAI Chat wire).
     pub api: ApiFlavor,
+    /// The wire the endpoint streams in ([`Wire`]; OpenAI Chat by default).
+    #[serde(default)]
+    pub wire: Wire,
     /// System message (chat; empty = none).
     #[serde(default)]
     pub system: String,
@@ -94,6 +98,9 @@ pub enum ConfigError {
     /// Token limit zero.
     #[error("max tokens must be at least 1")]
     MaxTokens,
+    /// A page's own route lists no models.
+    #[error("a page's own stream route lists no models: name the model the route expects")]
+    NoModelList,
 }
 
 /// A known server type with its defaults.
@@ -113,10 +120,12 @@ pub struct EndpointPreset {
     pub max_tokens_field: MaxTokensField,
     /// How to let the lab's origin through CORS.
     pub cors_hint: &'static str,
+    /// The wire it streams in.
+    pub wire: Wire,
 }
 
 /// The presets, the built-in replay endpoint first (the default).
-pub const PRESETS: [EndpointPreset; 6] = [
+pub const PRESETS: [EndpointPreset; 10] = [
     EndpointPreset {
         id: "replay",
         name: "Built-in replay (no LLM needed)",
@@ -125,6 +134,7 @@ pub const PRESETS: [EndpointPreset; 6] = [
         needs_key: false,
         max_tokens_field: MaxTokensField::MaxTokens,
         cors_hint: "Served by latency-lab serve itself; nothing to configure.",
+        wire: Wire::Chat,
     },
     EndpointPreset {
         id: "vllm",
@@ -134,6 +144,7 @@ pub const PRESETS: [EndpointPreset; 6] = [
         needs_key: false,
         max_tokens_field: MaxTokensField::MaxTokens,
         cors_hint: "Start vLLM with --allowed-origins '[\"ORIGIN\"]' (or '[\"*\"]').",
+        wire: Wire::Chat,
     },
     EndpointPreset {
         id: "llamacpp",
@@ -143,6 +154,7 @@ pub const PRESETS: [EndpointPreset; 6] = [
         needs_key: false,
         max_tokens_field: MaxTokensField::MaxTokens,
         cors_hint: "llama-server allows any origin by default; llama-cpp-python's server too (--cors-allow-origins).",
+        wire: Wire::Chat,
     },
     EndpointPreset {
         id: "openai",
@@ -152,6 +164,7 @@ pub const PRESETS: [EndpointPreset; 6] = [
         needs_key: true,
         max_tokens_field: MaxTokensField::MaxCompletionTokens,
         cors_hint: "OpenAI's API accepts browser requests; an API key is required.",
+        wire: Wire::Chat,
     },
     EndpointPreset {
         id: "ollama",
@@ -161,6 +174,7 @@ pub const PRESETS: [EndpointPreset; 6] = [
         needs_key: false,
         max_tokens_field: MaxTokensField::MaxTokens,
         cors_hint: "Start Ollama with OLLAMA_ORIGINS=ORIGIN (or *).",
+        wire: Wire::Chat,
     },
     EndpointPreset {
         id: "lmstudio",
@@ -170,6 +184,47 @@ pub const PRESETS: [EndpointPreset; 6] = [
         needs_key: false,
         max_tokens_field: MaxTokensField::MaxTokens,
         cors_hint: "Turn on \"Enable CORS\" in LM Studio's server settings.",
+        wire: Wire::Chat,
+    },
+    EndpointPreset {
+        id: "openai-responses",
+        name: "OpenAI Responses API",
+        base_url: Some("https://api.openai.com/v1"),
+        model: "gpt-5-mini",
+        needs_key: true,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "OpenAI's API accepts browser requests; an API key is required.",
+        wire: Wire::Responses,
+    },
+    EndpointPreset {
+        id: "anthropic",
+        name: "Anthropic Messages",
+        base_url: Some("https://api.anthropic.com/v1"),
+        model: "claude-sonnet-4-5",
+        needs_key: true,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "Anthropic's API accepts browser requests that send anthropic-dangerous-direct-browser-access: true (the lab does); an API key is required.",
+        wire: Wire::Anthropic,
+    },
+    EndpointPreset {
+        id: "gemini",
+        name: "Google Gemini",
+        base_url: Some("https://generativelanguage.googleapis.com/v1beta"),
+        model: "gemini-2.5-flash",
+        needs_key: true,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "The Gemini API accepts browser requests; an API key (x-goog-api-key) is required.",
+        wire: Wire::Gemini,
+    },
+    EndpointPreset {
+        id: "ollama-native",
+        name: "Ollama (native /api/chat)",
+        base_url: Some("http://127.0.0.1:11434"),
+        model: "llama3.2",
+        needs_key: false,
+        max_tokens_field: MaxTokensField::MaxTokens,
+        cors_hint: "Start Ollama with OLLAMA_ORIGINS=ORIGIN (or *).",
+        wire: Wire::Ollama,
     },
 ];
 
@@ -187,6 +242,30 @@ impl Message {
     pub fn new(role: &str, content: &str) -> Self {
         Self { role: role.to_string(), content: content.to_string() }
     }
+}
+
+/// Gemini's API root: a bare origin gets `/v1beta`, and so does the lab's
+/// own `…/v1`.
+fn gemini_root(typed: &str, bare: bool) -> String {
+    match typed.strip_suffix("/v1") {
+        _ if bare => format!("{typed}/v1beta"),
+        Some(origin) => format!("{origin}/v1beta"),
+        None => typed.to_string(),
+    }
+}
+
+/// `s` percent-encoded for a path segment or query value (unreserved
+/// characters, `,` and `=` kept).
+fn percent(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~,".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
 }
 
 /// A preset by id.
@@ -221,6 +300,7 @@ impl EndpointConfig {
             base_url: p.base_url.map_or_else(|| format!("{origin}/v1"), str::to_string),
             model: p.model.to_string(),
             api: ApiFlavor::Chat,
+            wire: p.wire,
             system: String::new(),
             prompt: "Explain in three short paragraphs why time to first token matters more than tokens per second for a chat assistant.".into(),
             max_tokens: 200,
@@ -231,18 +311,75 @@ impl EndpointConfig {
         }
     }
 
-    /// `POST` URL of the completion.
+    /// `POST` URL of the completion: the wire's route under the base
+    /// (`…/v1/chat/completions`, `…/v1/responses`, `…/v1/messages`,
+    /// `…/v1beta/models/MODEL:streamGenerateContent?alt=sse` (a bare origin
+    /// gets `/v1beta`), Ollama's `/api/chat` at its origin (a `/v1` typed
+    /// after it is dropped); for the streams a page's own backend sends (the
+    /// AI SDK's, plain text) the URL is the route itself, as typed.
     pub fn completion_url(&self) -> Result<String, ConfigError> {
-        let base = normalize_base(&self.base_url)?;
-        Ok(match self.api {
-            ApiFlavor::Chat => format!("{base}/chat/completions"),
-            ApiFlavor::Completions => format!("{base}/completions"),
+        let typed = self.base_url.trim().trim_end_matches('/');
+        let base = normalize_base(typed)?;
+        let bare = !typed.trim_start_matches("http://").trim_start_matches("https://").contains('/');
+        Ok(match (self.wire, self.api) {
+            (Wire::Ollama, _) => format!("{}/api/chat", typed.strip_suffix("/v1").unwrap_or(typed)),
+            // A base ending in `/v1` is the lab's own replay endpoint: its routes for them.
+            (Wire::UiStream | Wire::DataStream | Wire::Text, _) if typed.ends_with("/v1") => {
+                let route = match self.wire {
+                    Wire::UiStream => "ui-stream",
+                    Wire::DataStream => "data-stream",
+                    _ => "text-stream",
+                };
+                format!("{typed}/lab/{route}?model={}", percent(self.model.trim()))
+            }
+            (Wire::UiStream | Wire::DataStream | Wire::Text, _) => typed.to_string(),
+            (Wire::Responses, _) => format!("{base}/responses"),
+            (Wire::Anthropic, _) => format!("{base}/messages"),
+            (Wire::Gemini, _) => {
+                format!(
+                    "{}/models/{}:streamGenerateContent?alt=sse",
+                    gemini_root(typed, bare),
+                    percent(self.model.trim())
+                )
+            }
+            (Wire::Chat, ApiFlavor::Chat) => format!("{base}/chat/completions"),
+            (Wire::Chat, ApiFlavor::Completions) => format!("{base}/completions"),
         })
     }
 
-    /// `GET` URL of the model list.
+    /// The headers that carry `key` (trimmed; none when blank) and the
+    /// wire's own: `Authorization: Bearer` for the OpenAI wires and Ollama,
+    /// Anthropic's `x-api-key` with `anthropic-version` and the header that
+    /// lets a page call it, Gemini's `x-goog-api-key`. Built per request:
+    /// the key is never part of the config.
+    pub fn auth_headers(&self, key: Option<&str>) -> Vec<(&'static str, String)> {
+        let key = key.map(str::trim).filter(|k| !k.is_empty());
+        let mut out = Vec::new();
+        match self.wire {
+            Wire::Anthropic => {
+                out.push(("anthropic-version", "2023-06-01".to_string()));
+                out.push(("anthropic-dangerous-direct-browser-access", "true".to_string()));
+                out.extend(key.map(|k| ("x-api-key", k.to_string())));
+            }
+            Wire::Gemini => out.extend(key.map(|k| ("x-goog-api-key", k.to_string()))),
+            _ => out.extend(key.map(|k| ("Authorization", format!("Bearer {k}")))),
+        }
+        out
+    }
+
+    /// `GET` URL of the model list: `<base>/models` (OpenAI, Anthropic,
+    /// Gemini's `…/v1beta/models`), Ollama's `/api/tags`; none for the
+    /// streams of a page's own backend.
     pub fn models_url(&self) -> Result<String, ConfigError> {
-        Ok(format!("{}/models", normalize_base(&self.base_url)?))
+        let typed = self.base_url.trim().trim_end_matches('/');
+        let base = normalize_base(typed)?;
+        let bare = !typed.trim_start_matches("http://").trim_start_matches("https://").contains('/');
+        match self.wire {
+            Wire::Ollama => Ok(format!("{}/api/tags", typed.strip_suffix("/v1").unwrap_or(typed))),
+            Wire::Gemini => Ok(format!("{}/models", gemini_root(typed, bare))),
+            Wire::UiStream | Wire::DataStream | Wire::Text => Err(ConfigError::NoModelList),
+            _ => Ok(format!("{base}/models")),
+        }
     }
 
     /// The JSON body.
@@ -263,6 +400,9 @@ impl EndpointConfig {
         }
         if self.max_tokens == 0 {
             return Err(ConfigError::MaxTokens);
+        }
+        if self.wire != Wire::Chat {
+            return self.wire_body(messages);
         }
         let mut body = Map::new();
         body.insert("model".into(), json!(self.model.trim()));
@@ -296,6 +436,81 @@ impl EndpointConfig {
     }
 }
 
+impl EndpointConfig {
+    /// The body of every wire but Chat: the messages (a system message
+    /// where the wire keeps it apart), the limit under the wire's name,
+    /// streaming asked for, extra fields merged on top.
+    fn wire_body(&self, messages: &[Message]) -> Result<String, ConfigError> {
+        let system: Vec<&str> =
+            messages.iter().filter(|m| m.role == "system").map(|m| m.content.as_str()).collect();
+        let turns = messages.iter().filter(|m| m.role != "system");
+        let model = self.model.trim();
+        let mut body = match self.wire {
+            Wire::Responses => {
+                let input: Vec<Value> =
+                    turns.map(|m| json!({"role": m.role, "content": m.content})).collect();
+                let mut b = json!({"model": model, "input": input, "max_output_tokens": self.max_tokens, "stream": true});
+                if !system.is_empty() {
+                    b["instructions"] = json!(system.join("\n"));
+                }
+                b
+            }
+            Wire::Anthropic => {
+                let list: Vec<Value> = turns.map(|m| json!({"role": m.role, "content": m.content})).collect();
+                let mut b =
+                    json!({"model": model, "messages": list, "max_tokens": self.max_tokens, "stream": true});
+                if !system.is_empty() {
+                    b["system"] = json!(system.join("\n"));
+                }
+                b
+            }
+            Wire::Gemini => {
+                let contents: Vec<Value> = turns
+                    .map(|m| json!({"role": if m.role == "assistant" { "model" } else { "user" }, "parts": [{"text": m.content}]}))
+                    .collect();
+                let mut b =
+                    json!({"contents": contents, "generationConfig": {"maxOutputTokens": self.max_tokens}});
+                if !system.is_empty() {
+                    b["systemInstruction"] = json!({"parts": [{"text": system.join("\n")}]});
+                }
+                b
+            }
+            Wire::Ollama => {
+                let list: Vec<Value> =
+                    messages.iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
+                json!({"model": model, "messages": list, "stream": true, "options": {"num_predict": self.max_tokens}})
+            }
+            _ => {
+                let list: Vec<Value> = messages
+                    .iter()
+                    .map(|m| json!({"role": m.role, "parts": [{"type": "text", "text": m.content}]}))
+                    .collect();
+                json!({"model": model, "messages": list})
+            }
+        };
+        if let Some(t) = self.temperature.filter(|t| t.is_finite()) {
+            match self.wire {
+                Wire::Gemini => body["generationConfig"]["temperature"] = json!(t),
+                Wire::Ollama => body["options"]["temperature"] = json!(t),
+                Wire::Responses | Wire::Anthropic => body["temperature"] = json!(t),
+                _ => {}
+            }
+        }
+        if !self.extra_body.trim().is_empty() {
+            match serde_json::from_str::<Value>(&self.extra_body) {
+                Ok(Value::Object(extra)) => {
+                    if let Value::Object(b) = &mut body {
+                        b.extend(extra);
+                    }
+                }
+                Ok(_) => return Err(ConfigError::ExtraBody("not an object".into())),
+                Err(e) => return Err(ConfigError::ExtraBody(crate::trace::json_error::plain(&e))),
+            }
+        }
+        Ok(body.to_string())
+    }
+}
+
 /// Model ids from a `/v1/models` response body (OpenAI shape `{data: [{id}]}`,
 /// or Ollama's `{models: [{name}]}`).
 pub fn parse_models(body: &str) -> Vec<String> {
@@ -303,7 +518,9 @@ pub fn parse_models(body: &str) -> Vec<String> {
     let list = v.get("data").or_else(|| v.get("models")).and_then(Value::as_array);
     list.map(|l| {
         l.iter()
-            .filter_map(|m| m.get("id").or_else(|| m.get("name")).and_then(Value::as_str).map(str::to_owned))
+            .filter_map(|m| m.get("id").or_else(|| m.get("name")).and_then(Value::as_str))
+            // Gemini names its models `models/gemini-…`.
+            .map(|id| id.strip_prefix("models/").unwrap_or(id).to_owned())
             .collect()
     })
     .unwrap_or_default()
@@ -325,6 +542,7 @@ pub fn live_meta(
         source: SourceKind::Live,
         endpoint: config.completion_url().ok().map(|u| redact_endpoint(&u)),
         api: Some(config.api),
+        wire: (config.wire != Wire::Chat).then(|| config.wire.id().to_string()),
         model: Some(config.model.clone()),
         tool: Some(format!("latency-lab {}", env!("CARGO_PKG_VERSION"))),
         concurrency: Some(concurrency),
@@ -402,6 +620,78 @@ mod tests {
         c.extra_body = String::new();
         c.model = " ".into();
         assert_eq!(c.body(), Err(ConfigError::NoModel));
+    }
+
+    /// Each wire's preset: its route, its auth headers, and a body the
+    /// replay endpoint reads back (`stream::wire::request`) as sent.
+    #[test]
+    fn every_wire_sends_its_route_headers_and_a_body_the_server_reads() {
+        use crate::stream::wire::{WIRES, request};
+        let routes = [
+            (Wire::Responses, "http://h:1/v1", "http://h:1/v1/responses"),
+            (Wire::Anthropic, "http://h:1", "http://h:1/v1/messages"),
+            (
+                Wire::Gemini,
+                "http://h:1",
+                "http://h:1/v1beta/models/profile%3Attft%3D9,tokens%3D3:streamGenerateContent?alt=sse",
+            ),
+            (
+                Wire::Gemini,
+                "http://h:1/v1",
+                "http://h:1/v1beta/models/profile%3Attft%3D9,tokens%3D3:streamGenerateContent?alt=sse",
+            ),
+            (
+                Wire::UiStream,
+                "http://h:1/v1",
+                "http://h:1/v1/lab/ui-stream?model=profile%3Attft%3D9,tokens%3D3",
+            ),
+            (Wire::Ollama, "http://h:1/v1", "http://h:1/api/chat"),
+            (Wire::UiStream, "http://h:1/api/chat", "http://h:1/api/chat"),
+        ];
+        for (wire, base, url) in routes {
+            let c = EndpointConfig {
+                wire,
+                base_url: base.into(),
+                model: "profile:ttft=9,tokens=3".into(),
+                ..EndpointConfig::default()
+            };
+            assert_eq!(c.completion_url().unwrap(), url, "{}", wire.name());
+        }
+        for wire in WIRES {
+            let c = EndpointConfig {
+                wire,
+                model: "m".into(),
+                system: "Be brief.".into(),
+                prompt: "Why?".into(),
+                max_tokens: 7,
+                ..EndpointConfig::default()
+            };
+            let read = request::decode(c.body().unwrap().as_bytes(), wire, Some("m"), Some(true)).unwrap();
+            assert!(
+                read.prompt.contains("Be brief.") && read.prompt.contains("Why?"),
+                "{}: {read:?}",
+                wire.name()
+            );
+            if !matches!(wire, Wire::UiStream | Wire::DataStream | Wire::Text) {
+                assert_eq!((read.max_tokens, read.stream), (Some(7), true), "{}", wire.name());
+            }
+            let names: Vec<&str> = c.auth_headers(Some(" sk-1 ")).iter().map(|(n, _)| *n).collect();
+            let expected: &[&str] = match wire {
+                Wire::Anthropic => {
+                    &["anthropic-version", "anthropic-dangerous-direct-browser-access", "x-api-key"]
+                }
+                Wire::Gemini => &["x-goog-api-key"],
+                _ => &["Authorization"],
+            };
+            assert_eq!(names, expected, "{}", wire.name());
+            assert!(
+                !c.auth_headers(Some("  ")).iter().any(|(n, _)| *n == "x-api-key" || *n == "Authorization")
+            );
+            assert!(!serde_json::to_string(&c).unwrap().contains("sk-1"));
+        }
+        for p in PRESETS {
+            assert_eq!(EndpointConfig::from_preset(&p, "http://o").wire, p.wire);
+        }
     }
 
     #[test]

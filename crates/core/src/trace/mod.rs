@@ -129,6 +129,11 @@ pub struct TraceMeta {
     /// API used by the requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<ApiFlavor>,
+    /// The wire the answers streamed in, by id (`responses`, `anthropic`,
+    /// … : `crate::stream::wire::Wire::id`); absent for OpenAI Chat and
+    /// traces written before wires were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<String>,
     /// Model name as sent to / reported by the server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,

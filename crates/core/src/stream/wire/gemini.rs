@@ -3,7 +3,8 @@
 //! - `candidates[0].content.parts[]`: a part with `text` is answer text, or
 //!   reasoning when it has `"thought": true`; a `functionCall` part is a
 //!   whole call (`name`, `args`, sometimes `id`), recorded as one fragment
-//!   holding its arguments as JSON. Each part is one delta.
+//!   holding its arguments as JSON. Each part is one delta; an empty text
+//!   part (the last chunk often has one beside its finish reason) is none.
 //! - `candidates[0].finishReason` (`STOP`, `MAX_TOKENS`, `SAFETY`, …) ends
 //!   the answer; the stream has no end marker of its own, so it is complete
 //!   when a finish reason came and the body closed cleanly.
@@ -60,7 +61,7 @@ pub fn decode(d: &mut WireDecoder, data: &str) -> Result<Message, DecodeError> {
                 let call = d.open_call(&key, str_of(f, "id"), str_of(f, "name"));
                 let args = f.get("args").map_or_else(String::new, Value::to_string);
                 m.deltas.push(Delta::tool(call, args));
-            } else if let Some(text) = str_of(p, "text") {
+            } else if let Some(text) = str_of(p, "text").filter(|t| !t.is_empty()) {
                 let thought = p.get("thought").and_then(Value::as_bool) == Some(true);
                 m.deltas.push(if thought { Delta::reasoning(text) } else { Delta::answer(text) });
             }

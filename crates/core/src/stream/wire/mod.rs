@@ -32,8 +32,10 @@ pub mod anthropic;
 pub mod chat;
 pub mod data_stream;
 mod detect;
+pub mod encode;
 pub mod gemini;
 pub mod ollama;
+pub mod request;
 pub mod responses;
 pub mod ui_stream;
 
@@ -132,6 +134,13 @@ impl Wire {
             Self::Text => Framing::Raw,
             _ => Framing::Sse,
         }
+    }
+
+    /// True when the wire sends a tool call whole (Gemini, Ollama): a
+    /// writer joins a call's fragments into one piece, sent when its last
+    /// fragment is due.
+    pub fn whole_calls(self) -> bool {
+        matches!(self, Self::Gemini | Self::Ollama)
     }
 
     /// True when a finish reason and a clean close make a complete stream
