@@ -330,9 +330,11 @@ async fn start(State(api): State<Arc<LoadApi>>, headers: HeaderMap, body: Bytes)
     }
     let target = Arc::new(Target {
         url: api.target_url.clone(),
+        wire: lab_core::stream::wire::Wire::Chat,
+        flavor: lab_core::trace::ApiFlavor::Chat,
         model: s.model,
         exact_output: true,
-        api_key: None,
+        auth: Vec::new(),
         timeout: Duration::from_secs(REQUEST_TIMEOUT_S),
     });
     tokio::spawn(send_loop(Arc::clone(&api), target, schedule, stop_sending, counts, (sweep, number)));

@@ -124,6 +124,60 @@ fn cached_tokens_equal_the_rows_prediction_and_ttft_keeps_the_server_bounds() {
     assert!(shared >= 20, "the workload shares prefixes: {shared} of 40 rows hit the cache");
 }
 
+/// `--api` for every wire the runner sends: against serve with `cache=on`,
+/// each answer has the row's length (`--exact-output` on every wire), the
+/// cached tokens equal the rows' prediction where the wire reports them
+/// (Ollama reports the tokens it evaluated: the prompt less the cached
+/// ones), and TTFT keeps the server's bounds.
+#[test]
+fn every_api_sends_the_workload_and_reports_cached_tokens_exactly() {
+    let dir = data_dir().with_extension("apis");
+    let file = workload(&dir, 20);
+    for api in ["completions", "responses", "anthropic", "gemini", "ollama"] {
+        let srv = start(&[]);
+        let out = dir.join(format!("{api}.trace.json"));
+        let target = format!("http://{}", srv.addr);
+        let o = run_quiet(&file, &target, MODEL, &out, &["--exact-output", "--api", api]);
+        let said = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{api}: {said}{}", String::from_utf8_lossy(&o.stderr));
+        assert!(said.contains("20 requests sent: 20 answered, 0 failed"), "{api}: {said}");
+        let t = trace(&out);
+        let wire = (api != "completions").then(|| api.to_string());
+        assert_eq!(t.meta.wire, wire, "{api}: the trace records its wire");
+        let mut predict = CachePredictor::endpoint(512);
+        let mut ttfts = Vec::new();
+        for row in rows(&file) {
+            let id = format!("row-{}", row.line);
+            let r = t
+                .requests
+                .iter()
+                .find(|r| r.id.as_deref() == Some(&id))
+                .unwrap_or_else(|| panic!("{api}: {id}"));
+            let usage = r.usage.unwrap_or_else(|| panic!("{api}: usage"));
+            let want = predict.admit(&row);
+            // The words and the newline each message ends with (a completions prompt is the text alone).
+            let prompt = u64::from(row.input_tokens) + u64::from(api != "completions");
+            assert_eq!(usage.completion_tokens, Some(u64::from(row.output_tokens)), "{api}: --exact-output");
+            if api == "ollama" {
+                assert_eq!(
+                    (usage.prompt_tokens, usage.cached_tokens),
+                    (Some(prompt - want), None),
+                    "{api} row {}",
+                    row.line
+                );
+            } else {
+                assert_eq!(usage.cached_tokens.unwrap_or(0), want, "{api} row {}: cached tokens", row.line);
+                assert_eq!(usage.prompt_tokens, Some(prompt), "{api}: prompt tokens");
+            }
+            ttfts.push((
+                r.chunks[0].arrived_ms - r.sent_ms,
+                r.server.as_ref().expect("ground truth").chunks_sent_ms[0],
+            ));
+        }
+        check_ttft_against_server(&ttfts).unwrap_or_else(|e| panic!("{api}: {e}"));
+    }
+}
+
 #[test]
 fn four_shards_with_one_start_send_what_one_process_sends() {
     let srv = start(&[]);

@@ -41,6 +41,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use lab_core::measure::stats::Samples;
+use lab_core::stream::endpoint::EndpointConfig;
+use lab_core::stream::wire::Wire;
 use lab_core::trace::shard::{self as shards, ShardId};
 use lab_core::trace::{ApiFlavor, RequestTrace, SourceKind, Trace, TraceMeta};
 use lab_core::workload::shape::{Shape, Shaper};
@@ -89,6 +91,12 @@ pub struct RunArgs {
     /// given the same start together).
     #[arg(long, value_name = "TIME")]
     pub start_at: Option<String>,
+    /// The API to send in: chat (`/v1/chat/completions`), completions,
+    /// responses (`/v1/responses`), anthropic (`/v1/messages`), gemini
+    /// (`/v1beta/models/MODEL:streamGenerateContent`) or ollama (`/api/chat`).
+    /// The key comes from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY.
+    #[arg(long, default_value = "chat", value_parser = ["chat", "completions", "responses", "anthropic", "gemini", "ollama"])]
+    pub api: String,
     /// Also send `min_tokens` and `ignore_eos`, so answers have the row's
     /// output length (vLLM, SGLang, llama.cpp take them).
     #[arg(long)]
@@ -174,6 +182,12 @@ fn start_at(s: &str) -> Result<f64, RunError> {
         .ok_or_else(|| {
             RunError::Flag(format!("--start-at {s}: unix seconds, or a time as 2026-12-05T10:00:00Z"))
         })
+}
+
+/// `--target` as a base URL: a chat completions route cut back to its `/v1`.
+fn base_of(target: &str) -> String {
+    let t = target.trim_end_matches('/');
+    t.strip_suffix("/chat/completions").unwrap_or(t).to_string()
 }
 
 /// The chat completions URL of `--target`.
@@ -354,11 +368,37 @@ async fn run_async(
         let m = shape.factor_for(rate, s.mean_rate()).map_err(|e| RunError::Flag(e.to_string()))?;
         shape.resample = Some((m, args.seed));
     }
+    let (wire, flavor) = match args.api.as_str() {
+        "completions" => (Wire::Chat, ApiFlavor::Completions),
+        other => (Wire::from_id(other).unwrap_or(Wire::Chat), ApiFlavor::Chat),
+    };
+    let config = EndpointConfig {
+        base_url: base_of(&args.target),
+        model: model.clone(),
+        wire,
+        api: flavor,
+        ..EndpointConfig::default()
+    };
+    let url = if (wire, flavor) == (Wire::Chat, ApiFlavor::Chat) {
+        url
+    } else {
+        let route =
+            config.completion_url().map_err(|e| RunError::Flag(format!("--target {}: {e}", args.target)))?;
+        route.parse().map_err(|e| RunError::Flag(format!("--target {}: {e}", args.target)))?
+    };
+    let key_var = match wire {
+        Wire::Anthropic => "ANTHROPIC_API_KEY",
+        Wire::Gemini => "GEMINI_API_KEY",
+        _ => "OPENAI_API_KEY",
+    };
+    let key = std::env::var(key_var).ok().filter(|k| !k.is_empty() && wire != Wire::Ollama);
     let target = Arc::new(Target {
         url,
+        wire,
+        flavor,
         model: model.clone(),
         exact_output: args.exact_output,
-        api_key: std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.is_empty()),
+        auth: config.auth_headers(key.as_deref()),
         timeout: Duration::from_secs(args.timeout_s),
     });
     let stops = stop::Stops::on_ctrl_c();
@@ -462,7 +502,8 @@ async fn run_async(
             )),
             source: SourceKind::Live,
             endpoint: Some(lab_core::trace::redact_endpoint(&target.url.to_string())),
-            api: Some(ApiFlavor::Chat),
+            api: Some(target.flavor),
+            wire: (target.wire != Wire::Chat).then(|| target.wire.id().to_string()),
             model: Some(model),
             tool: Some(format!("latency-lab run {}", env!("CARGO_PKG_VERSION"))),
             created_at: lab_core::workload::read::iso_ms(clock_epoch_ms),

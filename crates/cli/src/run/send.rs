@@ -12,8 +12,10 @@ use hyper::Request as HttpRequest;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
+use lab_core::stream::endpoint::{EndpointConfig, Message};
 use lab_core::stream::record::{Recorder, StreamEnd};
-use lab_core::trace::{FailureKind, RequestTrace};
+use lab_core::stream::wire::Wire;
+use lab_core::trace::{ApiFlavor, FailureKind, RequestTrace};
 use lab_core::workload::Request;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -26,15 +28,20 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 
 /// What every request of a run shares.
 pub struct Target {
-    /// `http(s)://host:port/v1/chat/completions`.
+    /// The route of the run's wire (`…/v1/chat/completions`, `…/v1/messages` …).
     pub url: hyper::Uri,
+    /// The wire it speaks (`--api`).
+    pub wire: Wire,
+    /// Chat or completions (OpenAI Chat's two routes).
+    pub flavor: ApiFlavor,
     /// The `model` field.
     pub model: String,
     /// Send `min_tokens` and `ignore_eos` (vLLM, SGLang, llama.cpp) so the
     /// answer has its `output_length`.
     pub exact_output: bool,
-    /// `Authorization: Bearer …`, never recorded.
-    pub api_key: Option<String>,
+    /// The key's headers as the wire wants them (`Authorization: Bearer`,
+    /// `x-api-key`, `x-goog-api-key`), never recorded.
+    pub auth: Vec<(&'static str, String)>,
     /// Longest a request may take.
     pub timeout: Duration,
 }
@@ -42,6 +49,9 @@ pub struct Target {
 /// The chat request body of workload row `r` (its prompt made by
 /// `lab_core::workload::prompts`, or its conversation's messages).
 pub fn body(target: &Target, r: &Request, prompt: impl FnOnce() -> String) -> String {
+    if target.wire != Wire::Chat || target.flavor != ApiFlavor::Chat {
+        return wire_body(target, r, prompt);
+    }
     let messages = if r.messages.is_empty() {
         vec![json!({"role": "user", "content": prompt()})]
     } else {
@@ -61,6 +71,33 @@ pub fn body(target: &Target, r: &Request, prompt: impl FnOnce() -> String) -> St
     b.to_string()
 }
 
+/// The body of another wire ([`EndpointConfig::body_with`]): the row's
+/// messages, its output length as the wire's limit, and with
+/// `--exact-output` the engines' `min_tokens` and `ignore_eos`.
+fn wire_body(target: &Target, r: &Request, prompt: impl FnOnce() -> String) -> String {
+    let messages: Vec<Message> = if r.messages.is_empty() {
+        vec![Message::new("user", &prompt())]
+    } else {
+        r.messages.iter().map(|t| Message::new(&t.role, &t.text)).collect()
+    };
+    let extra = if target.exact_output {
+        json!({"min_tokens": r.output_tokens, "ignore_eos": true}).to_string()
+    } else {
+        String::new()
+    };
+    let config = EndpointConfig {
+        model: target.model.clone(),
+        wire: target.wire,
+        api: target.flavor,
+        max_tokens: r.output_tokens.max(1),
+        temperature: None,
+        include_usage: true,
+        extra_body: extra,
+        ..EndpointConfig::default()
+    };
+    config.body_with(&messages).unwrap_or_default()
+}
+
 /// Sends `body` at once and records the answer; times are ms since `zero`.
 pub async fn send(
     client: &HttpClient,
@@ -70,10 +107,10 @@ pub async fn send(
     stop: &CancellationToken,
 ) -> (RequestTrace, Option<String>) {
     let ms = |t: Instant| t.duration_since(zero).as_secs_f64() * 1000.0;
-    let mut rec = Recorder::new(ms(Instant::now()));
+    let mut rec = Recorder::with_wire(ms(Instant::now()), target.wire);
     let mut req = HttpRequest::post(target.url.clone()).header("content-type", "application/json");
-    if let Some(k) = &target.api_key {
-        req = req.header("authorization", format!("Bearer {k}"));
+    for (name, value) in &target.auth {
+        req = req.header(*name, value);
     }
     let req = match req.body(Full::new(Bytes::from(body))) {
         Ok(r) => r,

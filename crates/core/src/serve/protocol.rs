@@ -19,11 +19,20 @@ pub const FAULT_HEADER: &str = "x-latency-lab-fault";
 /// Path of the ground-truth records, before the id.
 pub const GROUND_TRUTH_PATH: &str = "/v1/lab/requests/";
 
+/// The root of the server answering at `completion_url`: what comes before
+/// its wire's route (`/v1/…`, Gemini's `/v1beta/…`, Ollama's `/api/…`).
+fn server_root(completion_url: &str) -> &str {
+    ["/v1/", "/v1beta/", "/api/chat", "/api/generate"]
+        .iter()
+        .find_map(|m| completion_url.rsplit_once(m).map(|(b, _)| b))
+        .unwrap_or(completion_url)
+}
+
 /// The ground-truth record of request `id` answered at `completion_url`
-/// (`…/v1/chat/completions`): same origin and prefix, the id
-/// percent-encoded.
+/// (`…/v1/chat/completions`, or any wire's route): same origin and prefix,
+/// the id percent-encoded.
 pub fn ground_truth_url(completion_url: &str, id: &str) -> String {
-    let base = completion_url.rsplit_once("/v1/").map_or(completion_url, |(b, _)| b);
+    let base = server_root(completion_url);
     let mut out = format!("{}{GROUND_TRUTH_PATH}", base.trim_end_matches('/'));
     for b in id.bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
@@ -45,7 +54,7 @@ pub const TRAFFIC_PATH: &str = "/v1/lab/traffic";
 /// Route `path` (one of this module's) of the server answering at
 /// `completion_url`: same origin and prefix.
 pub fn lab_url(completion_url: &str, path: &str) -> String {
-    let base = completion_url.rsplit_once("/v1/").map_or(completion_url, |(b, _)| b);
+    let base = server_root(completion_url);
     format!("{}{path}", base.trim_end_matches('/'))
 }
 
@@ -84,6 +93,15 @@ mod tests {
             ground_truth_url("https://h.example/proxy/v1/completions", "a b/c"),
             "https://h.example/proxy/v1/lab/requests/a%20b%2Fc"
         );
+        // Every wire's route, Gemini's and Ollama's included.
+        for url in [
+            "http://h:1/v1/messages",
+            "http://h:1/v1beta/models/profile%3Afast-start:streamGenerateContent?alt=sse",
+            "http://h:1/api/chat",
+            "http://h:1/v1/lab/ui-stream?model=x",
+        ] {
+            assert_eq!(ground_truth_url(url, "lab-1"), "http://h:1/v1/lab/requests/lab-1", "{url}");
+        }
     }
 
     #[test]

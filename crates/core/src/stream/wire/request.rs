@@ -11,7 +11,11 @@
 //! | AI SDK UI message stream | `messages[].parts[]` of type `text` (or a `content` string) | — | always | `model`, else the route's |
 //! | AI SDK data stream, plain text | as the UI message stream | — | always | as above |
 //!
-//! Texts are joined with newlines, as the Chat reader joins messages.
+//! Each text is followed by a newline, as the Chat reader takes messages
+//! (so one prompt counts the same tokens, and hits the same prefix cache
+//! blocks, on every wire). The
+//! engines' `min_tokens` and `ignore_eos` are read on every wire (the lab's
+//! runner sends them with `--exact-output`).
 
 use serde_json::Value;
 
@@ -78,8 +82,11 @@ pub fn decode(
     };
     Ok(CompletionRequest {
         model: named.or_else(|| model.map(str::to_owned)).unwrap_or_default(),
-        prompt: texts.join("\n"),
+        prompt: texts.iter().map(|t| format!("{t}\n")).collect(),
         max_tokens,
+        // The engines' extensions, which `latency-lab run --exact-output` sends on every wire.
+        min_tokens: limit(req.get("min_tokens")),
+        ignore_eos: req.get("ignore_eos").and_then(Value::as_bool) == Some(true),
         stream: streams,
         // Every wire but Chat reports usage without being asked.
         include_usage: true,
@@ -121,20 +128,20 @@ mod tests {
         );
         assert_eq!(
             (r.model.as_str(), r.prompt.as_str(), r.max_tokens, r.stream),
-            ("gpt", "Be brief.\nHi", Some(64), true)
+            ("gpt", "Be brief.\nHi\n", Some(64), true)
         );
         let r = read(
             Wire::Anthropic,
             r#"{"model":"claude","system":[{"type":"text","text":"Sys"}],"messages":[{"role":"user","content":"Hello"}],"max_tokens":100,"stream":true}"#,
         );
-        assert_eq!((r.prompt.as_str(), r.max_tokens), ("Sys\nHello", Some(100)));
+        assert_eq!((r.prompt.as_str(), r.max_tokens), ("Sys\nHello\n", Some(100)));
         let r = read(
             Wire::Gemini,
             r#"{"contents":[{"role":"user","parts":[{"text":"Why?"}]}],"generationConfig":{"maxOutputTokens":8}}"#,
         );
         assert_eq!(
             (r.model.as_str(), r.prompt.as_str(), r.max_tokens, r.stream),
-            ("route-model", "Why?", Some(8), true)
+            ("route-model", "Why?\n", Some(8), true)
         );
         let r = read(
             Wire::Ollama,
@@ -142,7 +149,7 @@ mod tests {
         );
         assert_eq!(
             (r.prompt.as_str(), r.max_tokens, r.stream),
-            ("Sky?", Some(5), true),
+            ("Sky?\n", Some(5), true),
             "Ollama streams unless told not to"
         );
         let r = read(Wire::Ollama, r#"{"model":"llama3.2","prompt":"Sky?","stream":false}"#);
@@ -151,7 +158,7 @@ mod tests {
             Wire::UiStream,
             r#"{"id":"c1","messages":[{"id":"m1","role":"user","parts":[{"type":"text","text":"Hey"}]}],"trigger":"submit-message"}"#,
         );
-        assert_eq!((r.model.as_str(), r.prompt.as_str(), r.stream), ("route-model", "Hey", true));
+        assert_eq!((r.model.as_str(), r.prompt.as_str(), r.stream), ("route-model", "Hey\n", true));
         assert!(matches!(decode(b"[]", Wire::Anthropic, None, None), Err(RequestError::NotAnObject)));
         assert!(matches!(decode(b"{}", Wire::Gemini, None, None), Err(RequestError::Messages)));
     }
