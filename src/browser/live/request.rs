@@ -162,7 +162,8 @@ async fn body_of(
     let Some(body) = response.body() else {
         return Err(rec.fail(now_ms(), FailureKind::Empty, "The response has no body.".into()));
     };
-    if content_type.contains("text/event-stream") {
+    let wire = rec.wire();
+    if wire.streams_as(&content_type) {
         return Ok(body);
     }
     // Not a stream: read it whole, then explain (an error JSON, or a server
@@ -173,8 +174,14 @@ async fn body_of(
     let message = match lab_core::stream::openai::error_from_body(&text) {
         Some(e) => format!("The server answered with an error instead of a stream: {e}"),
         None => format!(
-            "The server answered with \"{}\" instead of an event stream (text/event-stream); it may not support streaming. Body: {}",
+            "The server answered with \"{}\" instead of {} stream ({}); it may not support streaming. Body: {}",
             if content_type.is_empty() { "no content type" } else { &content_type },
+            if wire == lab_core::stream::wire::Wire::Chat {
+                "an event".to_string()
+            } else {
+                format!("a {}", wire.name())
+            },
+            wire.content_type(),
             lab_core::stream::openai::snippet(&text)
         ),
     };

@@ -128,9 +128,8 @@ impl WireEncoder {
     /// The response's content type.
     pub fn content_type(&self) -> &'static str {
         match self.wire {
-            Wire::Ollama => "application/x-ndjson",
             Wire::DataStream | Wire::Text => "text/plain; charset=utf-8",
-            _ => "text/event-stream",
+            w => w.content_type(),
         }
     }
 

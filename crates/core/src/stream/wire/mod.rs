@@ -143,6 +143,30 @@ impl Wire {
         matches!(self, Self::Gemini | Self::Ollama)
     }
 
+    /// The content type a streamed answer of this wire comes with.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Ollama => "application/x-ndjson",
+            Self::DataStream | Self::Text => "text/plain",
+            _ => "text/event-stream",
+        }
+    }
+
+    /// True when a response of `content_type` is this wire's stream (not,
+    /// say, a JSON error body): an event stream for the SSE wires; NDJSON
+    /// (or Ollama's older `application/json`) for Ollama; text for the data
+    /// stream and plain text.
+    pub fn streams_as(self, content_type: &str) -> bool {
+        let ct = content_type.to_ascii_lowercase();
+        match self.framing() {
+            Framing::Sse => ct.contains("text/event-stream"),
+            Framing::Lines if self == Self::Ollama => {
+                ct.contains("ndjson") || ct.contains("application/json")
+            }
+            _ => ct.is_empty() || ct.starts_with("text/"),
+        }
+    }
+
     /// True when a finish reason and a clean close make a complete stream
     /// (wires whose end marker is optional, or which have none).
     pub fn finish_ends(self) -> bool {
@@ -314,6 +338,17 @@ fn no_usage() -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_is_told_from_an_error_body_by_its_content_type() {
+        for w in WIRES {
+            assert!(w.streams_as(w.content_type()), "{}", w.name());
+            assert!(!w.streams_as("text/html") || matches!(w, Wire::DataStream | Wire::Text), "{}", w.name());
+        }
+        assert!(!Wire::Chat.streams_as("application/json"), "an error body");
+        assert!(Wire::Ollama.streams_as("application/json; charset=utf-8"), "older Ollama");
+        assert!(!Wire::Text.streams_as("application/json"));
+    }
 
     #[test]
     fn every_wire_has_one_id_and_back() {

@@ -90,7 +90,6 @@ pub fn decode(
         stream: streams,
         // Every wire but Chat reports usage without being asked.
         include_usage: true,
-        ..CompletionRequest::default()
     })
 }
 
