@@ -61,10 +61,19 @@ pub fn today() -> String {
 }
 
 /// A moment (ms since the epoch) as a local date and time for people, in
-/// the browser's language (as its date pickers show dates).
+/// the browser's own locale (as its date pickers show dates):
+/// `toLocaleString()` with no locale named. Naming `navigator.language`
+/// threw a RangeError in WebKitGTK (its language is not always a valid
+/// BCP 47 tag), which left the Library without rows; on any error the ISO
+/// time is shown.
 pub fn local_time(epoch_ms: f64) -> String {
-    let language = window().and_then(|w| w.navigator().language()).unwrap_or_else(|| "en".into());
-    js_sys::Date::new(&epoch_ms.into()).to_locale_string(&language, &JsValue::UNDEFINED).into()
+    let date = js_sys::Date::new(&epoch_ms.into());
+    js_sys::Reflect::get(&date, &JsValue::from_str("toLocaleString"))
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| f.call0(&date).ok())
+        .and_then(|v| v.as_string())
+        .unwrap_or_else(|| date.to_iso_string().into())
 }
 
 /// A random number in `[0, 1)` (not for secrets).
