@@ -80,12 +80,21 @@ pub struct Budget {
 /// 529,000 (to 531,261 B: the workload's rate chart with axes and its run
 /// command, the comparison's baseline and replay ticks, the picks' ranks,
 /// the rough field scores, the probe sweep's words).
+/// Issue 45 (2026-12-06) moved the app from 648,000 (to 661,389 B: +13.4 kB
+/// for Live over every wire: core's decoders of seven wires, the framer,
+/// each wire's body, route and auth headers, the Wire menu; Live is in the
+/// first-visit module, so its decoders are too), the study view from
+/// 398,000 (to 398,033 B) and the run results' module from 532,000 (to
+/// 533,775 B: the trace's `wire` and usage's reasoning tokens, read and
+/// written by every module that decodes traces). Not yet measured one by
+/// one: whether the server-side encoders reach the page (dead code that
+/// wasm-opt should drop) is the first thing to check.
 pub const BUDGETS: [Budget; 7] = [
     Budget {
         module: "app",
         holds: |f| f.starts_with("latency-lab-app"),
         loaded: Loaded::FirstVisit,
-        budget: 648_000,
+        budget: 662_000,
         target: 450_000,
     },
     Budget {
@@ -110,14 +119,14 @@ pub const BUDGETS: [Budget; 7] = [
         module: "study view",
         holds: |f| f.starts_with("study_module"),
         loaded: Loaded::OnDemand,
-        budget: 398_000,
+        budget: 399_000,
         target: 200_000,
     },
     Budget {
         module: "runs views (Import, Field data, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 532_000,
+        budget: 534_000,
         target: 200_000,
     },
     Budget {
