@@ -85,8 +85,14 @@ pub async fn get_text_with(url: &str, auth: &[(&'static str, String)]) -> Result
     let pairs: Vec<(&str, &str)> = auth.iter().map(|(n, v)| (*n, v.as_str())).collect();
     let headers = headers(&pairs, None).map_err(|e| FetchError::Request(js_message(&e)))?;
     init.set_headers(&headers);
+    text_answer(url, &init).await
+}
+
+/// Sends `init` (no cookies) and reads the answer as text: the body, or
+/// the HTTP error with the start of the server's answer.
+async fn text_answer(url: &str, init: &RequestInit) -> Result<String, FetchError> {
     init.set_credentials(RequestCredentials::Omit);
-    let response = send(url, &init).await?;
+    let response = send(url, init).await?;
     let text = text_of(&response).await;
     if response.ok() {
         Ok(text)
@@ -111,12 +117,5 @@ pub async fn call_text(
     if let Some(b) = body {
         init.set_body(&JsValue::from_str(b));
     }
-    init.set_credentials(RequestCredentials::Omit);
-    let response = send(url, &init).await?;
-    let text = text_of(&response).await;
-    if response.ok() {
-        Ok(text)
-    } else {
-        Err(FetchError::Http { status: response.status(), body: lab_core::stream::openai::snippet(&text) })
-    }
+    text_answer(url, &init).await
 }

@@ -6,12 +6,7 @@
 //! cache's tokens, answers whole when not streaming, and answers errors in
 //! the wire's own shape.
 
-use std::io::Read;
-use std::time::Instant;
-
-use lab_core::stream::record::{Recorder, StreamEnd};
 use lab_core::stream::wire::Wire;
-use lab_core::trace::RequestTrace;
 use serde_json::{Value, json};
 
 mod common;
@@ -58,27 +53,6 @@ fn request_of(wire: Wire, prompt: &str) -> (String, String) {
     (path, body.to_string())
 }
 
-/// Streams one request, stamping each read on a local clock.
-fn stream(addr: &str, wire: Wire, path: &str, body: &str) -> (String, RequestTrace) {
-    let t0 = Instant::now();
-    let ms = |t: Instant| t.duration_since(t0).as_secs_f64() * 1000.0;
-    let (head, mut s, rest) = request(addr, "POST", path, &[("content-type", "application/json")], body);
-    let mut rec = Recorder::with_wire(0.0, wire);
-    rec.on_headers(ms(Instant::now()), 200);
-    rec.on_bytes(ms(Instant::now()), &rest);
-    let mut chunk = [0u8; 65536];
-    let end = loop {
-        match s.read(&mut chunk) {
-            Ok(0) => break StreamEnd::Closed,
-            Ok(n) => {
-                rec.on_bytes(ms(Instant::now()), &chunk[..n]);
-            }
-            Err(e) => break StreamEnd::Broken(e.to_string()),
-        }
-    };
-    (head, rec.finish(ms(Instant::now()), end))
-}
-
 #[test]
 fn every_wire_streams_the_profile_on_time_and_complete() {
     let srv = start(&[]);
@@ -88,7 +62,8 @@ fn every_wire_streams_the_profile_on_time_and_complete() {
         let mut pairs = Vec::new();
         let mut cached = Vec::new();
         for _ in 0..5 {
-            let (head, t) = stream(&srv.addr, wire, &path, &body);
+            let (head, t) =
+                stream_wire(&srv.addr, &path, wire, &body, &[("content-type", "application/json")]);
             let name = wire.name();
             assert!(head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"), "{name}: {head}");
             assert_eq!(t.failure, None, "{name}: {:?}", t.failure);

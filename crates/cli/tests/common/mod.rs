@@ -261,10 +261,22 @@ pub fn stream_body(
     body: &str,
     headers: &[(&str, &str)],
 ) -> (String, lab_core::trace::RequestTrace) {
+    stream_wire(addr, "/v1/chat/completions", lab_core::stream::wire::Wire::Chat, body, headers)
+}
+
+/// POSTs `body` to `path` and records the answer as `wire` streams it,
+/// stamping each read on a local clock.
+pub fn stream_wire(
+    addr: &str,
+    path: &str,
+    wire: lab_core::stream::wire::Wire,
+    body: &str,
+    headers: &[(&str, &str)],
+) -> (String, lab_core::trace::RequestTrace) {
     let t0 = Instant::now();
     let ms = |t: Instant| t.duration_since(t0).as_secs_f64() * 1000.0;
-    let (head, mut s, rest) = request(addr, "POST", "/v1/chat/completions", headers, body);
-    let mut rec = Recorder::new(0.0);
+    let (head, mut s, rest) = request(addr, "POST", path, headers, body);
+    let mut rec = Recorder::with_wire(0.0, wire);
     rec.on_headers(ms(Instant::now()), 200);
     rec.on_bytes(ms(Instant::now()), &rest);
     let mut chunk = [0u8; 65536];
