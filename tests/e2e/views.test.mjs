@@ -90,6 +90,27 @@ describe('charts, accessibility, first run', () => {
       const box = await page.getByTestId(`pane-${i}-output`).boundingBox();
       assert.ok(box.y + 80 <= 800, `pane ${i}'s text starts at ${Math.round(box.y)} px, below the fold`);
     }
+    // And on a phone (390 × 844) the first pane's answer is read in the
+    // first screen: its box starts with room for lines, and the first line
+    // of its text is drawn above the fold (it began at y≈1216).
+    {
+      const phone = await openPage(browser, server.url, { width: 390, height: 844 });
+      await waitForText(phone.page.getByTestId('pane-0-tokens'), /^[1-9]/, 10_000);
+      const box = await phone.page.getByTestId('pane-0-output').boundingBox();
+      assert.ok(box.y + 120 <= 844, `on a phone pane 0's text starts at ${Math.round(box.y)} px, below the fold`);
+      const line = await phone.page.evaluate(() => {
+        const body = document.querySelector('[data-testid="pane-0-output"] .stream-body');
+        const text = body && document.createTreeWalker(body, NodeFilter.SHOW_TEXT).nextNode();
+        if (!text) return null;
+        const range = document.createRange();
+        range.setStart(text, 0);
+        range.setEnd(text, 1);
+        return range.getBoundingClientRect().bottom;
+      });
+      assert.ok(line !== null && line <= 844, `on a phone the answer's first line ends at ${line} px`);
+      assert.deepEqual(phone.problems, []);
+      await phone.context.close();
+    }
     for (const [id, view] of [['go-live', 'live-view'], ['go-import', 'import-view'], ['go-study', 'study-view']]) {
       await page.goto(server.url);
       await page.getByTestId(id).click();

@@ -50,7 +50,8 @@ pub fn PaneCard(index: usize) -> impl IntoView {
                 {tile("Tokens", "tokens", Signal::derive(move || stats.get().tokens.to_string()))}
                 {tile("Stalls", "stalls", Signal::derive(move || stats.get().stalls.to_string()))}
             </div>
-            <div class="output replay-output" node_ref=lab.outputs[i] data-testid=format!("pane-{i}-output")></div>
+            <div class="output replay-output" node_ref=lab.outputs[i] data-testid=format!("pane-{i}-output")
+                tabindex="0" role="region" aria-label=move || format!("Answer: {}", title())></div>
             {move || lab.engine.panes[i].result.get().map(|run| view! { <PaneOutcome index=i run=run/> })}
         </article>
     }
