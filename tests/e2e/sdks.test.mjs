@@ -16,12 +16,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { Ollama } from 'ollama';
 import { startServer } from './lib/lab.mjs';
-import { checkItl, checkTtft } from './lib/precision.mjs';
-
-const TTFT = 120;
-const TPOT = 12;
-const TEXT = `profile:ttft=${TTFT},tpot=${TPOT},tokens=24,jitter=constant`;
-const FULL = `profile:ttft=${TTFT},tpot=${TPOT},tokens=8,reasoning=4,jitter=constant,tool_call=get_weather:5`;
+import { FULL, TEXT, noting, timed as timedAt } from './lib/sdk_timing.mjs';
 
 let server, root;
 before(async () => {
@@ -30,38 +25,7 @@ before(async () => {
 });
 after(() => server?.stop());
 
-/** A fetch that notes when each request left and its ground-truth id. */
-function noting(real = globalThis.fetch) {
-  const calls = [];
-  const f = async (url, init) => {
-    const call = { sent: performance.now() };
-    calls.push(call);
-    const r = await real(url, init);
-    call.id = r.headers.get('x-latency-lab-request-id');
-    return r;
-  };
-  return { fetch: f, calls };
-}
-
-async function truth(id) {
-  return (await fetch(`${root}/v1/lab/requests/${id}`)).json();
-}
-
-/** Three streamed answers of TEXT by `ask(onText)`; checks TTFT and gaps against the server's clock. */
-async function timed(name, noted, ask) {
-  const rows = [];
-  for (let i = 0; i < 3; i++) {
-    const arrived = [];
-    await ask(() => arrived.push(performance.now()));
-    const call = noted.calls.at(-1);
-    const t = await truth(call.id);
-    const sent = t.chunks.map((c) => c.sent_ms);
-    assert.equal(arrived.length, 24, `${name}: 24 text deltas`);
-    checkItl(arrived, sent);
-    rows.push({ ttft_server: sent[0], ttft_delta: arrived[0] - call.sent - sent[0] });
-  }
-  return checkTtft(rows, TTFT);
-}
+const timed = (...args) => timedAt(root, ...args);
 
 describe('the official SDKs read the replay endpoint as their provider', () => {
   test('openai: Responses streamed (responses.create, stream: true) and responses.stream', async () => {

@@ -264,7 +264,8 @@ pub async fn messages(
     complete(api, client, headers, body, Route { wire: Wire::Anthropic, ..Route::default() }).await
 }
 
-/// `POST /v1beta/models/{model}:streamGenerateContent` and `:generateContent`.
+/// `POST /v1beta/models/{model}:streamGenerateContent` and `:generateContent`
+/// (and under `/v1/`, Gemini's stable version).
 pub async fn gemini(
     State(api): State<Arc<Api>>,
     Path(model_action): Path<String>,

@@ -191,6 +191,8 @@ pub fn api_router(api: Arc<Api>) -> Router {
         .route("/v1/messages", post(api::messages))
         .route("/v1beta/models", get(api::gemini_models))
         .route("/v1beta/models/{model_action}", post(api::gemini))
+        // Gemini's stable version: google-genai (Python) calls it by default.
+        .route("/v1/models/{model_action}", post(api::gemini))
         .route("/api/tags", get(api::ollama_tags))
         .route("/api/chat", post(api::ollama_chat))
         .route("/api/generate", post(api::ollama_generate))

@@ -117,6 +117,10 @@ fn answers_not_streamed_and_errors_come_in_each_wires_shape() {
     let path = format!("/v1beta/models/{}:generateContent", model.replace(':', "%3A"));
     let (_, g) = whole(&path, json!({"contents": [{"parts": [{"text": "Hi"}]}]}));
     assert_eq!(g["candidates"][0]["finishReason"], "STOP", "{g}");
+    // Gemini's stable version, which google-genai (Python) calls by default.
+    let (head, g) =
+        whole(&path.replacen("/v1beta/", "/v1/", 1), json!({"contents": [{"parts": [{"text": "Hi"}]}]}));
+    assert!(head.contains(" 200 ") && g["candidates"][0]["finishReason"] == "STOP", "{head} {g}");
     let (_, o) = whole("/api/generate", json!({"model": model, "prompt": "Hi", "stream": false}));
     assert_eq!((o["done"].as_bool(), o["eval_count"].as_u64()), (Some(true), Some(5)), "{o}");
     assert!(o["response"].as_str().is_some_and(|t| !t.is_empty()), "generate answers in `response`: {o}");
