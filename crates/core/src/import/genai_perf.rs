@@ -6,7 +6,11 @@
 //! (ns, one per network read) and `response_outputs` (the raw bytes of each
 //! read: `{"response": "data: {...}\n\n"}` for OpenAI endpoints,
 //! `{"text_output": "..."}` for Triton). The lab runs the raw responses
-//! through its own SSE parser and chunk decoder, as if it had recorded them.
+//! through its own framing and decoder, as if it had recorded them, in the
+//! wire they speak ([`crate::stream::wire`]): named by `endpoint`
+//! (`v1/responses`, `v1/messages`, `…:streamGenerateContent`, `api/chat`),
+//! else told by the first response, else OpenAI Chat. A stream is complete
+//! when its wire says so (its end event, or a finish where the wire ends so).
 //!
 //! As GenAI-Perf does, only responses that carry text count as tokens: TTFT
 //! is the first of them minus `timestamp`, request latency the last.
@@ -18,8 +22,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Format, ImportError, ImportedRequest, ImportedRun};
-use crate::stream::openai::{self, StreamItem};
-use crate::stream::sse::SseParser;
+use crate::stream::frame::Framer;
+use crate::stream::wire::{Wire, WireDecoder, detect};
+use crate::trace::ChunkKind;
 
 #[derive(Deserialize)]
 struct Export {
@@ -60,10 +65,54 @@ struct Decoded {
     error: Option<String>,
 }
 
-fn decode(r: &Request) -> Decoded {
+/// The wire an export's `endpoint` names, if it names one.
+fn named_wire(endpoint: &str) -> Option<Wire> {
+    let e = endpoint.to_ascii_lowercase();
+    Some(if e.contains("responses") {
+        Wire::Responses
+    } else if e.contains("messages") {
+        Wire::Anthropic
+    } else if e.contains("generatecontent") {
+        Wire::Gemini
+    } else if e.contains("api/chat") || e.contains("api/generate") {
+        Wire::Ollama
+    } else if e.contains("completions") {
+        Wire::Chat
+    } else {
+        return None;
+    })
+}
+
+/// The wire of a request's raw responses: named, else told by the first of
+/// them (an event stream, else JSON lines), else Chat.
+fn wire_of(r: &Request, named: Option<Wire>) -> Wire {
+    named
+        .or_else(|| {
+            let first: String = r
+                .response_outputs
+                .iter()
+                .filter_map(|o| o.get("response").and_then(Value::as_str))
+                .take(4)
+                .collect();
+            detect("text/event-stream", |_| None, first.as_bytes()).or_else(|| {
+                if first.trim_start().starts_with('{') {
+                    Some(Wire::Ollama)
+                } else {
+                    // The AI SDK's data stream (`0:"…"` lines), else plain text.
+                    detect("text/plain", |_| None, first.as_bytes())
+                }
+            })
+        })
+        .unwrap_or(Wire::Chat)
+}
+
+fn decode(r: &Request, wire: Wire) -> Decoded {
     let mut d = Decoded::default();
-    let mut parser = SseParser::new();
-    let mut events = Vec::new();
+    let mut framer = Framer::new(wire.framing());
+    let mut decoder = WireDecoder::new(wire);
+    let (mut scratch, mut framed) = (Vec::new(), Vec::new());
+    // Plain text has no end of its own: the body's end is the answer's.
+    let mut finished = wire == Wire::Text;
     for (t, out) in r.response_timestamps.iter().zip(&r.response_outputs) {
         if let Some(text) = out.get("text_output").and_then(Value::as_str) {
             if !text.is_empty() {
@@ -74,30 +123,43 @@ fn decode(r: &Request) -> Decoded {
             continue;
         }
         let Some(raw) = out.get("response").and_then(Value::as_str) else { continue };
-        events.clear();
-        parser.feed_into(raw.as_bytes(), &mut events);
+        framed.clear();
+        framer.feed(raw.as_bytes(), &mut scratch, &mut framed);
         let mut has_text = false;
-        for e in &events {
-            match openai::decode(&e.data) {
-                Ok(StreamItem::Done) => d.done = true,
-                Ok(StreamItem::Chunk(c)) => {
-                    if let Some(u) = &c.usage {
+        for f in &framed {
+            let m = if wire == Wire::Text {
+                Ok(WireDecoder::text(&f.data))
+            } else {
+                decoder.decode(f.event.as_deref(), &f.data)
+            };
+            match m {
+                Ok(m) => {
+                    if let Some(u) = &m.usage {
                         d.usage_tokens = u.completion_tokens.or(d.usage_tokens);
                         d.prompt_tokens = u.prompt_tokens.or(d.prompt_tokens);
                     }
-                    if c.has_text() {
+                    for delta in
+                        m.deltas.iter().filter(|x| x.kind == ChunkKind::Content && !x.text.is_empty())
+                    {
                         has_text = true;
-                        d.text.push_str(&c.content);
+                        d.text.push_str(&delta.text);
+                    }
+                    finished |= m.finish.is_some() && wire.finish_ends();
+                    d.done |= m.end;
+                    if let Some(e) = m.error {
+                        d.error = Some(e.message);
                     }
                 }
-                Ok(StreamItem::Error(e)) => d.error = Some(e.message),
-                Err(e) => d.error = Some(format!("a response the lab could not decode: {e}")),
+                Err(e) => d.error = Some(format!("a {} response the lab could not decode: {e}", wire.name())),
             }
         }
         if has_text {
             d.times.push(*t);
         }
     }
+    // A finish ends a stream of a wire whose end marker is optional, when
+    // nothing was left half-sent.
+    d.done |= finished && framer.finish().clean;
     d
 }
 
@@ -111,6 +173,7 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
             "service kind triton_c_api stores token ids without text; the lab reads openai and triton exports",
         ));
     }
+    let named = export.endpoint.as_deref().and_then(named_wire);
     let mut runs = Vec::new();
     for (i, exp) in export.experiments.iter().enumerate() {
         let origin = exp.requests.iter().map(|r| r.timestamp).fold(f64::INFINITY, f64::min);
@@ -118,14 +181,17 @@ pub fn import(text: &str) -> Result<Vec<ImportedRun>, ImportError> {
         let mut itl_ms = Vec::new();
         let mut requests = Vec::with_capacity(exp.requests.len());
         for (k, r) in exp.requests.iter().enumerate() {
-            let d = decode(r);
+            let wire = wire_of(r, named);
+            let d = decode(r, wire);
             let start = itl_ms.len();
             itl_ms.extend(d.times.windows(2).map(|w| (w[1] - w[0]) / 1e6));
             let error = d.error.clone().or_else(|| {
                 if r.response_timestamps.is_empty() {
                     Some("no response was recorded".into())
                 } else {
-                    (!d.done).then(|| "the stream ended without [DONE] (cut off)".to_string())
+                    (!d.done).then(|| {
+                        format!("the {} stream ended without {} (cut off)", wire.name(), wire.ending())
+                    })
                 }
             });
             requests.push(ImportedRequest {
@@ -204,5 +270,71 @@ mod tests {
         let cut = run.request_trace(1).unwrap();
         assert!(cut.failure.unwrap().message.contains("without [DONE]"));
         assert_eq!(run.metrics(&Default::default()).completed, 1);
+    }
+
+    /// Each wire's stream as the replay endpoint sends it (Chat as OpenAI
+    /// does), one network read per event, recorded as GenAI-Perf records it.
+    fn recorded(wire: Wire, pieces: &[&str], end: bool) -> Value {
+        use crate::stream::wire::encode::{Finish, Totals, WireEncoder};
+        let mut reads = Vec::new();
+        if wire == Wire::Chat {
+            let chunk = |c: &str| {
+                format!("data: {}\n\n", serde_json::json!({"choices": [{"delta": {"content": c}}]}))
+            };
+            reads.extend(pieces.iter().map(|p| chunk(p)));
+            if end {
+                reads.push("data: [DONE]\n\n".into());
+            }
+        } else {
+            let mut enc = WireEncoder::new(wire, "r1", "m", 0);
+            reads.push(enc.head(10, 0));
+            reads.extend(pieces.iter().map(|p| enc.piece(ChunkKind::Content, p, None)));
+            if end {
+                let totals = Totals { prompt: 10, completion: pieces.len() as u64, ..Totals::default() };
+                reads.push(enc.tail(Finish::Stop, totals));
+            }
+        }
+        reads.retain(|r| !r.is_empty());
+        let times: Vec<f64> = (1..=reads.len()).map(|i| 1e9 + i as f64 * 1e7).collect();
+        let outputs: Vec<Value> = reads.iter().map(|r| serde_json::json!({ "response": r })).collect();
+        serde_json::json!({"timestamp": 1e9, "response_timestamps": times, "response_outputs": outputs})
+    }
+
+    #[test]
+    fn every_wire_recorded_is_read_told_by_its_first_response_or_named() {
+        for wire in crate::stream::wire::WIRES {
+            for endpoint in [None, named_endpoint(wire)] {
+                let whole = recorded(wire, &["Hel", "lo", " world"], true);
+                let cut = recorded(wire, &["cut"], false);
+                let doc =
+                    serde_json::json!({"endpoint": endpoint, "experiments": [{"requests": [whole, cut]}]});
+                let run = &import(&doc.to_string()).unwrap()[0];
+                let t = run.request_trace(0).unwrap();
+                assert_eq!(t.text(), "Hello world", "{wire:?} {endpoint:?}");
+                assert_eq!(t.chunks.len(), 3, "{wire:?}: one token per text response");
+                assert!(t.failure.is_none(), "{wire:?} {endpoint:?}: {:?}", t.failure);
+                if wire != Wire::Text {
+                    let failure =
+                        run.request_trace(1).unwrap().failure.map(|f| f.message).unwrap_or_default();
+                    assert!(
+                        failure.contains(wire.name()) && failure.contains(wire.ending()),
+                        "{wire:?}: {failure}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The `endpoint` GenAI-Perf would record for a wire (none for the AI
+    /// SDK's and plain text, which it has no endpoint type for).
+    fn named_endpoint(wire: Wire) -> Option<&'static str> {
+        match wire {
+            Wire::Chat => Some("v1/chat/completions"),
+            Wire::Responses => Some("v1/responses"),
+            Wire::Anthropic => Some("v1/messages"),
+            Wire::Gemini => Some("v1beta/models/m:streamGenerateContent"),
+            Wire::Ollama => Some("api/chat"),
+            _ => None,
+        }
     }
 }
