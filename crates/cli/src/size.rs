@@ -88,7 +88,10 @@ pub struct Budget {
 /// 533,775 B: the trace's `wire` and usage's reasoning tokens, read and
 /// written by every module that decodes traces). Not yet measured one by
 /// one: whether the server-side encoders reach the page (dead code that
-/// wasm-opt should drop) is the first thing to check.
+/// wasm-opt should drop) is the first thing to check. GenAI-Perf's
+/// recorded streams in every wire moved the import worker from 240,000 (to
+/// 248,097 B: +8.7 kB, the same decoders, framer and detection, which the
+/// worker did not hold; measured side by side on one machine).
 pub const BUDGETS: [Budget; 7] = [
     Budget {
         module: "app",
@@ -133,7 +136,7 @@ pub const BUDGETS: [Budget; 7] = [
         module: "import worker",
         holds: |f| f.starts_with("import_worker") || f == "public/import-worker.js",
         loaded: Loaded::OnDemand,
-        budget: 240_000,
+        budget: 250_000,
         target: 200_000,
     },
     Budget {

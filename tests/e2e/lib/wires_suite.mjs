@@ -3,12 +3,22 @@
 // its request in each wire the replay endpoint speaks (OpenAI Responses,
 // Anthropic Messages, Gemini, Ollama's native API, the AI SDK's UI message
 // and data streams, plain text), reads the answer with core's decoder for
-// that wire, and measures it as precisely as over OpenAI Chat in the same
-// browser and run: every TTFT at or after the server sent the first chunk,
-// the server on time (SERVER_LATE_MS), the median TTFT after the server's
-// within WIRE_OVER_CHAT_MS of Chat's (a first chunk stamped a frame late
-// fails it), and the median gap against the server's (checkItl). The trace
-// records its wire.
+// that wire, and measures it as precisely as the browser itself delivers it:
+// every TTFT at or after the server sent the first chunk, the server on time
+// (SERVER_LATE_MS), the median TTFT after the server's within
+// WIRE_OVER_FETCH_MS of a plain `fetch` loop reading the same wire in the
+// same page (a first chunk stamped a frame late fails it), and the median gap
+// against the server's (checkItl). The trace records its wire.
+//
+// Why a plain loop of the same wire and not Chat: browsers deliver wires
+// differently. In Firefox a body whose first bytes are the first token
+// (Gemini, Ollama, plain text: nothing is sent before it) reaches the page
+// 2–5 ms later than one already flowing (Chat's role chunk, the Responses,
+// Anthropic and AI SDK openings go out with the headers): measured with a
+// bare `fetch` reader, 2026-12-06, Gemini 8.5 and Ollama 9.7 ms after the
+// server sent the token against Chat's 6.6 and Responses' 6.3 (medians of
+// 12). That is the browser's, and a real Gemini pays it too; what Live adds
+// is judged against it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer } from './lab.mjs';
@@ -18,20 +28,71 @@ import { SERVER_LATE_MS, assertFails, checkItl, median } from './precision.mjs';
 const TTFT = 150;
 const MODEL = `profile:ttft=${TTFT},tpot=15,tokens=30,jitter=constant`;
 const WIRES = ['chat', 'responses', 'anthropic', 'gemini', 'ollama', 'ui_stream', 'data_stream', 'text'];
-/** How much later than over Chat a wire's median TTFT may be read (ms):
- *  decoding one more JSON shape costs microseconds; a frame (16.7 ms) is
- *  what a broken stamp costs. */
-const WIRE_OVER_CHAT_MS = 3;
+/** How much later than a plain `fetch` reader of the same wire Live's
+ *  median TTFT may be read (ms): its decoder and recorder cost
+ *  microseconds; a frame (16.7 ms) is what a broken stamp costs. */
+const WIRE_OVER_FETCH_MS = 3;
+const N = 5;
 
-/** The TTFT check of one wire against Chat's median delta. */
-function checkWire(wire, rows, chat) {
+/** Each wire's route and a body asking for MODEL, as its SDK sends it. */
+function request(wire) {
+  const messages = [{ role: 'user', content: 'How fast?' }];
+  const q = `?model=${encodeURIComponent(MODEL)}`;
+  const page = { id: 'c1', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How fast?' }] }] };
+  return {
+    chat: ['/v1/chat/completions', { model: MODEL, stream: true, messages }],
+    responses: ['/v1/responses', { model: MODEL, stream: true, input: 'How fast?' }],
+    anthropic: ['/v1/messages', { model: MODEL, stream: true, max_tokens: 64, messages }],
+    gemini: [`/v1beta/models/${encodeURIComponent(MODEL)}:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'How fast?' }] }] }],
+    ollama: ['/api/chat', { model: MODEL, messages }],
+    ui_stream: [`/v1/lab/ui-stream${q}`, page],
+    data_stream: [`/v1/lab/data-stream${q}`, page],
+    text: [`/v1/lab/text-stream${q}`, page],
+  }[wire];
+}
+
+/**
+ * N requests of `wire` read by a bare `fetch` loop in the page: for each,
+ * when the read holding the first token resolved (the first read after
+ * half the profile's TTFT: an opening sent with the headers comes before)
+ * after the server sent that token.
+ */
+async function plainFetch(page, root, wire) {
+  const [path, body] = request(wire);
+  const reads = await page.evaluate(async ({ url, body, n, half }) => {
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const reader = res.body.getReader();
+      let first = null;
+      for (;;) {
+        const { done } = await reader.read();
+        if (done) break;
+        const at = performance.now() - t0;
+        if (first === null && at >= half) first = at;
+      }
+      out.push({ id: res.headers.get('x-latency-lab-request-id'), first });
+    }
+    return out;
+  }, { url: root + path, body, n: N, half: TTFT / 2 });
+  const deltas = [];
+  for (const r of reads) {
+    const t = await (await fetch(`${root}/v1/lab/requests/${r.id}`)).json();
+    deltas.push(r.first - t.chunks[0].sent_ms);
+  }
+  return median(deltas);
+}
+
+/** The TTFT check of one wire against a plain reader's median delta. */
+function checkWire(wire, rows, plain) {
   for (const r of rows) {
     assert.ok(r.ttft_delta >= 0, `${wire}: TTFT ${r.ttft_delta.toFixed(3)} ms before the server sent it`);
   }
   const server = median(rows.map((r) => r.ttft_server)) - TTFT;
   assert.ok(server >= 0 && server <= SERVER_LATE_MS, `${wire}: the server's median first chunk ${server.toFixed(3)} ms late`);
   const delta = median(rows.map((r) => r.ttft_delta));
-  assert.ok(delta <= chat + WIRE_OVER_CHAT_MS, `${wire}: median TTFT ${delta.toFixed(3)} ms after the server sent it, over Chat ${chat.toFixed(3)} ms (bound +${WIRE_OVER_CHAT_MS} ms)`);
+  assert.ok(delta <= plain + WIRE_OVER_FETCH_MS, `${wire}: median TTFT ${delta.toFixed(3)} ms after the server sent it, a plain fetch reader ${plain.toFixed(3)} ms (bound +${WIRE_OVER_FETCH_MS} ms)`);
   return delta;
 }
 
@@ -49,15 +110,17 @@ export function wiresSuite({ name, launch, open }) {
 
     test('each wire: complete answers, TTFT and gaps as the server sent them, the wire in the trace', async () => {
       const { page, close, problems } = await open(browser, `${server.url}#live`);
-      let chat = null;
+      const root = server.url.replace(/\/$/, '');
+      const table = [];
       try {
         // A first run warms the page and the connection (its first request
         // loads the runs module): Chat is then measured like every wire.
         await setValue(page, 'api-flavour', 'chat');
-        await runLive(page, { model: MODEL, mode: 'repeat', n: 5 });
+        await runLive(page, { model: MODEL, mode: 'repeat', n: N });
         for (const wire of WIRES) {
+          const plain = await plainFetch(page, root, wire);
           await setValue(page, 'api-flavour', wire);
-          const status = await runLive(page, { model: MODEL, mode: 'repeat', n: 5 });
+          const status = await runLive(page, { model: MODEL, mode: 'repeat', n: N });
           assert.match(status, /^Finished/, `${wire}: ${status}`);
           const trace = await downloadTrace(page);
           assert.equal(trace.meta.wire ?? 'chat', wire, 'the trace records its wire');
@@ -70,12 +133,13 @@ export function wiresSuite({ name, launch, open }) {
             const ttft = r.chunks[0].arrived_ms - r.sent_ms;
             return { ttft_server: r.server.chunks_sent_ms[0], ttft_delta: ttft - r.server.chunks_sent_ms[0] };
           });
-          const delta = median(rows.map((r) => r.ttft_delta));
-          chat ??= delta;
-          checkWire(wire, rows, chat);
+          const live = checkWire(wire, rows, plain);
+          table.push(`${wire.padEnd(12)} plain fetch ${plain.toFixed(2).padStart(6)} ms  Live ${live.toFixed(2).padStart(6)} ms  (+${(live - plain).toFixed(2)})`);
           assertFails(`${wire} with the first chunk stamped a frame late`, () =>
-            checkWire(wire, rows.map((r) => ({ ...r, ttft_delta: r.ttft_delta + 1000 / 60 })), chat));
+            checkWire(wire, rows.map((r) => ({ ...r, ttft_delta: r.ttft_delta + 1000 / 60 })), plain));
         }
+        // What Live adds to TTFT over a bare reader, per wire (BENCHMARKS.md).
+        console.log(`TTFT read after the server sent the token, medians of ${N} (${name}):\n${table.join('\n')}`);
         assert.deepEqual(await problems(), []);
       } finally {
         await close();
