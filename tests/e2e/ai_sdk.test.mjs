@@ -16,7 +16,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createGoogle } from '@ai-sdk/google';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { startServer } from './lib/lab.mjs';
-import { FULL, TEXT, noting, timed } from './lib/sdk_timing.mjs';
+import { FULL, TEXT, answerOf, noting, timed } from './lib/sdk_timing.mjs';
 
 let server, root;
 before(async () => {
@@ -115,13 +115,19 @@ describe("the AI SDK's front end reads the lab's page streams as useChat does", 
     const noted = noting();
     const api = `${root}/v1/lab/text-stream?model=${encodeURIComponent(TEXT)}`;
     const transport = new TextStreamChatTransport({ api, fetch: noted.fetch });
+    const whole = await answerOf(root, TEXT);
     await timed(root, 'text-stream', noted, async (onText) => {
       const reader = (await send(transport)).getReader();
+      let text = '';
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        if (value.type === 'text-delta') onText();
+        if (value.type === 'text-delta') {
+          onText();
+          text += value.delta;
+        }
       }
-    });
+      assert.equal(text, whole, 'the whole answer');
+    }, { reads: true });
   });
 });

@@ -8,6 +8,11 @@
 //!    `lab_core::measure::stats::Samples::summary` against numpy (`np.mean`, `np.std`,
 //!    `np.percentile`) on the very same values, when a `python3` with numpy
 //!    is available (`$PYTHON` picks one); the results must agree.
+//! 3. **Decoding every wire** as Live reads it (framing, the wire's decoder
+//!    and the recorder: `Recorder::with_wire(..).on_bytes`), 16 MiB of each
+//!    wire's stream as the replay endpoint writes it (one token per event,
+//!    OpenAI Chat as OpenAI writes it), fed in 16 KiB pieces: MB/s and
+//!    tokens/s beside Chat's.
 //!
 //! ```sh
 //! cargo run --release -p lab-core --example throughput
@@ -19,7 +24,11 @@ use std::time::Instant;
 use futures::StreamExt;
 use lab_core::measure::stats::Samples;
 use lab_core::replay::rng::Rng;
+use lab_core::stream::record::Recorder;
 use lab_core::stream::sse::SseParser;
+use lab_core::stream::wire::encode::{Finish, Totals, WireEncoder};
+use lab_core::stream::wire::{WIRES, Wire};
+use lab_core::trace::ChunkKind;
 
 /// SSE input size.
 pub const SSE_BYTES: usize = 64 << 20;
@@ -114,6 +123,67 @@ fn main() {
             "| mean, std, P50/P90/P95/P99 of 10 M ITL values | {:.0} ms | numpy: not available | – |",
             stats_s * 1000.0
         ),
+    }
+    wire_rows();
+}
+
+/// Bytes of each wire's stream decoded per wire.
+pub const WIRE_BYTES: usize = 16 << 20;
+
+/// About [`WIRE_BYTES`] of `wire`'s stream, one token per event, and its tokens.
+fn wire_input(wire: Wire) -> (Vec<u8>, usize) {
+    let mut enc = WireEncoder::new(wire, "r1", "m", 0);
+    let mut out = if wire == Wire::Chat { Vec::new() } else { enc.head(10, 0).into_bytes() };
+    let mut tokens = 0;
+    while out.len() < WIRE_BYTES {
+        let piece = format!(" tok{tokens}");
+        if wire == Wire::Chat {
+            let c = format!(
+                "{{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1733140000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{piece}\"}},\"finish_reason\":null}}]}}"
+            );
+            out.extend_from_slice(format!("data: {c}\n\n").as_bytes());
+        } else {
+            out.extend_from_slice(enc.piece(ChunkKind::Content, &piece, None).as_bytes());
+        }
+        tokens += 1;
+    }
+    if wire == Wire::Chat {
+        out.extend_from_slice(b"data: [DONE]\n\n");
+    } else {
+        let totals = Totals { prompt: 10, completion: tokens as u64, ..Totals::default() };
+        out.extend_from_slice(enc.tail(Finish::Stop, totals).as_bytes());
+    }
+    (out, tokens)
+}
+
+/// Each wire decoded as Live decodes it: MB/s and tokens/s, best of 3.
+fn wire_rows() {
+    println!("\n| wire (as Live reads it) | MiB | tokens | MB/s | M tokens/s | vs Chat (MB/s) |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    let mut chat = None;
+    for wire in WIRES {
+        let (input, tokens) = wire_input(wire);
+        let (s, chunks) = best_of(3, || {
+            let mut rec = Recorder::with_wire(0.0, wire);
+            let mut n = 0usize;
+            for (i, piece) in input.chunks(PIECE).enumerate() {
+                n += rec.on_bytes(i as f64, piece).len();
+            }
+            n
+        });
+        // Plain text has no events: a read is one piece of text.
+        if wire != Wire::Text {
+            assert_eq!(chunks, tokens, "{wire:?}: every token read");
+        }
+        let mb = input.len() as f64 / (1 << 20) as f64;
+        let rate = mb / s;
+        let chat_rate = *chat.get_or_insert(rate);
+        println!(
+            "| {} | {mb:.0} | {tokens} | {rate:.0} | {:.2} | {:.2}× |",
+            wire.name(),
+            tokens as f64 / s / 1e6,
+            rate / chat_rate
+        );
     }
 }
 

@@ -39,7 +39,7 @@ export async function truth(root, id) {
  * in six runs beside a busy core: a median gap of 3 ms for the server's 12).
  * What is measured is the wire's pace, as every later call meets it.
  */
-export async function timed(root, name, noted, ask) {
+export async function timed(root, name, noted, ask, options = {}) {
   await ask(() => {});
   const rounds = [];
   for (let i = 0; i < 3; i++) {
@@ -48,7 +48,17 @@ export async function timed(root, name, noted, ask) {
     const call = noted.calls.at(-1);
     rounds.push({ sent: call.sent, id: call.id, arrived });
   }
-  return checkRounds(root, name, rounds);
+  return checkRounds(root, name, rounds, options);
+}
+
+/** The whole answer of `model`, as Chat Completions gives it (not streamed). */
+export async function answerOf(root, model) {
+  const r = await fetch(`${root}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'How fast?' }] }),
+  });
+  return (await r.json()).choices[0].message.content;
 }
 
 /**
@@ -56,12 +66,18 @@ export async function timed(root, name, noted, ask) {
  * (the client's): 24 text deltas each, the median gap against the server's
  * (checkItl) and TTFT within the Chat tests' bounds (checkTtft).
  */
-export async function checkRounds(root, name, rounds) {
+export async function checkRounds(root, name, rounds, { reads = false } = {}) {
   const rows = [];
   for (const { sent: left, id, arrived } of rounds) {
     const t = await truth(root, id);
     const sent = t.chunks.map((c) => c.sent_ms);
-    assert.equal(arrived.length, 24, `${name}: 24 text deltas`);
+    if (reads) {
+      // Plain text has no token boundaries: a busy client may be handed two
+      // tokens' writes in one read (the caller checks the text is whole).
+      assert.ok(arrived.length >= 1 && arrived.length <= 24, `${name}: ${arrived.length} reads for 24 tokens`);
+    } else {
+      assert.equal(arrived.length, 24, `${name}: 24 text deltas`);
+    }
     checkItl(arrived, sent);
     rows.push({ ttft_server: sent[0], ttft_delta: arrived[0] - left - sent[0] });
   }
