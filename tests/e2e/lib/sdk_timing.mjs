@@ -83,3 +83,22 @@ export async function checkRounds(root, name, rounds, { reads = false } = {}) {
   }
   return checkTtft(rows, TTFT);
 }
+
+/**
+ * What an SDK run reports (`{ rounds, full, error }`, from Python or a
+ * page): TEXT at its pace (checkRounds); FULL's reasoning, answer, tool call
+ * and output tokens (4 + 8 + 6); its own error, 404, naming the model.
+ */
+export async function checkSdkReport(root, sdk, out) {
+  await checkRounds(root, sdk, out.rounds);
+  const f = out.full;
+  assert.ok(f.reasoning, `${sdk}: reasoning`);
+  assert.ok(f.text.length > 0, `${sdk}: answer text`);
+  assert.equal(f.tool, 'get_weather');
+  assert.equal(typeof f.arguments, 'object');
+  assert.equal(f.output_tokens, 4 + 8 + 6, `${sdk}: output tokens`);
+  if ('reasoning_tokens' in f) assert.equal(f.reasoning_tokens, 4);
+  assert.ok(out.error, `${sdk}: no error for a model the lab does not know`);
+  assert.equal(out.error.status, 404);
+  assert.match(out.error.message, /no-such-model/);
+}
