@@ -20,10 +20,13 @@
 //! - [`rate`]: request-rate runs over time (offered rate, user vs system
 //!   tokens/s, queueing, the client's own delay, the saturation point).
 //! - [`groundtruth`]: the client's measurements against the server's clock.
+//! - [`difference`]: how two endpoints differ at a percentile, with a 95%
+//!   bootstrap interval and in words.
 //! - [`run`]: a finished run measured once (analysis, load curve, ground
 //!   truth), for every view that shows it.
 
 pub mod analysis;
+pub mod difference;
 pub mod feel;
 pub mod groundtruth;
 pub mod metrics;
