@@ -20,7 +20,6 @@
 //! For a score, larger is better; for a time, smaller is.
 
 use crate::measure::stats::lerp_percentile;
-use crate::replay::rng::{Rng, mix64};
 
 /// Bootstrap resamples per interval.
 pub const RESAMPLES: usize = 2000;
@@ -67,10 +66,31 @@ pub fn difference(a: &[f64], b: &[f64], p: f64) -> Option<Difference> {
     Some(Difference { p, a: pa, b: pb, diff: pb - pa, interval, n: (a.len(), b.len()) })
 }
 
+/// SplitMix64 (Steele, Lea and Flood 2014): the resampling's draws. (The
+/// replay room's generator is a later room than this one.)
+struct Draws(u64);
+
+impl Draws {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let z = (self.0 ^ (self.0 >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// An index below `n` (Lemire's multiply-shift).
+    fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next()) * n as u128) >> 64) as usize
+    }
+}
+
 /// The percentile bootstrap interval (module docs), seeded from the data.
 fn bootstrap(a: &[f64], b: &[f64], p: f64, resamples: usize) -> (f64, f64) {
-    let seed = a.iter().chain(b).fold(p.to_bits(), |h, x| mix64(h ^ x.to_bits()));
-    let mut rng = Rng::new(seed);
+    let mut rng = Draws(p.to_bits());
+    for x in a.iter().chain(b) {
+        rng.0 ^= x.to_bits();
+        rng.0 = rng.next();
+    }
     let mut draw = |v: &[f64], out: &mut Vec<f64>| {
         out.clear();
         out.extend((0..v.len()).map(|_| v[rng.below(v.len())]));
@@ -190,7 +210,7 @@ mod tests {
     /// 1,000 resamples each, to keep the test quick.
     #[test]
     fn the_interval_covers_the_true_difference_about_95_percent_of_the_time() {
-        let mut rng = Rng::new(11);
+        let mut rng = crate::replay::rng::Rng::new(11);
         // lognormal(mean, cv): median = mean / sqrt(1 + cv²).
         let (ma, mb, cv) = (400.0, 300.0, 0.5);
         let truth = (mb - ma) / (1.0f64 + cv * cv).sqrt();
