@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LAB_BIN, ROOT, labSuite, launchBrowser, openPage } from './lib/lab.mjs';
+import { LAB_BIN, ROOT, chromiumOpen, labSuite, launchBrowser, openPage } from './lib/lab.mjs';
 import { click, setValue, text, waitForCss, waitText } from './lib/dom.mjs';
 import { model, probeSuite } from './lib/probe_suite.mjs';
 
@@ -15,10 +15,7 @@ probeSuite({
   name: 'Chromium',
   launch: launchBrowser,
   sweep: true,
-  open: async (browser, url) => {
-    const { page, context, problems } = await openPage(browser, url);
-    return { page, close: () => context.close(), problems: async () => problems };
-  },
+  open: chromiumOpen,
 });
 
 // Probe while another tool loads the server: `latency-lab run` sends a

@@ -4,14 +4,11 @@
 // `fetch` reader in the same page, past the suite's 3 ms (BENCHMARKS.md,
 // "Every wire"; not explained yet: it is not the frame loop, which a run
 // without frames before the first bytes did not change).
-import { launchBrowser, openPage } from './lib/lab.mjs';
+import { chromiumOpen, launchBrowser } from './lib/lab.mjs';
 import { wiresSuite } from './lib/wires_suite.mjs';
 
 wiresSuite({
   name: 'Chromium',
   launch: launchBrowser,
-  open: async (browser, url) => {
-    const { page, context, problems } = await openPage(browser, url);
-    return { page, close: () => context.close(), problems: async () => problems };
-  },
+  open: chromiumOpen,
 });

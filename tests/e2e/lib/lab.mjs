@@ -119,6 +119,13 @@ export async function openPage(browser, url, viewport = { width: 1280, height: 8
   return { page, context, problems };
 }
 
+/** A suite adapter's `open` for Chromium: `{ page, close, problems }`
+ *  (firefox.mjs's `firefoxOpen` is Firefox's). */
+export async function chromiumOpen(browser, url) {
+  const { page, context, problems } = await openPage(browser, url);
+  return { page, close: () => context.close(), problems: async () => problems };
+}
+
 /** Runs `latency-lab analyze --json` and parses the result. */
 export function analyzeJson(file, extra = []) {
   return JSON.parse(execFileSync(LAB_BIN, ['analyze', file, '--json', ...extra], { encoding: 'utf8' }));
