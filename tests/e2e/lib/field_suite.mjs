@@ -27,12 +27,15 @@ import { click, content, setValue, text, waitFor, waitForCss, waitText } from '.
 
 const PROMPT = 'field e2e secret prompt 7c1f';
 /** |page − collector| TTFT (ms): the acceptance's bound, which all but
- * PAUSED answers meet, and the bound of those (a busy 2-core machine
- * pauses a page now and then between its read and its own stamp: up to
- * 4 ms seen). */
+ * PAUSED answers meet, and the bound of those: a busy 2-core machine
+ * pauses a page now and then between its read and its own stamp (4 ms seen
+ * alone; 8.6 ms in Firefox with `yes` beside the clean-clone run, where the
+ * page stamped 406.06 ms against the snippet's 397.44 and both first
+ * paints agreed, 406.92 and 406.68). Under a frame: a snippet a frame off
+ * fails every answer's WITHIN_MS, and a frame off on one answer this. */
 const WITHIN_MS = 1;
 const PAUSED = 2;
-const PAUSED_MS = 8;
+const PAUSED_MS = 15;
 /** |page − collector| first paint at the median (ms): the same frame's
  *  stamp read twice; a frame late (16.7 ms) fails it. */
 const SAME_FRAME_MS = 2;
