@@ -550,7 +550,8 @@ async fn run_async(
     Ok(report)
 }
 
-/// The run's 0 (`--start-at`, or now when none is given or it has passed),
+/// The run's 0 (`--start-at`, or [`PREPARE_AHEAD`] from now when none is
+/// given, so the rows due at 0 are made ready before it; now when it has passed),
 /// its wall-clock time (a probe run's windows and the shards of a run are
 /// lined up with it), and what a run that missed its `--start-at` says
 /// ([`shards::late_start_note`]: it starts at once, and the merge refuses it).
@@ -559,7 +560,7 @@ fn time_zero(start_epoch: Option<f64>) -> (Instant, f64, Option<String>) {
     match start_epoch {
         Some(at) if at > now_ms => (now + Duration::from_secs_f64((at - now_ms) / 1000.0), at, None),
         Some(at) => (now, now_ms, shards::late_start_note(now_ms - at, at)),
-        None => (now, now_ms, None),
+        None => (now + PREPARE_AHEAD, now_ms + PREPARE_AHEAD.as_secs_f64() * 1000.0, None),
     }
 }
 
