@@ -37,14 +37,18 @@ pub const PIECE: usize = 16 << 10;
 /// ITL values for the statistics.
 pub const VALUES: usize = 10_000_000;
 
+/// One OpenAI chat chunk event of token `i` (` tok{i}`), as OpenAI writes it.
+fn chat_event(i: u64) -> String {
+    format!(
+        "data: {{\"id\":\"chatcmpl-{i}\",\"object\":\"chat.completion.chunk\",\"created\":1733140000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\" tok{i}\"}},\"finish_reason\":null}}]}}\n\n"
+    )
+}
+
 fn sse_input() -> Vec<u8> {
     let mut out = Vec::with_capacity(SSE_BYTES + 512);
     let mut i = 0u64;
     while out.len() < SSE_BYTES {
-        let ev = format!(
-            "data: {{\"id\":\"chatcmpl-{i}\",\"object\":\"chat.completion.chunk\",\"created\":1733140000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\" tok{i}\"}},\"finish_reason\":null}}]}}\n\n"
-        );
-        out.extend_from_slice(ev.as_bytes());
+        out.extend_from_slice(chat_event(i).as_bytes());
         i += 1;
     }
     out
@@ -136,14 +140,10 @@ fn wire_input(wire: Wire) -> (Vec<u8>, usize) {
     let mut out = if wire == Wire::Chat { Vec::new() } else { enc.head(10, 0).into_bytes() };
     let mut tokens = 0;
     while out.len() < WIRE_BYTES {
-        let piece = format!(" tok{tokens}");
         if wire == Wire::Chat {
-            let c = format!(
-                "{{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1733140000,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{piece}\"}},\"finish_reason\":null}}]}}"
-            );
-            out.extend_from_slice(format!("data: {c}\n\n").as_bytes());
+            out.extend_from_slice(chat_event(tokens as u64).as_bytes());
         } else {
-            out.extend_from_slice(enc.piece(ChunkKind::Content, &piece, None).as_bytes());
+            out.extend_from_slice(enc.piece(ChunkKind::Content, &format!(" tok{tokens}"), None).as_bytes());
         }
         tokens += 1;
     }

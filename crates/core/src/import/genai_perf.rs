@@ -127,12 +127,7 @@ fn decode(r: &Request, wire: Wire) -> Decoded {
         framer.feed(raw.as_bytes(), &mut scratch, &mut framed);
         let mut has_text = false;
         for f in &framed {
-            let m = if wire == Wire::Text {
-                Ok(WireDecoder::text(&f.data))
-            } else {
-                decoder.decode(f.event.as_deref(), &f.data)
-            };
-            match m {
+            match decoder.decode(f.event.as_deref(), &f.data) {
                 Ok(m) => {
                     if let Some(u) = &m.usage {
                         d.usage_tokens = u.completion_tokens.or(d.usage_tokens);
