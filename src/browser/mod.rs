@@ -81,6 +81,7 @@ pub mod use_scenarios;
 pub mod use_session_runs;
 pub mod use_shared;
 pub mod use_storage;
+pub mod use_stored_endpoint;
 pub mod use_theme;
 pub mod use_trace_file;
 pub mod use_visibility;

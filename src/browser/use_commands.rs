@@ -47,6 +47,8 @@ pub fn use_commands(options: UseCommandsOptions) {
                 route.go(Route::View(View::Replay));
             }
             Some(Command::AnnounceRun) => announcer.again(),
+            // Heard by Live's run hook, which runs it.
+            Some(Command::Compare { .. }) => {}
             None => {}
         }
     });

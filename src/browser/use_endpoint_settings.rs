@@ -6,75 +6,45 @@
 //! Also lists the server's models (`GET <base>/models`).
 
 use lab_core::load::shape::RunShape;
-use lab_core::stream::endpoint::{self, EndpointConfig, PRESETS};
+use lab_core::stream::endpoint::{self, EndpointConfig};
 use leptos::prelude::*;
 
 use super::fetch::get_text_with;
 use super::live::RunSpec;
 use super::page;
-use super::use_storage::{Store, UseStorage, use_storage};
-
-/// Storage key of the request config (JSON, no key).
-pub const CONFIG_KEY: &str = "latency-lab.live.config";
-/// Storage key of the chosen preset's id.
-pub const PRESET_KEY: &str = "latency-lab.live.preset";
-/// Storage key of the API key (session, or local when remembered).
-pub const API_KEY: &str = "latency-lab.live.api-key";
-/// The preset of the built-in replay endpoint (the page's own server).
-pub const REPLAY_PRESET: &str = "replay";
+pub use super::use_stored_endpoint::{API_KEY, CONFIG_KEY, PRESET_KEY, REPLAY_PRESET};
+use super::use_stored_endpoint::{UseStoredEndpoint, use_stored_endpoint};
 
 /// The settings and what can be done with them.
 #[derive(Clone, Copy)]
 pub struct UseEndpointSettings {
     /// Chosen preset id.
     pub preset: Signal<String>,
-    /// The request config.
+    /// Request config (no key).
     pub config: Signal<EndpointConfig>,
-    /// The API key.
+    /// API key (never stored in the config).
     pub api_key: Signal<String>,
-    /// The key is kept on this device.
+    /// Whether the key is kept on this device (`localStorage`).
     pub remember: RwSignal<bool>,
-    /// Models the server listed.
+    /// Models listed by the server.
     pub models: RwSignal<Vec<String>>,
-    /// Why the model list could not be fetched.
+    /// Why listing models failed, if it did.
     pub models_error: RwSignal<Option<String>>,
-    stored_preset: UseStorage,
-    stored_config: UseStorage,
-    local_key: UseStorage,
-    session_key: UseStorage,
+    stored: UseStoredEndpoint,
 }
 
 /// Reads the saved settings (the replay preset on a first visit) and lists
 /// the models of the endpoint they name.
 pub fn use_endpoint_settings() -> UseEndpointSettings {
-    let origin = page::origin();
-    let stored_preset = use_storage(Store::Local, PRESET_KEY);
-    let stored_config = use_storage(Store::Local, CONFIG_KEY);
-    let local_key = use_storage(Store::Local, API_KEY);
-    let session_key = use_storage(Store::Session, API_KEY);
-    let preset = Signal::derive(move || {
-        let p = stored_preset.value.get();
-        if p.is_empty() { REPLAY_PRESET.to_string() } else { p }
-    });
-    let fresh = EndpointConfig::from_preset(&PRESETS[0], &origin);
-    let config = Signal::derive(move || {
-        let stored = stored_config.value.with(|json| serde_json::from_str::<EndpointConfig>(json).ok());
-        stored.unwrap_or_else(|| fresh.clone())
-    });
+    let stored = use_stored_endpoint();
     let s = UseEndpointSettings {
-        preset,
-        config,
-        api_key: Signal::derive(move || {
-            let local = local_key.value.get();
-            if local.is_empty() { session_key.value.get() } else { local }
-        }),
-        remember: RwSignal::new(!local_key.value.get_untracked().is_empty()),
+        preset: stored.preset,
+        config: stored.config,
+        api_key: stored.api_key,
+        remember: RwSignal::new(!stored.local_key.value.get_untracked().is_empty()),
         models: RwSignal::new(Vec::new()),
         models_error: RwSignal::new(None),
-        stored_preset,
-        stored_config,
-        local_key,
-        session_key,
+        stored,
     };
     if s.preset.get_untracked() == REPLAY_PRESET {
         // The built-in endpoint is wherever this page is served from now
@@ -99,7 +69,7 @@ impl UseEndpointSettings {
 
     fn store_config(&self, c: &EndpointConfig) {
         if let Ok(json) = serde_json::to_string(c) {
-            let _ = self.stored_config.set(json);
+            let _ = self.stored.stored_config.set(json);
         }
     }
 
@@ -115,8 +85,11 @@ impl UseEndpointSettings {
     }
 
     fn store_key(&self, key: String, remember: bool) {
-        let (keep, other) =
-            if remember { (self.local_key, self.session_key) } else { (self.session_key, self.local_key) };
+        let (keep, other) = if remember {
+            (self.stored.local_key, self.stored.session_key)
+        } else {
+            (self.stored.session_key, self.stored.local_key)
+        };
         let _ = other.set(String::new());
         let _ = keep.set(key);
     }
@@ -136,7 +109,7 @@ impl UseEndpointSettings {
 
     /// The CORS advice of the chosen preset.
     pub fn cors_hint(&self) -> String {
-        endpoint::preset(&self.preset.get_untracked()).map_or("", |p| p.cors_hint).to_string()
+        self.stored.cors_hint()
     }
 
     /// Whether the chosen preset needs a key.
@@ -151,7 +124,7 @@ impl UseEndpointSettings {
         let mut c = EndpointConfig::from_preset(p, &page::origin());
         c.prompt = old.prompt;
         c.system = old.system;
-        let _ = self.stored_preset.set(id.to_string());
+        let _ = self.stored.stored_preset.set(id.to_string());
         self.store_config(&c);
         self.models.set(Vec::new());
         self.models_error.set(None);

@@ -76,6 +76,8 @@ pub const FIELD_VIEW: Module = Module { what: "Field view", part: "field", ..RUN
 pub const ANALYZE_VIEW: Module = Module { what: "Analyze view", part: "analyze", ..RUNS };
 /// A finished live run's results, under the Live view (its module: [`RUNS`]).
 pub const LIVE_RESULTS: Module = Module { what: "run's results", part: "live-results", ..RUNS };
+/// Live's comparison of endpoints, its set-up (its module: [`RUNS`]).
+pub const LIVE_COMPARE: Module = Module { what: "comparison's set-up", part: "live-compare", ..RUNS };
 /// The Library view (its module: [`RUNS`]).
 pub const LIBRARY_VIEW: Module = Module { what: "library", part: "library", ..RUNS };
 

@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 
-use super::live::FinishedRunResults;
+use super::live::{CompareEndpoints, FinishedRunResults};
 use super::{AnalyzeView, FieldView, ImportView, LibraryView};
 use crate::browser::importer::{Importer, use_importer};
 use crate::browser::library::{Library, use_library, use_page_runs};
@@ -24,7 +24,8 @@ struct Shared {
     importer: Importer,
 }
 
-/// View `part` (`import`, `field`, `analyze`, `library` or `live-results`) as the
+/// View `part` (`import`, `field`, `analyze`, `library`, `live-results` or
+/// `live-compare`) as the
 /// runs module mounts it.
 #[component]
 pub fn RunsModule(part: String) -> impl IntoView {
@@ -52,6 +53,7 @@ pub fn RunsModule(part: String) -> impl IntoView {
         }
         "analyze" => view! { <AnalyzeView/> }.into_any(),
         "live-results" => view! { <FinishedRunResults/> }.into_any(),
+        "live-compare" => view! { <CompareEndpoints/> }.into_any(),
         _ => view! { <LibraryView/> }.into_any(),
     }
 }

@@ -11,7 +11,9 @@
 
 mod abort;
 mod answer;
+mod compare;
 mod lane;
+mod phase;
 mod probe;
 mod progress;
 mod request;
@@ -30,7 +32,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 pub use abort::Abort;
+pub use compare::{CompareSpec, MAX_ROUNDS};
 use lab_core::replay::cadence::Contrast;
+pub use phase::RunPhase;
 use progress::Progress;
 pub use request::{CHECKPOINT_MS, LiveRequest, STATS_INTERVAL_MS};
 use request::{OnScreen, stream_completion};
@@ -41,26 +45,6 @@ use super::library::Library;
 use super::paint::measure_refresh_hz;
 use super::resource;
 use super::use_session_runs::SessionRuns;
-
-/// Where a run stands.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunPhase {
-    /// Nothing running.
-    Idle,
-    /// Requests in flight.
-    Running {
-        /// Requests finished.
-        done: usize,
-        /// Requests planned.
-        total: usize,
-        /// Current concurrency.
-        concurrency: u32,
-    },
-    /// Ended normally.
-    Finished,
-    /// Stopped by the user.
-    Stopped,
-}
 
 /// Where the request on screen is drawn, and where runs are kept.
 #[derive(Clone, Copy)]
@@ -97,6 +81,8 @@ pub struct UseLiveRun {
     pub stats: RwSignal<LiveStats>,
     /// The last finished run, measured.
     pub result: RwSignal<Option<MeasuredRun>>,
+    /// The last finished comparison of endpoints: each endpoint's trace.
+    pub compared: RwSignal<Option<Vec<Trace>>>,
     /// The smoothed answer's displayed cadence against the stream's, once
     /// it is all shown (`None` when not smoothed).
     pub cadence: RwSignal<Option<Contrast>>,
@@ -154,16 +140,8 @@ impl UseLiveRun {
     }
 
     async fn run(self, spec: RunSpec, req: LiveRequest, abort: Abort) {
-        // The figures and the answer on the page are this run's from now on.
-        self.stats.set(LiveStats::default());
-        self.cadence.set(None);
+        self.clear_screen();
         let o = self.options;
-        let shown: [Option<web_sys::Element>; 3] = [
-            o.content.get_untracked().map(Into::into),
-            o.reasoning.get_untracked().map(Into::into),
-            o.tools.get_untracked().map(Into::into),
-        ];
-        shown.iter().flatten().for_each(super::render::clear);
         let mut progress = Progress::new(self, &spec);
         self.checkpoint.set(Some(progress.trace(Vec::new())));
         let levels = match spec.mode {
@@ -186,11 +164,25 @@ impl UseLiveRun {
             }
         };
         let trace = progress.trace(progress.so_far.clone());
-        let finished = lab_core::share::command::FinishedRun { trace, levels };
+        let finished = lab_core::share::command::FinishedRun { trace, levels, compare: Vec::new() };
+        self.compared.set(None);
         self.result.set(Some(MeasuredRun::of(finished.trace.clone(), &finished.levels)));
         o.announcer.announce(&finished);
         self.phase.set(if abort.aborted() { RunPhase::Stopped } else { RunPhase::Finished });
         self.abort.set_value(None);
+    }
+
+    /// The figures and the answer on the page are the next run's.
+    fn clear_screen(&self) {
+        self.stats.set(LiveStats::default());
+        self.cadence.set(None);
+        let o = self.options;
+        let shown: [Option<web_sys::Element>; 3] = [
+            o.content.get_untracked().map(Into::into),
+            o.reasoning.get_untracked().map(Into::into),
+            o.tools.get_untracked().map(Into::into),
+        ];
+        shown.iter().flatten().for_each(super::render::clear);
     }
 
     /// Concurrency levels: batches of requests started together.

@@ -2,7 +2,7 @@
 //! finished so far, and the checkpoint it publishes for saving.
 
 use lab_core::stream::endpoint::{Checkpoints, ConfigError, live_meta};
-use lab_core::trace::{ClientInfo, LoadWindow, RequestTrace, Trace};
+use lab_core::trace::{ClientInfo, CompareInfo, LoadWindow, RequestTrace, Trace};
 use leptos::prelude::*;
 
 use super::{CHECKPOINT_MS, LiveRequest, RunSpec, UseLiveRun};
@@ -21,6 +21,8 @@ pub(super) struct Progress<'a> {
     pub(super) load: Vec<LoadWindow>,
     /// What the run's trace should say it lacks (`meta.notes`).
     pub(super) notes: Vec<String>,
+    /// The comparison this run is one endpoint of.
+    pub(super) compare: Option<CompareInfo>,
     /// When the run so far is published next.
     checkpoints: Checkpoints,
 }
@@ -35,6 +37,7 @@ impl<'a> Progress<'a> {
             so_far: Vec::new(),
             load: Vec::new(),
             notes: Vec::new(),
+            compare: None,
             checkpoints: Checkpoints::every(CHECKPOINT_MS),
         }
     }
@@ -49,6 +52,7 @@ impl<'a> Progress<'a> {
             live_meta(&self.spec.label, &self.spec.config, concurrency, self.started.clone(), client);
         meta.load = self.load.clone();
         meta.notes.extend(self.notes.iter().cloned());
+        meta.compare = self.compare.clone();
         // `performance.now()` counts from here: a load's own trace lines up with it.
         meta.clock_epoch_ms = Some(page::opened_ms());
         Trace { meta, requests, ..Trace::default() }

@@ -1,5 +1,8 @@
 //! [`use_live_run`]: the live run hook (one run of requests, or a sweep, against an endpoint).
 
+use lab_core::share::command::{Command, EVENT};
+use wasm_bindgen::JsCast;
+
 use super::*;
 
 /// Creates the runner; aborts whatever is in flight when the owner is
@@ -9,6 +12,7 @@ pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
         phase: RwSignal::new(RunPhase::Idle),
         stats: RwSignal::new(LiveStats::default()),
         result: RwSignal::new(None),
+        compared: RwSignal::new(None),
         cadence: RwSignal::new(None),
         error: RwSignal::new(None),
         checkpoint: RwSignal::new(None),
@@ -26,6 +30,14 @@ pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
             a.abort();
         }
     });
+    // A comparison its set-up asks for (the set-up is an on-demand module).
+    let listener = window_event_listener_untyped(EVENT, move |ev: web_sys::Event| {
+        let json = ev.dyn_ref::<web_sys::CustomEvent>().and_then(|e| e.detail().as_string());
+        if let Some(Command::Compare { sides, rounds }) = json.as_deref().and_then(Command::from_json) {
+            run.compare(CompareSpec::of(sides, rounds));
+        }
+    });
+    on_cleanup(move || listener.remove());
     Effect::new(move |_| {
         if let Some(t) = run.checkpoint.get() {
             options.library.save_trace(&t, false);
@@ -35,6 +47,13 @@ pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
         if let Some(m) = run.result.get() {
             options.library.save_trace(&m.trace, true);
             options.runs.add(m);
+        }
+    });
+    // A comparison: every endpoint's trace, saved and kept for the replay panes.
+    Effect::new(move |_| {
+        for t in run.compared.get().into_iter().flatten() {
+            options.library.save_trace(&t, true);
+            options.runs.add(MeasuredRun::of(t, &[]));
         }
     });
     run

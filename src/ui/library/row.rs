@@ -61,7 +61,8 @@ pub fn LibraryRow(view: UseLibraryView, entry: Entry) -> impl IntoView {
     }
 }
 
-/// The panes of one replay playback: one row that opens onto them.
+/// The panes of one replay playback, or the endpoints of one comparison:
+/// one row that opens onto them.
 #[component]
 pub fn GroupRows(view: UseLibraryView, group: String, row: Row) -> impl IntoView {
     let v = view;
@@ -69,11 +70,13 @@ pub fn GroupRows(view: UseLibraryView, group: String, row: Row) -> impl IntoView
     let open = Signal::derive(move || v.expanded.with(|x| x.contains(&g)));
     let first = row.entries.first().cloned();
     let when = first.as_ref().map(|e| page::local_time(e.saved_ms)).unwrap_or_default();
-    let meta = format!("replay · {when} · {} panes", row.entries.len());
+    let what = row.what();
+    let parts = if what == "compare" { "endpoints" } else { "panes" };
+    let meta = format!("{what} · {when} · {} {parts}", row.entries.len());
     let title = row.title();
     let entries = row.entries.clone();
     view! {
-        <tr data-testid="library-group" data-kind="replay" class="group">
+        <tr data-testid="library-group" data-kind=what class="group">
             <td></td>
             // Through the actions column: a group has none of its own, and a
             // cell left empty there sat beside it 291 px wide (issue 44).

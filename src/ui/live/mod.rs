@@ -4,6 +4,8 @@
 //! [`crate::browser::use_endpoint_settings`]).
 
 mod answer_format;
+mod compare_results;
+mod compare_setup;
 mod comparisons;
 mod controls;
 mod form;
@@ -17,6 +19,7 @@ use lab_core::replay::smooth::Smoothing;
 use leptos::prelude::*;
 
 use answer_format::AnswerFormat;
+pub use compare_setup::CompareEndpoints;
 use controls::RunControls;
 pub use form::EndpointForm;
 pub use results::{FinishedRunResults, RunResults};
@@ -25,7 +28,7 @@ pub use stats::{LiveStatsPanel, Sparkline};
 use crate::browser::library::Library;
 use crate::browser::live::{RunPhase, UseLiveRunOptions, use_live_run};
 use crate::browser::use_endpoint_settings::use_endpoint_settings;
-use crate::browser::use_module::LIVE_RESULTS;
+use crate::browser::use_module::{LIVE_COMPARE, LIVE_RESULTS};
 use crate::browser::use_run_announcer::RunAnnouncer;
 use crate::browser::use_session_runs::SessionRuns;
 use crate::ui::LazyView;
@@ -50,6 +53,7 @@ pub fn LiveView() -> impl IntoView {
         announcer: expect_context::<RunAnnouncer>(),
     });
     let running = run.running();
+    let compare_open = RwSignal::new(false);
     let status = move || match run.phase.get() {
         RunPhase::Idle => "Ready. The built-in replay endpoint needs no LLM: press Start.".to_string(),
         RunPhase::Running { done, total, concurrency } => {
@@ -69,6 +73,11 @@ pub fn LiveView() -> impl IntoView {
                 <EndpointForm settings=settings disabled=running/>
                 <div class="live-run">
                     <RunControls running=running on_start=Callback::new(move |(mode, label): (_, String)| run.start(settings.run_spec(mode, &label))) on_stop=Callback::new(move |()| run.stop())/>
+                    <details class="compare-endpoints" data-testid="compare-endpoints" on:toggle=move |ev| compare_open.set(event_target::<web_sys::HtmlDetailsElement>(&ev).open())>
+                        <summary>"Compare endpoints"</summary>
+                        // The set-up is drawn by the runs module, loaded when this opens.
+                        <LazyView module=LIVE_COMPARE shown=compare_open.into()/>
+                    </details>
                     <p class="status" role="status" data-testid="run-status">{status}</p>
                     {move || run.error.get().map(|e| view! { <p class="error" role="alert" data-testid="run-error">{e}</p> })}
                     <LiveStatsPanel stats=run.stats/>
@@ -85,7 +94,7 @@ pub fn LiveView() -> impl IntoView {
                 </div>
             </div>
             // The results are drawn by the runs module, loaded once a run has finished.
-            <LazyView module=LIVE_RESULTS shown=Signal::derive(move || run.result.with(Option::is_some))/>
+            <LazyView module=LIVE_RESULTS shown=Signal::derive(move || run.result.with(Option::is_some) || run.compared.with(Option::is_some))/>
         </section>
     }
 }

@@ -6,6 +6,7 @@
 use lab_core::measure::run::{HTTP1_CONNECTIONS_PER_HOST, MeasuredRun};
 use leptos::prelude::*;
 
+use super::compare_results::CompareResults;
 use super::comparisons::Comparisons;
 use super::probe::ProbeResults;
 use super::sweep::SweepTable;
@@ -19,8 +20,16 @@ pub const MAX_STALLS_LISTED: usize = 50;
 /// the Live view ([`crate::browser::use_finished_run`]).
 #[component]
 pub fn FinishedRunResults() -> impl IntoView {
-    let run = crate::browser::use_finished_run::use_finished_run();
-    move || run.get().map(|out| view! { <RunResults run=out/> })
+    use crate::browser::use_finished_run::{Finished, use_finished_run};
+    let run = use_finished_run();
+    move || {
+        run.get().map(|out| match out {
+            Finished::Run(run) => view! { <RunResults run=*run/> }.into_any(),
+            Finished::Compare(table, traces) => {
+                view! { <CompareResults table=table traces=traces/> }.into_any()
+            }
+        })
+    }
 }
 
 /// The results of one run.

@@ -29,8 +29,9 @@ pub const MIN_SAMPLES: usize = 5;
 /// The difference of one percentile between two endpoints' requests.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
-    /// The percentile (0–100).
-    pub p: f64,
+    /// The percentile (0–100) compared, or `None` for a statistic of the
+    /// whole run (a scenario score: [`run_differences`]).
+    pub at: Option<f64>,
     /// A's percentile.
     pub a: f64,
     /// B's percentile.
@@ -63,7 +64,52 @@ pub fn difference(a: &[f64], b: &[f64], p: f64) -> Option<Difference> {
     let (pa, pb) = (pct(&a, p), pct(&b, p));
     let interval =
         (a.len() >= MIN_SAMPLES && b.len() >= MIN_SAMPLES).then(|| bootstrap(&a, &b, p, RESAMPLES));
-    Some(Difference { p, a: pa, b: pb, diff: pb - pa, interval, n: (a.len(), b.len()) })
+    Some(Difference { at: Some(p), a: pa, b: pb, diff: pb - pa, interval, n: (a.len(), b.len()) })
+}
+
+/// The differences of statistics of the whole run (`stats` of A's
+/// requests and of B's, the same number each time), each with the same
+/// percentile bootstrap over requests as [`difference`] (`resamples` of
+/// them, seeded by `seed`; the statistics of one resample are taken
+/// together, so a costly step such as summarising the run is done once per
+/// resample); `None` where a statistic has no value on a side.
+pub fn run_differences<T: Clone>(
+    a: &[T],
+    b: &[T],
+    seed: u64,
+    resamples: usize,
+    stats: impl Fn(&[T]) -> Vec<Option<f64>>,
+) -> Vec<Option<Difference>> {
+    let (va, vb) = (stats(a), stats(b));
+    let enough = a.len() >= MIN_SAMPLES && b.len() >= MIN_SAMPLES;
+    let mut diffs: Vec<Vec<f64>> = vec![Vec::new(); va.len()];
+    if enough {
+        let mut rng = Draws(seed);
+        let mut draw = |v: &[T], out: &mut Vec<T>| {
+            out.clear();
+            out.extend((0..v.len()).map(|_| v[rng.below(v.len())].clone()));
+        };
+        let (mut ra, mut rb) = (Vec::with_capacity(a.len()), Vec::with_capacity(b.len()));
+        for _ in 0..resamples {
+            draw(a, &mut ra);
+            draw(b, &mut rb);
+            for (k, (x, y)) in stats(&ra).into_iter().zip(stats(&rb)).enumerate() {
+                if let (Some(x), Some(y), Some(d)) = (x, y, diffs.get_mut(k)) {
+                    d.push(y - x);
+                }
+            }
+        }
+    }
+    va.into_iter()
+        .zip(vb)
+        .zip(diffs)
+        .map(|((x, y), mut d)| {
+            let (x, y) = (x?, y?);
+            d.sort_by(f64::total_cmp);
+            let interval = (enough && !d.is_empty()).then(|| (pct(&d, 2.5), pct(&d, 97.5)));
+            Some(Difference { at: None, a: x, b: y, diff: y - x, interval, n: (a.len(), b.len()) })
+        })
+        .collect()
 }
 
 /// SplitMix64 (Steele, Lea and Flood 2014): the resampling's draws. (The
@@ -121,19 +167,20 @@ impl Difference {
     /// The difference in words (module docs): `b_name` `verb` the metric
     /// `by` an amount, formatted by `fmt` (e.g. "180 ms").
     pub fn sentence(&self, b_name: &str, verb: &str, better: Better, fmt: impl Fn(f64) -> String) -> String {
-        let p = format!("P{}", self.p);
+        let p = self.at.map(|p| format!(" at P{p}")).unwrap_or_default();
         let Some((lo, hi)) = self.interval else {
             return format!(
-                "{b_name} {verb} {} at {p} ({} and {} requests: too few for an interval)",
+                "{b_name} {verb} {}{p} ({} and {} requests: too few for an interval)",
                 lead(self.diff, better, &fmt),
                 self.n.0,
                 self.n.1
             );
         };
         if lo <= 0.0 && hi >= 0.0 {
-            let signed = |v: f64| if v > 0.0 { format!("+{}", fmt(v)) } else { format!("−{}", fmt(-v)) };
+            // −0.0 is said as +0.
+            let signed = |v: f64| format!("{}{}", if v >= 0.0 { "+" } else { "−" }, fmt(v.abs()));
             return format!(
-                "no difference at {p} that {} and {} requests can tell ({} to {})",
+                "no difference{p} that {} and {} requests can tell ({} to {})",
                 self.n.0,
                 self.n.1,
                 signed(lo),
@@ -141,7 +188,15 @@ impl Difference {
             );
         }
         let (near, far) = if lo.abs() < hi.abs() { (lo.abs(), hi.abs()) } else { (hi.abs(), lo.abs()) };
-        format!("{b_name} {verb} {} at {p} ({}–{})", lead(self.diff, better, &fmt), fmt(near), fmt(far))
+        format!("{b_name} {verb} {}{p} ({})", lead(self.diff, better, &fmt), range(fmt(near), fmt(far)))
+    }
+}
+
+/// "120–240 ms" from "120 ms" and "240 ms" (the unit said once).
+fn range(near: String, far: String) -> String {
+    match near.rsplit_once(' ') {
+        Some((n, unit)) if far.ends_with(&format!(" {unit}")) => format!("{n}–{far}"),
+        _ => format!("{near}–{far}"),
     }
 }
 
@@ -174,6 +229,13 @@ mod tests {
         assert!(lo < -180.0 && -180.0 < hi && hi < 0.0, "{lo} {hi}");
         let s = d.sentence("B", "shows text", Better::Lower, ms);
         assert!(s.starts_with("B shows text 180 ms sooner at P50 ("), "{s}");
+        let inside = s.trim_start_matches("B shows text 180 ms sooner at P50 (").trim_end_matches(')');
+        let (near, far) = inside.trim_end_matches(" ms").split_once('–').unwrap();
+        assert_eq!(
+            (near.parse::<f64>().unwrap(), far.parse::<f64>().unwrap()),
+            (-hi.round(), -lo.round()),
+            "{s}"
+        );
         // The same data, the same interval.
         assert_eq!(difference(&a, &b, 50.0), Some(d));
     }

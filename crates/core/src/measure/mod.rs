@@ -21,11 +21,13 @@
 //!   tokens/s, queueing, the client's own delay, the saturation point).
 //! - [`groundtruth`]: the client's measurements against the server's clock.
 //! - [`difference`]: how two endpoints differ at a percentile, with a 95%
-//!   bootstrap interval and in words.
+//!   bootstrap interval and in words; [`compare`]: Live's comparison of
+//!   2–4 endpoints (figures, scenario scores and their differences).
 //! - [`run`]: a finished run measured once (analysis, load curve, ground
 //!   truth), for every view that shows it.
 
 pub mod analysis;
+pub mod compare;
 pub mod difference;
 pub mod feel;
 pub mod groundtruth;

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::stream::endpoint::EndpointConfig;
 use crate::study::Study;
 use crate::trace::{RequestTrace, Trace};
 
@@ -24,7 +25,11 @@ pub const STORAGE_EVENT: &str = "latency-lab:storage";
 
 /// An action one module asks another for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "command")]
+// Externally tagged (`{"compare": {…}}`, `"announce_run"`): an internally
+// tagged enum buffers its variant and deserializes it a second way, which
+// put a second copy of the endpoint config's and the study's readers into
+// the page (about 7 kB of gzipped wasm in each module).
+#[serde(rename_all = "snake_case")]
 pub enum Command {
     /// Run this study as a test participant (the participant flow is the
     /// main module's).
@@ -41,6 +46,38 @@ pub enum Command {
     /// Announce Live's last finished run again (the view that shows its
     /// results has just been mounted, after the announcement).
     AnnounceRun,
+    /// Compare these endpoints (Live's comparison set-up lives in an
+    /// on-demand module; the run is Live's, in the main module).
+    Compare {
+        /// The endpoints, the baseline (A) first.
+        sides: Vec<CompareSide>,
+        /// Rounds: each sends the prompt once to every endpoint.
+        rounds: u32,
+    },
+}
+
+/// One endpoint of a comparison as the set-up hands it to Live.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareSide {
+    /// The endpoint and its request (no key).
+    pub config: EndpointConfig,
+    /// Its key, sent in its wire's auth header only: it crosses from one
+    /// module to the other in this one in-page event, and is never stored,
+    /// written into a trace or printed (not even by `Debug`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// CORS advice for its kind of server.
+    pub cors_hint: String,
+}
+
+impl std::fmt::Debug for CompareSide {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompareSide")
+            .field("config", &self.config)
+            .field("key", &self.key.as_ref().map(|_| "(set)"))
+            .field("cors_hint", &self.cors_hint)
+            .finish()
+    }
 }
 
 /// Live's last finished run, as announced on [`RUN_EVENT`]: what
@@ -51,6 +88,10 @@ pub struct FinishedRun {
     pub trace: Trace,
     /// Its requests per concurrency level (a sweep's), in the order run.
     pub levels: Vec<(u32, Trace)>,
+    /// A comparison of endpoints: each endpoint's trace, the baseline
+    /// first (`trace` is then the baseline's); empty for any other run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compare: Vec<Trace>,
 }
 
 impl FinishedRun {
@@ -97,7 +138,7 @@ mod tests {
     fn commands_travel_as_json_and_strangers_are_ignored() {
         let c = Command::RunTest { study: Box::new(Study::example()) };
         let json = c.to_json();
-        assert!(json.starts_with(r#"{"command":"run_test","#), "{json}");
+        assert!(json.starts_with(r#"{"run_test":{"#), "{json}");
         assert_eq!(Command::from_json(&json), Some(c));
         let r = Command::Replay {
             panes: vec![RecordedPane {
@@ -107,13 +148,22 @@ mod tests {
             }],
         };
         assert_eq!(Command::from_json(&r.to_json()), Some(r));
-        assert_eq!(Command::from_json(r#"{"command":"announce_run"}"#), Some(Command::AnnounceRun));
+        assert_eq!(Command::from_json(r#""announce_run""#), Some(Command::AnnounceRun));
+        let side = CompareSide {
+            config: EndpointConfig::default(),
+            key: Some("sk-secret".into()),
+            cors_hint: "".into(),
+        };
+        let c = Command::Compare { sides: vec![side.clone(), CompareSide { key: None, ..side }], rounds: 3 };
+        assert_eq!(Command::from_json(&c.to_json()), Some(c.clone()));
+        assert!(!format!("{c:?}").contains("sk-secret"), "Debug never prints a key");
         let mut t = Trace::default();
         t.requests.push(RequestTrace::default());
-        let run = FinishedRun { trace: t.clone(), levels: vec![(1, t.clone()), (2, t)] };
+        let run =
+            FinishedRun { trace: t.clone(), levels: vec![(1, t.clone()), (2, t.clone())], compare: vec![t] };
         assert_eq!(FinishedRun::from_json(&run.to_json()), Some(run));
         assert_eq!(FinishedRun::from_json("{}"), None);
-        for other in ["", "{}", r#"{"command":"format_disk"}"#, "[1,2]"] {
+        for other in ["", "{}", r#"{"format_disk":{}}"#, r#""format_disk""#, "[1,2]"] {
             assert_eq!(Command::from_json(other), None, "{other}");
         }
     }

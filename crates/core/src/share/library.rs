@@ -15,8 +15,9 @@
 //! - A [`Bundle`] (`format: "latency-lab/bundle"`) carries entries with their
 //!   traces or file texts, to move a library between browsers.
 //! - The panes of one replay playback are one [`Entry::group`] (the
-//!   playback's id from its traces): the list shows them as one row
-//!   ([`rows`]) that opens onto its panes.
+//!   playback's id from its traces), and so are the endpoints of one
+//!   comparison (`crate::trace::CompareInfo::group`): the list shows them
+//!   as one row ([`rows`]) that opens onto its entries.
 
 use serde::{Deserialize, Serialize};
 
@@ -78,7 +79,11 @@ pub fn fresh_id(kind: EntryKind, now_ms: f64, random: f64) -> String {
 pub fn trace_id(trace: &Trace, now_ms: f64, random: f64) -> String {
     let kind = EntryKind::of_trace(trace);
     match &trace.meta.created_at {
-        Some(at) if kind == EntryKind::Live => format!("live-{at}"),
+        // One id per endpoint of a comparison: they start together.
+        Some(at) if kind == EntryKind::Live => match &trace.meta.compare {
+            Some(c) => format!("live-{at}-{}", crate::measure::compare::letter(c.position as usize)),
+            None => format!("live-{at}"),
+        },
         _ => fresh_id(kind, now_ms, random),
     }
 }
@@ -160,7 +165,8 @@ pub struct Entry {
     /// File size (imports).
     #[serde(default)]
     pub file_bytes: Option<u64>,
-    /// The playback a replay pane belongs to (its panes share it).
+    /// The playback a replay pane belongs to (its panes share it), or the
+    /// comparison a live run's endpoint was part of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
 }
@@ -205,7 +211,12 @@ impl Entry {
             apdex_ttft: m.apdex_ttft,
             file_name: None,
             file_bytes: None,
-            group: trace.meta.replay.as_ref().and_then(|r| r.playback.clone()),
+            group: trace
+                .meta
+                .replay
+                .as_ref()
+                .and_then(|r| r.playback.clone())
+                .or_else(|| trace.meta.compare.as_ref().map(|c| c.group.clone())),
         }
     }
 
@@ -251,10 +262,17 @@ impl Row {
             .join("/")
     }
 
-    /// The group's name for people: "replay: A vs B".
+    /// The group's name for people: "replay: A vs B" for a playback's
+    /// panes, "compare: A vs B" for a comparison's endpoints.
     pub fn title(&self) -> String {
         let names: Vec<&str> = self.entries.iter().map(|e| e.name.as_str()).collect();
-        format!("replay: {}", names.join(" vs "))
+        format!("{}: {}", self.what(), names.join(" vs "))
+    }
+
+    /// What the group is: `replay` (a playback's panes) or `compare` (a
+    /// comparison's endpoints, live runs).
+    pub fn what(&self) -> &'static str {
+        if self.entries.iter().all(|e| e.kind == EntryKind::Live) { "compare" } else { "replay" }
     }
 }
 
@@ -477,6 +495,17 @@ mod tests {
         assert_eq!(r[2].entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["smooth", "jittery"]);
         assert_eq!(r[3].group, None, "one pane left is a plain row");
         assert_ne!(r[0].key(), rows(&list[1..])[0].key());
+        // A comparison's endpoints (live runs) are one row too.
+        let side = |name: &str, position: u32, n: usize| {
+            let mut t = Profile::simple(name, 100.0, 10.0, 5).to_trace(2, 10);
+            t.meta.label = Some(name.into());
+            let group = "compare-1".to_string();
+            t.meta.compare = Some(crate::trace::CompareInfo { group, position, of: 2, rounds: 2 });
+            Entry::for_trace(format!("l{n}"), EntryKind::Live, &t, true, n as f64)
+        };
+        let r = rows(&[side("B · anthropic", 1, 11), side("A · chat", 0, 10)]);
+        assert_eq!((r.len(), r[0].what()), (1, "compare"));
+        assert_eq!(r[0].title(), "compare: A · chat vs B · anthropic");
     }
 
     #[test]

@@ -165,6 +165,11 @@ pub struct TraceMeta {
     /// Which shard of a run this is (`latency-lab run --shard I/N`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<shard::ShardId>,
+    /// The endpoint comparison the run was one side of (Live's "Compare
+    /// endpoints": every endpoint's requests are a trace of their own, and
+    /// the traces of one comparison share its group).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<CompareInfo>,
     /// How a replay was played (replays only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayInfo>,
@@ -215,6 +220,21 @@ pub struct LoadWindow {
     /// count (`3× HTTP 429: …`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub load_failures: Vec<String>,
+}
+
+/// One endpoint of a comparison (Live's "Compare endpoints"): the same
+/// prompt sent to 2–4 endpoints in turn, each endpoint's requests a trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompareInfo {
+    /// The comparison (every endpoint's trace of one comparison has it).
+    pub group: String,
+    /// This endpoint's place among them (0 is the baseline the others are
+    /// compared with).
+    pub position: u32,
+    /// How many endpoints were compared.
+    pub of: u32,
+    /// Rounds: each sent the prompt once to every endpoint, in turn.
+    pub rounds: u32,
 }
 
 /// How a replay was played, and how well the browser kept up.

@@ -289,6 +289,22 @@ impl Scenario {
         Ok(next)
     }
 
+    /// The score of a run (0–100; `None` when nothing could be
+    /// measured), without its breakdown: [`Scenario::score`]'s number.
+    pub fn value(&self, run: &RunMetrics) -> Option<f64> {
+        let values: Vec<Option<f64>> =
+            self.targets.iter().map(|t| t.metric.summary(run).map(|s| t.stat.of(&s))).collect();
+        let measured_weight: f64 =
+            self.targets.iter().zip(&values).filter(|(_, v)| v.is_some()).map(|(t, _)| t.weight).sum();
+        (measured_weight > 0.0).then(|| {
+            self.targets
+                .iter()
+                .zip(values)
+                .filter_map(|(t, v)| Some(interpolate(&t.tiers, v?) * (t.weight / measured_weight)))
+                .sum()
+        })
+    }
+
     /// Scores a run.
     pub fn score(&self, run: &RunMetrics) -> ScenarioScore {
         let values: Vec<Option<f64>> =
@@ -368,6 +384,23 @@ pub fn interpolate(tiers: &[Tier], v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scores_value_is_its_scores_number() {
+        use crate::measure::metrics::MetricsConfig;
+        use crate::replay::profile::Profile;
+        for spec in
+            ["ttft=200,tpot=20,jitter=constant,tokens=50", "ttft=1500,tpot=120,tokens=50", "ttft=90,tokens=1"]
+        {
+            let p: Profile = spec.parse().unwrap();
+            let run = RunMetrics::of(&p.to_trace(5, 100), &MetricsConfig::default());
+            for s in presets() {
+                assert_eq!(s.value(&run), s.score(&run).score, "{} on {spec}", s.id);
+            }
+        }
+        let none = RunMetrics::of(&crate::trace::Trace::default(), &MetricsConfig::default());
+        assert_eq!(preset("chat").unwrap().value(&none), None);
+    }
 
     #[test]
     fn a_scenario_can_weigh_qoe_and_fluidity() {
