@@ -173,7 +173,10 @@ describe('live mode against a real llama.cpp engine', () => {
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const out = path.join(dir, 'run.trace.json');
     const logFrom = engine.log().length;
-    const said = execFileSync(LAB_BIN, ['run', file, '--target', engine.base, '--model', 'tiny', '--quiet', '-o', out], { encoding: 'utf8' });
+    // --exact-output: the rows' 4 tokens (min_tokens), so the tiny random
+    // model cannot end an answer before its first token (it did once in 8,
+    // 2026-12-07: "completed but carried no generated text").
+    const said = execFileSync(LAB_BIN, ['run', file, '--target', engine.base, '--model', 'tiny', '--exact-output', '--quiet', '-o', out], { encoding: 'utf8' });
     assert.match(said, /8 requests sent: 8 answered, 0 failed/, said);
     const trace = JSON.parse(readFileSync(out, 'utf8'));
     const ttft = trace.requests.map((r) => r.chunks[0].arrived_ms - r.sent_ms);

@@ -63,7 +63,13 @@ describe('probe while loaded by another tool (Chromium)', () => {
       assert.ok(perWindow[0] > 0 && perWindow[2] === 0, `offered req/s per window: ${perWindow}`);
       const offered = perWindow.filter((v) => v > 0);
       assert.ok(offered.length >= 2, `offered req/s: ${await column(0)}`);
-      assert.ok(Math.abs(offered.reduce((a, b) => a + b, 0) * 3 - 30) < 0.5, `the windows hold the 30 requests: ${offered}`);
+      // Each rate is the window's requests over its own span: 3 s as
+      // planned, or a little longer on a busy machine (about 3.05 s beside
+      // a CPU-bound job, 2026-12-07, which read 6.2 and 3.6 req/s), each
+      // shown to 0.1. So the rates hold the 30 requests over spans of 3 to
+      // 3.3 s; a rate per window instead of per second reads 90.
+      const held = offered.reduce((a, b) => a + b, 0) * 3;
+      assert.ok(held >= (30 * 3) / 3.3 - 0.3 && held <= 30 + 0.3, `the windows hold the 30 requests: ${offered}`);
       const ttft = (await column(4)).filter((c) => c !== '—');
       assert.ok(ttft.length >= 2, `the load's TTFT P90: ${await column(4)}`);
       assert.match(await text(page, 'probe-words'), /the load's own requests began within \d+ ms at P50/);
