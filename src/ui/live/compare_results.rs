@@ -5,7 +5,7 @@
 //! replayed side by side.
 
 use lab_core::measure::compare::{Comparison, FIGURES};
-use lab_core::measure::difference::Difference;
+use lab_core::measure::difference::{self, Difference};
 use lab_core::share::command::{Command, RecordedPane};
 use lab_core::trace::Trace;
 use leptos::prelude::*;
@@ -92,8 +92,7 @@ fn CompareTable(table: Comparison) -> impl IntoView {
 
 /// One endpoint's value, and under it its difference from A.
 fn cell(value: Option<f64>, diff: Option<Difference>, fmt: impl Fn(f64) -> String) -> impl IntoView {
-    // −0.0 is said as +0.
-    let signed = |v: f64| format!("{}{}", if v >= 0.0 { "+" } else { "−" }, fmt(v.abs()));
+    let signed = |v: f64| difference::signed(v, &fmt);
     let under = diff.map(|d| {
         let range = d.interval.map_or(String::new(), |(lo, hi)| format!(" ({} to {})", signed(lo), signed(hi)));
         let (lo, hi) = d.interval.map_or((None, None), |(lo, hi)| (Some(lo.to_string()), Some(hi.to_string())));

@@ -177,8 +177,7 @@ impl Difference {
             );
         };
         if lo <= 0.0 && hi >= 0.0 {
-            // −0.0 is said as +0.
-            let signed = |v: f64| format!("{}{}", if v >= 0.0 { "+" } else { "−" }, fmt(v.abs()));
+            let signed = |v: f64| signed(v, &fmt);
             return format!(
                 "no difference{p} that {} and {} requests can tell ({} to {})",
                 self.n.0,
@@ -190,6 +189,12 @@ impl Difference {
         let (near, far) = if lo.abs() < hi.abs() { (lo.abs(), hi.abs()) } else { (hi.abs(), lo.abs()) };
         format!("{b_name} {verb} {}{p} ({})", lead(self.diff, better, &fmt), range(fmt(near), fmt(far)))
     }
+}
+
+/// `v` with its sign, "+12 ms" or "−3 ms", formatted by `fmt` (−0 is
+/// said as +0).
+pub fn signed(v: f64, fmt: impl Fn(f64) -> String) -> String {
+    format!("{}{}", if v >= 0.0 { "+" } else { "−" }, fmt(v.abs()))
 }
 
 /// "120–240 ms" from "120 ms" and "240 ms" (the unit said once).

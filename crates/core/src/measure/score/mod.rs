@@ -289,13 +289,20 @@ impl Scenario {
         Ok(next)
     }
 
+    /// Each target's value in `run` (`None` where it has no data) and the
+    /// summed weight of the targets that have one.
+    fn measured(&self, run: &RunMetrics) -> (Vec<Option<f64>>, f64) {
+        let values: Vec<Option<f64>> =
+            self.targets.iter().map(|t| t.metric.summary(run).map(|s| t.stat.of(&s))).collect();
+        let weight =
+            self.targets.iter().zip(&values).filter(|(_, v)| v.is_some()).map(|(t, _)| t.weight).sum();
+        (values, weight)
+    }
+
     /// The score of a run (0–100; `None` when nothing could be
     /// measured), without its breakdown: [`Scenario::score`]'s number.
     pub fn value(&self, run: &RunMetrics) -> Option<f64> {
-        let values: Vec<Option<f64>> =
-            self.targets.iter().map(|t| t.metric.summary(run).map(|s| t.stat.of(&s))).collect();
-        let measured_weight: f64 =
-            self.targets.iter().zip(&values).filter(|(_, v)| v.is_some()).map(|(t, _)| t.weight).sum();
+        let (values, measured_weight) = self.measured(run);
         (measured_weight > 0.0).then(|| {
             self.targets
                 .iter()
@@ -307,10 +314,7 @@ impl Scenario {
 
     /// Scores a run.
     pub fn score(&self, run: &RunMetrics) -> ScenarioScore {
-        let values: Vec<Option<f64>> =
-            self.targets.iter().map(|t| t.metric.summary(run).map(|s| t.stat.of(&s))).collect();
-        let measured_weight: f64 =
-            self.targets.iter().zip(&values).filter(|(_, v)| v.is_some()).map(|(t, _)| t.weight).sum();
+        let (values, measured_weight) = self.measured(run);
         let mut breakdown = Vec::with_capacity(self.targets.len());
         let mut total = 0.0;
         for (target, value) in self.targets.iter().zip(values) {
