@@ -83,8 +83,9 @@ pub(super) async fn probe(run: UseLiveRun, p: &mut Progress<'_>, plan: ProbePlan
         }
         let speed = speeds.get(k).copied();
         // The window begins as its load is asked for, so the load's first
-        // requests (due the moment it starts) fall inside it.
-        let asked = now_ms();
+        // requests (due the moment it starts) fall inside it; another
+        // tool's load, where the last window ended (ProbePlan::window_start).
+        let asked = plan.window_start(p.load.last().map(|w| w.to_ms), now_ms());
         let (offered, number) = match speed {
             None => (None, None),
             Some(s) => {

@@ -113,6 +113,21 @@ impl ProbePlan {
     pub fn requests(&self) -> usize {
         self.window_count() * self.probes_per_window()
     }
+
+    /// Where a window begins on the page's clock (ms), asked at `now`, the
+    /// one before it having ended at `previous_end`. A window's probes are
+    /// waited for before the next window's are sent, so a slow last probe
+    /// leaves a gap. The built-in load starts with its window, so nothing
+    /// of it is in the gap. Someone else's load runs on through it: its
+    /// windows touch, each beginning where the last one ended, so every
+    /// request of the load falls in one (a window is then a little longer
+    /// than planned, and its rates are over its own span).
+    pub fn window_start(&self, previous_end: Option<f64>, now: f64) -> f64 {
+        match (self.load, previous_end) {
+            (ProbeLoad::External, Some(end)) => end.min(now),
+            _ => now,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -127,6 +142,16 @@ mod tests {
         let e = ProbePlan { load: ProbeLoad::External, windows: 3, ..p };
         assert_eq!((e.speeds(), e.window_count(), e.requests()), (Vec::new(), 3, 30));
         assert_eq!(ProbePlan { window_s: 10.0, probe_every_s: 3.0, ..p }.probes_per_window(), 4);
+    }
+
+    #[test]
+    fn an_external_loads_windows_touch_and_a_sweeps_begin_with_their_load() {
+        let e = ProbePlan { load: ProbeLoad::External, windows: 3, ..ProbePlan::default() };
+        assert_eq!(e.window_start(None, 50.0), 50.0);
+        // The last probe of the window before ran 240 ms over its end.
+        assert_eq!(e.window_start(Some(3050.0), 3290.0), 3050.0);
+        let b = ProbePlan::default();
+        assert_eq!(b.window_start(Some(3050.0), 3290.0), 3290.0);
     }
 
     #[test]
