@@ -39,6 +39,38 @@ pub struct Psi {
     levels: Vec<f64>,
     /// Posterior over (alpha, beta), row-major by alpha.
     posterior: Vec<f64>,
+    /// ln P(correct) and ln P(wrong) at each candidate level for each grid
+    /// point: fixed by the grid, so made once, on first use, and never
+    /// stored.
+    #[serde(skip)]
+    table: Table,
+}
+
+/// [`Psi`]'s likelihoods, each `[level][a * BETAS + b]`.
+#[derive(Clone, Default)]
+struct Table(std::sync::OnceLock<Likelihoods>);
+
+#[derive(Clone)]
+struct Likelihoods {
+    /// P(correct).
+    p: Vec<f64>,
+    /// P(wrong).
+    q: Vec<f64>,
+    ln_p: Vec<f64>,
+    ln_q: Vec<f64>,
+}
+
+/// Made from the grid, so every two procedures with equal grids hold the same.
+impl PartialEq for Table {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Table")
+    }
 }
 
 impl Psi {
@@ -54,7 +86,26 @@ impl Psi {
             betas: log_levels(0.7, 10.0, BETAS),
             levels: log_levels(lo, hi, LEVELS),
             posterior: vec![1.0 / n as f64; n],
+            table: Table::default(),
         }
+    }
+
+    fn table(&self) -> &Likelihoods {
+        self.table.0.get_or_init(|| {
+            let cells = ALPHAS * BETAS;
+            let p: Vec<f64> = self
+                .levels
+                .iter()
+                .flat_map(|&x| (0..cells).map(move |i| self.p(i / BETAS, i % BETAS, x)))
+                .collect();
+            let q: Vec<f64> = p.iter().map(|v| 1.0 - v).collect();
+            Likelihoods {
+                ln_p: p.iter().map(|v| v.ln()).collect(),
+                ln_q: q.iter().map(|v| v.ln()).collect(),
+                p,
+                q,
+            }
+        })
     }
 
     fn p(&self, a: usize, b: usize, x: f64) -> f64 {
@@ -71,24 +122,29 @@ impl Psi {
         if self.done() {
             return None;
         }
-        let entropy = |w: &[f64]| {
-            let total: f64 = w.iter().sum();
-            -w.iter().filter(|v| **v > 0.0).map(|v| (v / total) * (v / total).ln()).sum::<f64>()
-        };
+        // The entropy of weights w summing to T is ln T − Σ w ln w / T; for
+        // w = posterior · p, ln w = ln posterior + ln p, both known, so no
+        // logarithm is taken per level (the grid's ln p is in the table).
+        let entropy = |total: f64, w_ln_w: f64| if total > 0.0 { total.ln() - w_ln_w / total } else { 0.0 };
+        let ln_post: Vec<f64> = self.posterior.iter().map(|v| if *v > 0.0 { v.ln() } else { 0.0 }).collect();
+        let t = self.table();
+        let cells = self.posterior.len();
         let mut best = (f64::INFINITY, self.levels[0]);
-        let mut yes = vec![0.0; self.posterior.len()];
-        let mut no = vec![0.0; self.posterior.len()];
-        for &x in &self.levels {
-            for a in 0..ALPHAS {
-                for b in 0..BETAS {
-                    let i = a * BETAS + b;
-                    let p = self.p(a, b, x);
-                    yes[i] = self.posterior[i] * p;
-                    no[i] = self.posterior[i] * (1.0 - p);
+        for (k, &x) in self.levels.iter().enumerate() {
+            let at = k * cells..(k + 1) * cells;
+            let (p, q, lp, lq) = (&t.p[at.clone()], &t.q[at.clone()], &t.ln_p[at.clone()], &t.ln_q[at]);
+            let (mut yes, mut yes_ln, mut no, mut no_ln) = (0.0, 0.0, 0.0, 0.0);
+            for i in 0..cells {
+                let w = self.posterior[i];
+                if w > 0.0 {
+                    let (y, n) = (w * p[i], w * q[i]);
+                    yes += y;
+                    yes_ln += y * (ln_post[i] + lp[i]);
+                    no += n;
+                    no_ln += n * (ln_post[i] + lq[i]);
                 }
             }
-            let p_yes: f64 = yes.iter().sum();
-            let expected = p_yes * entropy(&yes) + (1.0 - p_yes) * entropy(&no);
+            let expected = yes * entropy(yes, yes_ln) + (1.0 - yes) * entropy(no, no_ln);
             if expected < best.0 {
                 best = (expected, x);
             }
