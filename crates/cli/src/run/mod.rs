@@ -675,7 +675,11 @@ mod tests {
         assert_eq!(order, expected, "{events:?}");
         let when = |k: usize| events[k].2;
         assert!(when(11) >= 60, "row 6 left at {} ms, before its due 60 ms", when(11));
-        assert!(when(12) >= 300, "row 7 was made ready at {} ms, sooner than 100 ms before its 400", when(12));
+        assert!(
+            when(12) >= 300,
+            "row 7 was made ready at {} ms, sooner than 100 ms before its 400",
+            when(12)
+        );
         assert!(when(13) >= 400, "row 7 left at {} ms, before its due 400 ms", when(13));
     }
 }
