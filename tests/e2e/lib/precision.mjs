@@ -25,7 +25,11 @@ export const PRECISE_OVER_NAIVE = 10;
  *  release past it. A false alarm needs more than half of a pane's
  *  releases held up over 3 ms by the machine. */
 export const RELEASE_MEDIAN_MS = 3;
-/** A pace (sent on due) is right when its slope is 1 within this share. */
+/** A pace (sent on due) is right when its slope is 1 within this share,
+ *  or on a short schedule within the drift its lateness bound allows over
+ *  it (`lateMax` over its span), whichever is wider: 32 streams at
+ *  5 ms/token beside a CPU-bound job drifted 1.1–1.3% over their 120 ms
+ *  (crates/cli/tests/replay_api.rs, `slope_tolerance`). */
 export const PACE_SLOPE_TOLERANCE = 0.01;
 /** A playback speed measured by slope is right within this share. */
 export const SPEED_TOLERANCE = 0.02;
@@ -197,7 +201,8 @@ export function ttftFailsBroken(rows, dueMs, frameMs) {
 }
 
 /** A pace: `[due, sent]` pairs in order. Sent times never go back, and
- *  the regression of sent on due has slope 1 ± PACE_SLOPE_TOLERANCE and
+ *  the regression of sent on due has slope 1 ± PACE_SLOPE_TOLERANCE (or
+ *  lateMax over the span, if wider) and
  *  runs, over the schedule, between 1 ms ahead and `lateMax` behind (its
  *  lateness a + (b − 1)·due at the first and last due time). */
 export function checkPace(pairs, lateMax) {
@@ -205,7 +210,9 @@ export function checkPace(pairs, lateMax) {
     assert.ok(pairs[k][1] >= pairs[k - 1][1], `chunk ${k} sent at ${pairs[k][1]} before chunk ${k - 1} (${pairs[k - 1][1]})`);
   }
   const { a, b } = theilSen(pairs);
-  assert.ok(Math.abs(b - 1) <= PACE_SLOPE_TOLERANCE, `pace slope ${b.toFixed(4)} (sent on due), not 1 ± ${PACE_SLOPE_TOLERANCE}`);
+  const span = pairs.at(-1)[0] - pairs[0][0];
+  const tolerance = span > 0 ? Math.max(PACE_SLOPE_TOLERANCE, lateMax / span) : PACE_SLOPE_TOLERANCE;
+  assert.ok(Math.abs(b - 1) <= tolerance, `pace slope ${b.toFixed(4)} (sent on due), not 1 ± ${(tolerance * 100).toFixed(1)}% over ${span.toFixed(0)} ms`);
   for (const due of [pairs[0][0], pairs.at(-1)[0]]) {
     const late = a + (b - 1) * due;
     assert.ok(late >= -1 && late <= lateMax, `the fitted pace is ${late.toFixed(3)} ms late at due ${due} ms, outside [−1, ${lateMax}]`);
