@@ -39,9 +39,9 @@ pub struct Psi {
     levels: Vec<f64>,
     /// Posterior over (alpha, beta), row-major by alpha.
     posterior: Vec<f64>,
-    /// ln P(correct) and ln P(wrong) at each candidate level for each grid
-    /// point: fixed by the grid, so made once, on first use, and never
-    /// stored.
+    /// P(correct) and P(wrong) at each candidate level for each grid point,
+    /// and their logarithms: fixed by the grid, so made once, on first use,
+    /// and never stored.
     #[serde(skip)]
     table: Table,
 }
@@ -203,6 +203,34 @@ impl Psi {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The expected entropy after a trial at `x`, as the method defines
+    /// it: each outcome's posterior normalised, its entropy taken directly.
+    fn expected_entropy(psi: &Psi, x: f64) -> f64 {
+        let entropy = |w: &[f64]| {
+            let total: f64 = w.iter().sum();
+            -w.iter().filter(|v| **v > 0.0).map(|v| (v / total) * (v / total).ln()).sum::<f64>()
+        };
+        let cells = 0..ALPHAS * BETAS;
+        let yes: Vec<f64> =
+            cells.clone().map(|i| psi.posterior[i] * psi.p(i / BETAS, i % BETAS, x)).collect();
+        let no: Vec<f64> = cells.map(|i| psi.posterior[i] * (1.0 - psi.p(i / BETAS, i % BETAS, x))).collect();
+        let p_yes: f64 = yes.iter().sum();
+        p_yes * entropy(&yes) + (1.0 - p_yes) * entropy(&no)
+    }
+
+    #[test]
+    fn the_next_level_is_the_one_of_least_expected_entropy_by_the_definition() {
+        let mut psi = Psi::new((10.0, 1000.0), 40);
+        let mut rng = crate::replay::rng::Rng::new(8);
+        for _ in 0..25 {
+            let chosen = psi.next_level().expect("not done");
+            let least = psi.levels.iter().map(|&x| expected_entropy(&psi, x)).fold(f64::INFINITY, f64::min);
+            let at_chosen = expected_entropy(&psi, chosen);
+            assert!(at_chosen - least < 1e-9, "chose {chosen}: {at_chosen} against the least {least}");
+            psi.record(chosen, rng.uniform() < 0.8);
+        }
+    }
 
     #[test]
     fn answers_narrow_the_posterior_around_the_truth() {
