@@ -1,28 +1,35 @@
-// The field snippet (packages/field/field.js) against the shared decoding
-// table that core's decoder is held to (crates/core/tests/field_decoding.rs):
-// the same streams, read by read, give the same chunks, usage, finish
-// reasons and ending in both; the same user agents the same browser. And the
-// snippet stays within its size budget and publishable.
+// The field snippet's decoders (packages/field/decode.js, detect.js and
+// wires/) against the tables core's decoders are held to: OpenAI Chat's
+// (tests/fixtures/sse/field_decoding.json, crates/core/tests/field_decoding.rs)
+// and every other wire's (tests/fixtures/wires/wires.json,
+// crates/core/tests/wires.rs): the same streams, read by read, give the same
+// chunks, usage, finish reasons and ending in both, and each wire is told
+// from its response as core tells it. And every build of the snippet stays
+// within its size budget and is publishable.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { browserOf, createDecoder, spanOf } from '../../packages/field/field.js';
+import { spanOf } from '../../packages/field/field.js';
+import { createDecoder, text as TEXT } from '../../packages/field/decode.js';
+import { wireOf } from '../../packages/field/detect.js';
+import chat from '../../packages/field/wires/chat.js';
+import { BUDGET, buildField } from '../../packages/field/build.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TABLE = JSON.parse(readFileSync(path.join(ROOT, 'tests/fixtures/sse/field_decoding.json'), 'utf8'));
-const SNIPPET = path.join(ROOT, 'packages/field/field.js');
-/** The snippet's budget: 5 kB gzipped, as the page downloads it. */
-const BUDGET_GZIP = 5000;
+const WIRES = JSON.parse(readFileSync(path.join(ROOT, 'tests/fixtures/wires/wires.json'), 'utf8')).wires;
+const SNIPPET = path.join(ROOT, 'packages/field/core.js');
 
 const read = (r) => (typeof r === 'string' ? new TextEncoder().encode(r) : Uint8Array.from(r.hex.match(/../g), (h) => parseInt(h, 16)));
 
 test('the snippet decodes every stream of the shared table as core does', () => {
   assert.ok(TABLE.cases.length >= 20);
   for (const c of TABLE.cases) {
-    const dec = createDecoder();
+    const dec = createDecoder(chat);
     const chunks = [];
     c.reads.forEach((r, i) => {
       for (const ch of dec.feed(read(r))) chunks.push([i, ch.kind, ch.chars]);
@@ -35,18 +42,54 @@ test('the snippet decodes every stream of the shared table as core does', () => 
   }
 });
 
-test('the snippet reads every browser of the shared table as core does', () => {
-  for (const { ua, is } of TABLE.browsers) assert.deepEqual(browserOf(ua), is, ua);
+test('the snippet decodes every case of every wire as core does', async () => {
+  let cases = 0;
+  for (const [id, w] of Object.entries(WIRES)) {
+    const wire = id == 'text' ? TEXT : (await import(`../../packages/field/wires/${id}.js`)).default;
+    assert.equal(wire.id, id);
+    assert.ok(wire.ct.test(w.content_type), `${id}: its build takes ${w.content_type}`);
+    for (const c of w.cases) {
+      cases++;
+      const dec = createDecoder(wire);
+      const chunks = [];
+      c.reads.forEach((r, i) => {
+        for (const ch of dec.feed(read(r))) chunks.push([i, ch.kind, ch.chars]);
+      });
+      const u = dec.state.usage;
+      const name = `${id}: ${c.name}`;
+      assert.deepEqual(chunks, c.chunks, `${name}: chunks`);
+      assert.deepEqual(u ? [u.input ?? null, u.output ?? null, u.cached ?? null, u.reasoning ?? null] : null, c.usage, `${name}: usage`);
+      assert.deepEqual(dec.state.finish, c.finish, `${name}: finish reasons`);
+      assert.equal(dec.close(), c.end, `${name}: end`);
+    }
+  }
+  assert.ok(cases >= 40, `${cases} cases`);
+});
+
+test('the snippet tells each wire from its response as core does', () => {
+  for (const [id, w] of Object.entries(WIRES)) {
+    const header = (k) => w.headers[k] ?? null;
+    for (const c of w.cases) {
+      if (!c.reads.length) continue;
+      const first = new TextDecoder().decode(read(c.reads[0]), { stream: true });
+      assert.equal(wireOf(w.content_type.toLowerCase(), header, first), id, `${id}: ${c.name}`);
+    }
+  }
+  const none = () => null;
+  assert.equal(wireOf('text/event-stream', none, 'data: {"choices":[]}\n\n'), 'chat');
+  assert.equal(wireOf('text/event-stream', none, ': keep-alive\n\n'), undefined, 'nothing to tell yet');
+  assert.equal(wireOf('text/event-stream', none, 'data: {"token":"Hi"}\n\n'), 'unknown', "a page's own events");
+  assert.equal(wireOf('text/plain', none, ''), undefined);
 });
 
 test('a span carries the GenAI conventions and the lab timings, and no text', () => {
-  const dec = createDecoder();
+  const dec = createDecoder(chat);
   dec.feed('data: {"choices":[{"delta":{"content":"secret words"}}]}\n\ndata: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\n');
   const r = {
-    t0: 1000, op: 'chat', model: 'm', host: 'api.example', headers: 40, end: 120, err: null,
+    t0: 1000, op: 'chat', wire: 'chat', model: 'm', host: 'api.example', headers: 40, end: 120, err: null,
     at: [80.5], kind: [0], chars: [12], paint: [96.25], shown: [12], st: dec.state, act: 0.375,
   };
-  const span = spanOf(r, { sampleRate: 0.5, browser: ['Firefox', 'Gecko', '140.0'], step: 0.02, hz: 60 });
+  const span = spanOf(r, { sampleRate: 0.5, step: 0.02, hz: 60 });
   const a = Object.fromEntries(span.attributes.map(({ key, value }) => [key, value]));
   assert.equal(span.name, 'chat m');
   assert.equal(span.kind, 3);
@@ -60,7 +103,8 @@ test('a span carries the GenAI conventions and the lab timings, and no text', ()
   assert.deepEqual(a['gen_ai.response.finish_reasons'].arrayValue.values, [{ stringValue: 'stop' }]);
   assert.deepEqual(a['latency_lab.chunk_ms'].arrayValue.values, [{ doubleValue: 80.5 }]);
   assert.deepEqual(a['latency_lab.paint_chars'].arrayValue.values, [{ intValue: '12' }]);
-  assert.equal(a['latency_lab.browser'].stringValue, 'Firefox');
+  assert.equal(a['latency_lab.wire'].stringValue, 'chat');
+  assert.equal(a['latency_lab.browser'], undefined, 'the collector reads the browser from the request');
   assert.equal(a['latency_lab.sample_rate'].doubleValue, 0.5);
   assert.equal(a['error.type'], undefined);
   assert.equal(a['latency_lab.action_ms'].doubleValue, 0.375, "the user's action before the send");
@@ -75,13 +119,21 @@ test("the snippet's longest action wait is core's", () => {
   assert.equal(Number(snippet), Number(core));
 });
 
-test(`the snippet is at most ${BUDGET_GZIP} bytes gzipped and ready to publish`, () => {
-  const gz = gzipSync(readFileSync(SNIPPET), { level: 9 }).length;
-  console.log(`packages/field/field.js: ${gz} bytes gzipped (budget ${BUDGET_GZIP})`);
-  assert.ok(gz <= BUDGET_GZIP, `${gz} bytes gzipped, over the ${BUDGET_GZIP} budget`);
+test(`each build of the snippet is at most ${BUDGET} bytes gzipped for the page's own wire, and publishable`, async () => {
+  const sizes = await buildField(mkdtempSync(path.join(os.tmpdir(), 'field-build-')));
+  const wires = Object.keys(WIRES).concat('chat');
+  for (const w of wires) {
+    const n = sizes[`field.${w}.js`];
+    console.log(`field.${w}.js: ${n} bytes gzipped (budget ${BUDGET})`);
+    assert.ok(n > 1000 && n <= BUDGET, `field.${w}.js: ${n} bytes gzipped, budget ${BUDGET}`);
+  }
+  // Any wire, decoders on demand: what the first visit loads.
+  assert.ok(sizes['field.js'] <= BUDGET, `field.js: ${sizes['field.js']} bytes gzipped`);
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'packages/field/package.json'), 'utf8'));
   assert.equal(pkg.type, 'module');
   assert.deepEqual(pkg.dependencies ?? {}, {}, 'no dependencies');
-  for (const f of pkg.files) assert.ok(readFileSync(path.join(ROOT, 'packages/field', f)).length > 0, f);
+  // dist/ is what build.mjs writes (npm's prepack runs it).
+  for (const f of pkg.files.filter((f) => f != 'dist/')) assert.ok(existsSync(path.join(ROOT, 'packages/field', f)), f);
+  assert.equal(pkg.scripts.prepack, 'node build.mjs');
   assert.equal(pkg.exports['.'], './field.js');
 });

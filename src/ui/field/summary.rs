@@ -3,7 +3,9 @@
 //! requests, failures and stalled requests, one figure's P50/P90/P99 (TTFT,
 //! first paint, paint lag or longest paint gap: chosen), QoE's P50 and
 //! P10, each P90 and P10 with its 95% interval, and the group's scenario
-//! score over its sampled requests (`lab_core::field::scores`).
+//! score over its sampled requests (`lab_core::field::scores`). Where
+//! pages sample, each count has its estimate beside it (the requests the
+//! recorded ones stand for); percentiles stay over the recorded requests.
 
 use lab_core::field::scores::{GroupScore, MIN_SCORED};
 use lab_core::field::summary::{Estimate, FieldSummary as Summary, Figure};
@@ -19,6 +21,11 @@ fn cell(e: Option<Estimate>, interval: bool, fmt: fn(f64) -> String) -> String {
         (true, None) => format!("{} (too few for an interval)", fmt(e.value)),
         (false, _) => fmt(e.value),
     }
+}
+
+/// A count, with the requests it stands for when pages sampled.
+fn count(recorded: usize, estimated: f64, sampled: bool) -> String {
+    if sampled { format!("{recorded} (≈ {estimated:.0})") } else { recorded.to_string() }
 }
 
 fn score(v: f64) -> String {
@@ -53,12 +60,23 @@ pub fn FieldSummary(summary: Summary) -> impl IntoView {
 #[component]
 fn FieldTable(summary: Summary, figure: Figure) -> impl IntoView {
     let what = figure.label();
+    let sampled = summary.sampled();
+    let caption = if sampled {
+        format!(
+            "{} requests recorded, standing for ≈ {:.0} (an estimate: the pages report a sample of their requests), by {}; {what} in ms over the recorded ones",
+            summary.requests,
+            summary.estimated,
+            summary.by.name()
+        )
+    } else {
+        format!("{} requests by {}; {what} in ms", summary.requests, summary.by.name())
+    };
     view! {
         <div class="table-scroll" tabindex="0">
             <table class="metrics" data-testid="field-summary" data-figure=figure.name()>
-                <caption>{format!("{} requests by {}; {what} in ms", summary.requests, summary.by.name())}</caption>
+                <caption data-testid="field-caption" data-estimated=format!("{:.1}", summary.estimated)>{caption}</caption>
                 <thead><tr>
-                    <th>"group"</th><th>"requests"</th><th>"failed"</th><th>"stalled"</th>
+                    <th>"group"</th><th>{if sampled { "requests (≈ estimated)" } else { "requests" }}</th><th>"failed"</th><th>"stalled"</th>
                     <th>{format!("{what} P50")}</th><th>{format!("{what} P90 (95% interval)")}</th><th>{format!("{what} P99")}</th>
                     <th>"QoE P50"</th><th>"QoE P10 (95% interval)"</th>
                     {summary.scenario.clone().map(|s| view! { <th>{format!("{s} score (requests sampled)")}</th> })}
@@ -69,7 +87,7 @@ fn FieldTable(summary: Summary, figure: Figure) -> impl IntoView {
                         view! {
                             <tr data-testid="field-group" data-key=g.key.clone()>
                                 <th scope="row">{g.key.clone()}</th>
-                                <td>{g.requests}</td>
+                                <td data-testid="field-requests">{count(g.requests, g.estimated, sampled)}</td>
                                 <td>{g.failed}</td>
                                 <td>{g.stalled}</td>
                                 <td>{cell(p.as_ref().map(|p| p.p50), false, ms)}</td>

@@ -98,6 +98,7 @@ async fn ingest(
         key,
         origin,
         content_type: text(header::CONTENT_TYPE),
+        user_agent: text(header::USER_AGENT),
         body: &bytes,
         client: &client,
         now_ms: now_ms(),

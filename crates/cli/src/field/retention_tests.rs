@@ -32,6 +32,8 @@ fn span(id: &str, at_unix_ms: i64) -> FieldSpan {
         display_hz: None,
         chunks_recorded: true,
         painted: false,
+        wire: None,
+        sample_rate: None,
     }
 }
 

@@ -40,8 +40,9 @@ fn real(column: &str, sqlite: bool) -> String {
 /// NULL (typed, so PostgreSQL knows it). Two queries, not `$1 IS NULL OR
 /// site = $1`: SQLite would not use the index for one site.
 fn query(one_site: bool, sqlite: bool) -> String {
-    let [ttft, paint, lag, gap, qoe] =
-        ["ttft_ms", "first_paint_ms", "paint_lag_ms", "paint_gap_ms", "qoe"].map(|c| real(c, sqlite));
+    let [ttft, paint, lag, gap, qoe, rate] =
+        ["ttft_ms", "first_paint_ms", "paint_lag_ms", "paint_gap_ms", "qoe", "sample_rate"]
+            .map(|c| real(c, sqlite));
     let site = if one_site { "site = $1" } else { "CAST($1 AS TEXT) IS NULL" };
     format!(
         "SELECT string_agg(CAST(sent_us AS TEXT) || $4 || \
@@ -51,7 +52,7 @@ fn query(one_site: bool, sqlite: bool) -> String {
          {ttft} || $4 || {paint} || $4 || \
          COALESCE(CAST(failed AS TEXT), '') || $4 || {lag} || $4 || \
          {gap} || $4 || COALESCE(CAST(stalls AS TEXT), '') || $4 || \
-         {qoe}, $5) FROM field_requests WHERE {site} AND sent_us >= $2 AND sent_us < $3"
+         {qoe} || $4 || {rate}, $5) FROM field_requests WHERE {site} AND sent_us >= $2 AND sent_us < $3"
     )
 }
 
@@ -89,8 +90,8 @@ fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
         .map(|(i, record)| {
             let f: Vec<&str> = record.split(UNIT).collect();
             let bad = |what: &str| err(format!("field summary row {}: {what} in {record:?}", i + 1));
-            if f.len() != 11 {
-                return Err(bad("not 11 columns"));
+            if f.len() != 12 {
+                return Err(bad("not 12 columns"));
             }
             let num = |k: usize| -> Result<Option<f64>, StoreError> {
                 (!f[k].is_empty()).then(|| f[k].parse::<f64>().map_err(|_| bad("not a number"))).transpose()
@@ -109,6 +110,7 @@ fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
                 paint_gap_ms: num(8)?,
                 stalls: num(9)?.map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32),
                 qoe: num(10)?,
+                sample_rate: num(11)?,
             })
         })
         .collect()
@@ -146,9 +148,22 @@ mod tests {
     #[test]
     fn unpacks_rows_with_empty_columns_and_names_a_broken_one() {
         let packed = [
-            ["1796515200000123", "shop", "Firefox", "tiny", "200.5", "320", "0", "100", "560", "1", "0.875"]
-                .join(UNIT),
-            ["1796515200500000", "shop", "", "", "", "", "1", "", "", "", ""].join(UNIT),
+            [
+                "1796515200000123",
+                "shop",
+                "Firefox",
+                "tiny",
+                "200.5",
+                "320",
+                "0",
+                "100",
+                "560",
+                "1",
+                "0.875",
+                "0.25",
+            ]
+            .join(UNIT),
+            ["1796515200500000", "shop", "", "", "", "", "1", "", "", "", "", ""].join(UNIT),
         ]
         .join(RECORD);
         let rows = unpack(&packed).unwrap();
@@ -164,11 +179,13 @@ mod tests {
             (Some(200.5), Some(320.0), Some(100.0), Some(560.0))
         );
         assert_eq!((a.stalls, a.qoe, a.failed), (1, Some(0.875), false));
+        assert_eq!((a.sample_rate, a.weight()), (Some(0.25), 4.0), "one of four requests reported");
         let b = &rows[1];
         assert_eq!((b.browser.clone(), b.ttft_ms, b.qoe, b.stalls, b.failed), (None, None, None, 0, true));
+        assert_eq!((b.sample_rate, b.weight()), (None, 1.0));
         let broken = ["1", "x", "y", "fast"].join(UNIT);
-        assert!(unpack(&broken).unwrap_err().0.contains("row 1: not 11 columns"));
-        let nan = ["1", "shop", "", "", "fast", "", "", "", "", "", ""].join(UNIT);
+        assert!(unpack(&broken).unwrap_err().0.contains("row 1: not 12 columns"));
+        let nan = ["1", "shop", "", "", "fast", "", "", "", "", "", "", ""].join(UNIT);
         assert!(unpack(&nan).unwrap_err().0.contains("not a number"));
     }
 }

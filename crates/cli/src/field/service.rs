@@ -8,6 +8,7 @@ use std::sync::{Mutex, PoisonError};
 
 use lab_core::field::span::{self, Skip};
 use lab_core::serve::limit::{Limits, RateLimiter};
+use lab_core::trace::client::Browser;
 use sha2::{Digest, Sha256};
 
 use super::decode::{self, Encoding};
@@ -68,6 +69,9 @@ pub struct Post<'a> {
     pub origin: Option<&'a str>,
     /// `Content-Type`.
     pub content_type: Option<&'a str>,
+    /// `User-Agent`: the page's browser for spans that do not name it (the
+    /// lab's snippet leaves it to this header, which every beacon carries).
+    pub user_agent: Option<&'a str>,
     /// The body (at most [`MAX_BODY`] + 1 bytes read).
     pub body: &'a [u8],
     /// The client's address (rate limit key).
@@ -140,6 +144,12 @@ impl<S: FieldStore> Collector<S> {
             match span::read(s) {
                 Ok(mut f) => {
                     f.site = Some(site.name.clone());
+                    if f.browser.is_none() {
+                        f.browser = p
+                            .user_agent
+                            .and_then(Browser::from_user_agent)
+                            .map(|b| (b.name.to_string(), b.engine.to_string(), b.version));
+                    }
                     spans.push(f);
                 }
                 Err(Skip::NotGenAi) => why[0] += 1,

@@ -24,6 +24,7 @@ fn post<'a>(body: &'a [u8]) -> Post<'a> {
         key: Some(KEY),
         origin: Some(ORIGIN),
         content_type: Some("application/json"),
+        user_agent: None,
         body,
         client: "1.2.3.4",
         now_ms: 1,
@@ -171,4 +172,55 @@ async fn a_flood_from_one_address_is_slowed() {
     let (i, e) = refused.expect("429 within 400 batches at once");
     assert_eq!(i, INGEST.burst as usize, "the burst passes, the next is refused");
     assert!(e.retry_after_s.is_some());
+}
+
+#[tokio::test]
+async fn a_span_without_its_browser_takes_the_beacons_and_keeps_its_wire_and_rate() {
+    let c = collector().await;
+    let ua = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0";
+    let arr = |xs: &[f64]| {
+        Value::ArrayValue(ArrayValue {
+            values: xs.iter().map(|x| AnyValue { value: Some(Value::DoubleValue(*x)) }).collect(),
+        })
+    };
+    // A stream the page could not read: no chunks, two paints.
+    let body = proto(vec![
+        kv("gen_ai.operation.name", Value::StringValue("chat".into())),
+        kv("latency_lab.wire", Value::StringValue("unknown".into())),
+        kv("latency_lab.sample_rate", Value::DoubleValue(0.25)),
+        kv("latency_lab.chunk_ms", arr(&[])),
+        kv("latency_lab.paint_ms", arr(&[240.0, 400.0])),
+        kv("latency_lab.paint_chars", arr(&[5.0, 12.0])),
+    ]);
+    let got =
+        c.ingest(Post { content_type: Some("application/x-protobuf"), user_agent: Some(ua), ..post(&body) });
+    assert_eq!(got.await.unwrap().new, 1);
+    let kept = &c.store.requests(None, 0.0, f64::MAX, 10, None).await.unwrap()[0];
+    let browser = kept.browser.clone().unwrap();
+    assert_eq!((browser.0.as_str(), browser.1.as_str(), browser.2.as_str()), ("Firefox", "Gecko", "140.0"));
+    assert_eq!((kept.wire.as_deref(), kept.sample_rate), (Some("unknown"), Some(0.25)));
+    let times: Vec<(f64, Option<f64>, Option<u32>)> =
+        kept.request.chunks.iter().map(|ch| (ch.arrived_ms, ch.painted_ms, ch.chars)).collect();
+    assert_eq!(
+        times,
+        [(240.0, Some(240.0), Some(5)), (400.0, Some(400.0), Some(7))],
+        "the paints are its chunks"
+    );
+    assert!(!kept.chunks_recorded && kept.painted && kept.request.failure.is_none());
+    // A span that names its browser keeps it.
+    let named = proto(vec![
+        kv("gen_ai.operation.name", Value::StringValue("chat".into())),
+        kv("latency_lab.chunk_ms", arr(&[100.0])),
+        kv("latency_lab.browser", Value::StringValue("Chrome".into())),
+        kv("latency_lab.engine", Value::StringValue("Blink".into())),
+    ]);
+    let mut other = named.clone();
+    // Another span id: a second request.
+    let at = other.windows(8).position(|w| w == [1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+    other[at] = 9;
+    c.ingest(Post { content_type: Some("application/x-protobuf"), user_agent: Some(ua), ..post(&other) })
+        .await
+        .unwrap();
+    let all = c.store.requests(None, 0.0, f64::MAX, 10, None).await.unwrap();
+    assert!(all.iter().any(|s| s.browser.as_ref().is_some_and(|b| b.0 == "Chrome")), "its own word wins");
 }

@@ -214,8 +214,8 @@ impl FieldStore for SqlField {
             let row = FieldRow::of(s);
             let r = sqlx::query(
                 "INSERT INTO field_requests (site, span_id, received_ms, sent_us, model, browser, request, ttft_ms, first_paint_ms, failed, \
-                 paint_lag_ms, paint_gap_ms, stalls, qoe, sample) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING",
+                 paint_lag_ms, paint_gap_ms, stalls, qoe, sample, sample_rate) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING",
             )
             .bind(site)
             .bind(s.request.id.clone().unwrap_or_default())
@@ -232,6 +232,7 @@ impl FieldStore for SqlField {
             .bind(i64::from(row.stalls))
             .bind(row.qoe)
             .bind(draw(s))
+            .bind(row.sample_rate)
             .execute(&mut *tx)
             .await
             .map_err(err)?;
@@ -343,6 +344,8 @@ mod tests {
             display_hz: None,
             chunks_recorded: true,
             painted: true,
+            wire: None,
+            sample_rate: None,
         };
         let s = Sample::of(20_000, 2_000).unwrap();
         for ids in [

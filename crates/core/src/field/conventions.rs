@@ -25,6 +25,7 @@
 //! | [`BROWSER`], [`ENGINE`], [`BROWSER_VERSION`] | string | the page's browser |
 //! | [`CLOCK_STEP_MS`], [`DISPLAY_HZ`] | double | its clock's step and display refresh |
 //! | [`SAMPLE_RATE`] | double | the share of requests the page reports (0–1) |
+//! | [`WIRE`] | string | the wire the answer streamed in (`chat`, `responses`, `anthropic`, `gemini`, `ollama`, `ui_stream`, `data_stream`, `text`), or `unknown`: a stream the page could not read, whose chunks are then not recorded (its paints are) |
 //!
 //! **Never stored** ([`is_text`]): the conversation itself, whatever
 //! attribute a sender puts it in (the conventions' `gen_ai.input.messages`,
@@ -107,6 +108,11 @@ pub const CLOCK_STEP_MS: &str = "latency_lab.clock_step_ms";
 pub const DISPLAY_HZ: &str = "latency_lab.display_hz";
 /// The share of requests the page reports.
 pub const SAMPLE_RATE: &str = "latency_lab.sample_rate";
+/// The wire the answer streamed in (`lab_core::stream::wire::Wire::id`), or
+/// [`UNKNOWN_WIRE`].
+pub const WIRE: &str = "latency_lab.wire";
+/// [`WIRE`] of a stream the page could not read.
+pub const UNKNOWN_WIRE: &str = "unknown";
 
 /// Attribute keys that carry the conversation's text, never kept.
 const TEXT_KEYS: [&str; 8] = [

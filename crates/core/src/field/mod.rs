@@ -94,10 +94,16 @@ pub fn notes_of(spans: &[FieldSpan]) -> Vec<String> {
     let n = spans.len();
     let recorded = spans.iter().filter(|s| s.chunks_recorded).count();
     let painted = spans.iter().filter(|s| s.painted).count();
-    if recorded < n {
+    let screen_only = spans.iter().filter(|s| !s.chunks_recorded && s.painted).count();
+    let spread = n - recorded - screen_only;
+    if spread > 0 {
         notes.push(format!(
-            "{} of {n} requests carry only the time to first chunk (gen_ai.response.time_to_first_chunk), not each chunk's arrival: their tokens are spread evenly from it to the span's end, so their ITL, jitter and stalls are not measured data.",
-            n - recorded
+            "{spread} of {n} requests carry only the time to first chunk (gen_ai.response.time_to_first_chunk), not each chunk's arrival: their tokens are spread evenly from it to the span's end, so their ITL, jitter and stalls are not measured data."
+        ));
+    }
+    if screen_only > 0 {
+        notes.push(format!(
+            "{screen_only} of {n} requests streamed in a format the page could not read (latency_lab.wire \"unknown\"): what they show is their paints (each paint of new text is a chunk, so TTFT is first paint and the network's own times are not measured)."
         ));
     }
     if painted < n {

@@ -13,7 +13,11 @@
 //!   text, from the first paint to the last (what a reader sees as the
 //!   text stopping; absent with fewer than two paints);
 //! - **stalls**: the stream's gaps between chunks over the stall threshold;
-//! - **failed**: the request has a failure (an abort included).
+//! - **failed**: the request has a failure (an abort included);
+//! - **sample rate**: the share of requests its page reported (a page
+//!   sampling at 0.1 sends one in ten): the row stands for
+//!   [`FieldRow::weight`] requests, so counts and rates are estimated by
+//!   summing weights, while percentiles stay over the recorded requests.
 
 use serde::{Deserialize, Serialize};
 
@@ -50,6 +54,9 @@ pub struct FieldRow {
     pub qoe: Option<f64>,
     /// It failed (or was stopped).
     pub failed: bool,
+    /// The share of requests its page reported (0–1]; `None`: all of them.
+    #[serde(default)]
+    pub sample_rate: Option<f64>,
 }
 
 impl FieldRow {
@@ -73,6 +80,18 @@ impl FieldRow {
             stalls: if m.completed { u32::try_from(m.stalls.len()).unwrap_or(u32::MAX) } else { 0 },
             qoe: done(m.qoe),
             failed: r.failure.is_some(),
+            sample_rate: s.sample_rate,
         }
     }
+
+    /// How many requests it stands for: 1 / its sample rate (1 when the
+    /// page reported every request, or said a rate outside (0, 1]).
+    pub fn weight(&self) -> f64 {
+        self.sample_rate.filter(|r| *r > 0.0 && *r <= 1.0).map_or(1.0, |r| 1.0 / r)
+    }
+}
+
+/// Requests `rows` stand for ([`FieldRow::weight`]).
+pub fn estimated<'a>(rows: impl IntoIterator<Item = &'a FieldRow>) -> f64 {
+    rows.into_iter().map(FieldRow::weight).sum()
 }

@@ -73,6 +73,8 @@ mod tests {
             display_hz: Some(60.0),
             chunks_recorded: true,
             painted: false,
+            wire: None,
+            sample_rate: None,
         }
     }
 

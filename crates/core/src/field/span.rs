@@ -14,6 +14,12 @@
 //!   at that time and the rest spread evenly to the span's end, as the lab
 //!   reads guidellm (so ITL, jitter and stalls of such spans are not
 //!   measured data, and the run says so).
+//! - **Paints only** (a stream the page could not read: its
+//!   [`conventions::WIRE`](super::conventions::WIRE) is `unknown`, its
+//!   chunk list empty): each paint that showed new text is a chunk of those
+//!   characters, arriving and painted then. The answer's times are then the
+//!   screen's (its TTFT is its first paint), and the run says its chunks
+//!   were not recorded.
 //! - **Neither**: not read (a call that did not stream, or an
 //!   instrumentation that does not time the first chunk).
 //!
@@ -48,10 +54,18 @@ pub struct FieldSpan {
     pub clock_step_ms: Option<f64>,
     /// The display's refresh rate (Hz).
     pub display_hz: Option<f64>,
-    /// Every chunk's arrival was recorded (else spread from the first).
+    /// Every chunk's arrival was recorded (else spread from the first, or
+    /// taken from the paints of a stream the page could not read).
     pub chunks_recorded: bool,
     /// Paints were recorded.
     pub painted: bool,
+    /// The wire it streamed in, as the page said ([`c::WIRE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<String>,
+    /// The share of requests the page reported (0–1], when it said: each
+    /// stored request stands for 1 / rate of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_rate: Option<f64>,
 }
 
 /// Why a span was not read as a request.
@@ -100,8 +114,19 @@ pub fn read(s: &RawSpan) -> Result<FieldSpan, Skip> {
     let mut request =
         RequestTrace { id: Some(s.span_id.clone()).filter(|i| !i.is_empty()), ..RequestTrace::default() };
     let (chunks_recorded, painted) = if let Some(at) = list(s, c::CHUNK_MS) {
-        request.chunks = recorded_chunks(s, &at);
-        (true, paint(s, &mut request.chunks))
+        match (at.is_empty(), painted_chunks(s)) {
+            (true, Some(chunks)) => {
+                request.chunks = chunks;
+                (false, true)
+            }
+            _ => {
+                request.chunks = recorded_chunks(s, &at);
+                (true, paint(s, &mut request.chunks))
+            }
+        }
+    } else if let Some(chunks) = painted_chunks(s).filter(|_| s.attr(c::TIME_TO_FIRST_CHUNK).is_none()) {
+        request.chunks = chunks;
+        (false, true)
     } else if let Some(first) = num(s, c::TIME_TO_FIRST_CHUNK).map(|secs| secs * 1000.0) {
         let n = output.unwrap_or(1).max(1);
         let end = duration_ms.max(first);
@@ -147,7 +172,32 @@ pub fn read(s: &RawSpan) -> Result<FieldSpan, Skip> {
         display_hz: num(s, c::DISPLAY_HZ),
         chunks_recorded,
         painted,
+        wire: text(s, c::WIRE),
+        sample_rate: num(s, c::SAMPLE_RATE).filter(|r| *r > 0.0 && *r <= 1.0),
     })
+}
+
+/// The chunks of an answer known only by its paints (module doc): each
+/// paint that showed more characters is a chunk of them, painted then.
+fn painted_chunks(s: &RawSpan) -> Option<Vec<Chunk>> {
+    let (at, shown) = (list(s, c::PAINT_MS)?, list(s, c::PAINT_CHARS)?);
+    let mut before = 0.0;
+    let chunks: Vec<Chunk> = at
+        .iter()
+        .zip(&shown)
+        .filter(|(t, n)| t.is_finite() && n.is_finite())
+        .filter_map(|(&t, &n)| {
+            let added = n - before;
+            before = before.max(n);
+            (added > 0.0).then(|| {
+                let mut ch = Chunk::content(t, "", 1);
+                ch.chars = count(added).map(|n| n.min(u64::from(u32::MAX)) as u32);
+                ch.painted_ms = Some(t);
+                ch
+            })
+        })
+        .collect();
+    (!chunks.is_empty()).then_some(chunks)
 }
 
 /// Moves every time of `r` (sent, headers, chunks, paints, end) `by` ms

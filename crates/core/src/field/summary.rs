@@ -9,7 +9,9 @@
 //! Read from one [`FieldRow`] per request (its TTFT, first paint and
 //! failure are defined there). Percentiles are numpy's linear ones, over
 //! the requests that have the figure; a day is the UTC calendar day of the
-//! send.
+//! send. Pages that sample (`sampleRate`) report some of their requests:
+//! each count has its estimate beside it (the requests the recorded ones
+//! stand for, [`super::row::estimated`]), and a view says which it shows.
 
 use serde::{Deserialize, Serialize};
 
@@ -186,8 +188,12 @@ pub struct Quality {
 pub struct FieldGroup {
     /// The day, browser or model.
     pub key: String,
-    /// Requests.
+    /// Requests recorded.
     pub requests: usize,
+    /// Requests they stand for, the pages' sampling counted back (equal to
+    /// `requests` when every page reported every request).
+    #[serde(default)]
+    pub estimated: f64,
     /// Failed or stopped.
     pub failed: usize,
     /// Requests with at least one stall.
@@ -229,6 +235,7 @@ impl FieldGroup {
         Self {
             key,
             requests: rs.len(),
+            estimated: super::row::estimated(rs.iter().copied()),
             failed: rs.iter().filter(|r| r.failed).count(),
             stalled: rs.iter().filter(|r| r.stalls > 0).count(),
             ttft: p(Figure::Ttft),
@@ -258,6 +265,9 @@ pub struct FieldSummary {
     pub by: GroupBy,
     /// Requests in all.
     pub requests: usize,
+    /// Requests they stand for ([`FieldGroup::estimated`]).
+    #[serde(default)]
+    pub estimated: f64,
     /// The groups, by key.
     pub groups: Vec<FieldGroup>,
     /// All of them over time ([`Timeline`]).
@@ -276,7 +286,19 @@ impl FieldSummary {
             groups.entry(by.key(r)).or_default().push(r);
         }
         let groups = groups.into_iter().map(|(key, rs)| FieldGroup::of(key, &rs)).collect();
-        Self { by, requests: rows.len(), groups, timeline: Timeline::of(rows), scenario: None }
+        Self {
+            by,
+            requests: rows.len(),
+            estimated: super::row::estimated(rows),
+            groups,
+            timeline: Timeline::of(rows),
+            scenario: None,
+        }
+    }
+
+    /// True when some page sampled (the estimates differ from the counts).
+    pub fn sampled(&self) -> bool {
+        (self.estimated - self.requests as f64).abs() > 1e-9
     }
 }
 
@@ -297,6 +319,7 @@ mod tests {
             stalls: u32::from(failed),
             qoe: Some(ttft / 1000.0),
             failed,
+            sample_rate: None,
         }
     }
 

@@ -320,3 +320,65 @@ fn a_request_starts_at_the_users_action_when_the_page_recorded_it() {
         assert_eq!(with_action(a).trace.requests[0].chunks[0].arrived_ms, 200.0, "{a}");
     }
 }
+
+#[test]
+fn a_stream_the_page_could_not_read_is_its_paints_and_a_sampled_one_counts_back() {
+    let ms = |xs: &[f64]| arr(&xs.iter().map(|&x| d(x)).collect::<Vec<_>>());
+    let unread = span(
+        "c1",
+        0,
+        900,
+        &[
+            kv("gen_ai.operation.name", &s("chat")),
+            kv("latency_lab.wire", &s("unknown")),
+            kv("latency_lab.sample_rate", &d(0.5)),
+            kv("latency_lab.chunk_ms", &ms(&[])),
+            kv("latency_lab.paint_ms", &ms(&[310.0, 420.0, 420.5, 700.0])),
+            kv("latency_lab.paint_chars", &ms(&[4.0, 10.0, 10.0, 30.0])),
+        ],
+        "{}",
+    );
+    let run = FieldRun::read(&export(&[unread, plain_span("c2", 100)])).unwrap();
+    let r = &run.trace.requests[0];
+    let chunks: Vec<(f64, Option<f64>, Option<u32>)> =
+        r.chunks.iter().map(|c| (c.arrived_ms, c.painted_ms, c.chars)).collect();
+    assert_eq!(
+        chunks,
+        [(310.0, Some(310.0), Some(4)), (420.0, Some(420.0), Some(6)), (700.0, Some(700.0), Some(20))]
+    );
+    assert!(r.failure.is_none(), "not readable is not failed");
+    let s0 = &run.spans[0];
+    assert_eq!(
+        (s0.wire.as_deref(), s0.sample_rate, s0.chunks_recorded, s0.painted),
+        (Some("unknown"), Some(0.5), false, true)
+    );
+    assert!(
+        run.trace
+            .meta
+            .notes
+            .iter()
+            .any(|n| n.contains("1 of 2 requests streamed in a format the page could not read")),
+        "{:?}",
+        run.trace.meta.notes
+    );
+    assert!(
+        !run.trace
+            .meta
+            .notes
+            .iter()
+            .any(|n| n.contains("carry only the time to first chunk") && n.starts_with("2"))
+    );
+    let row = summary::FieldRow::of(s0);
+    assert_eq!(
+        (row.ttft_ms, row.first_paint_ms),
+        (Some(310.0), Some(310.0)),
+        "its TTFT is what the screen showed"
+    );
+    assert_eq!(row.weight(), 2.0, "one of two requests reported");
+    let rows = [row, summary::FieldRow::of(&run.spans[1])];
+    let sum = summary::FieldSummary::of(&rows, summary::GroupBy::Site);
+    assert_eq!((sum.requests, sum.estimated, sum.sampled()), (2, 3.0, true));
+    assert_eq!(sum.timeline.buckets.iter().map(|b| b.estimated).sum::<f64>(), 3.0);
+    let ttft = sum.groups[0].ttft.as_ref().unwrap();
+    assert_eq!(ttft.n, 2, "percentiles stay over the recorded requests");
+}

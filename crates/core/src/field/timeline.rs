@@ -29,8 +29,11 @@ pub const MAX_BUCKETS: usize = 60;
 pub struct TimeBucket {
     /// Its start (ms since 1970).
     pub start_unix_ms: f64,
-    /// Requests sent in it.
+    /// Requests sent in it (recorded).
     pub requests: usize,
+    /// Requests they stand for ([`FieldRow::weight`]).
+    #[serde(default)]
+    pub estimated: f64,
     /// Of those, failed or stopped.
     pub failed: usize,
     /// Their TTFT P50 (ms), when any has one.
@@ -67,6 +70,7 @@ impl Timeline {
             .map(|i| TimeBucket {
                 start_unix_ms: start + i as f64 * bucket_ms,
                 requests: 0,
+                estimated: 0.0,
                 failed: 0,
                 ttft_p50_ms: None,
                 ttft_p90_ms: None,
@@ -75,6 +79,7 @@ impl Timeline {
         for r in rows.iter().filter(|r| r.at_unix_ms.is_finite()) {
             let i = (((r.at_unix_ms - start) / bucket_ms).floor() as usize).min(buckets.len() - 1);
             buckets[i].requests += 1;
+            buckets[i].estimated += r.weight();
             buckets[i].failed += usize::from(r.failed);
             ttfts[i].extend(r.ttft_ms.filter(|t| t.is_finite()));
         }
@@ -136,6 +141,7 @@ mod tests {
             stalls: 0,
             qoe: None,
             failed,
+            sample_rate: None,
         }
     }
 
