@@ -12,6 +12,7 @@ use latency_lab_app::browser::study::{UseParticipantFlow, use_participant_flow};
 use latency_lab_app::browser::use_endpoint_settings::{API_KEY, CONFIG_KEY, use_endpoint_settings};
 use latency_lab_app::browser::use_route::use_route;
 use latency_lab_app::ui::ParticipantMode;
+use latency_lab_app::ui::field::FieldSummary as FieldSummaryView;
 use latency_lab_app::ui::live::{EndpointForm, RunResults};
 use latency_lab_app::ui::replay::PaneOutcome;
 use leptos::prelude::*;
@@ -379,4 +380,39 @@ fn saved_scenarios_join_the_presets_and_leave_again() {
         assert_eq!(again.all.get_untracked().len(), presets);
         assert!(storage.get_item(SCENARIOS_KEY).unwrap().is_none(), "the key goes with the last one");
     });
+}
+
+/// Issue 46: pages that sample report some of their answers; the Field
+/// view's counts say what the recorded ones stand for, as an estimate, and
+/// a period of unsampled pages says nothing of the kind.
+#[wasm_bindgen_test]
+fn a_sampled_period_counts_its_requests_back_and_says_it_estimates() {
+    use lab_core::field::summary::{FieldRow, FieldSummary, GroupBy};
+    let row = |i: u32, rate: Option<f64>| FieldRow {
+        at_unix_ms: 1.8e12 + f64::from(i) * 1000.0,
+        browser: Some("Firefox".into()),
+        model: None,
+        site: Some("shop".into()),
+        ttft_ms: Some(300.0 + f64::from(i)),
+        first_paint_ms: Some(320.0 + f64::from(i)),
+        paint_lag_ms: None,
+        paint_gap_ms: None,
+        stalls: 0,
+        qoe: None,
+        failed: false,
+        sample_rate: rate,
+    };
+    let sampled =
+        FieldSummary::of(&(0..100).map(|i| row(i, Some(0.5))).collect::<Vec<_>>(), GroupBy::Browser);
+    let root = container();
+    let _handle = mount_to(root.clone(), move || view! { <FieldSummaryView summary=sampled.clone()/> });
+    let caption = text(&root, "field-caption");
+    assert!(caption.starts_with("100 requests recorded, standing for ≈ 200 (an estimate"), "{caption}");
+    assert_eq!(text(&root, "field-requests"), "100 (≈ 200)");
+
+    let all = FieldSummary::of(&(0..100).map(|i| row(i, None)).collect::<Vec<_>>(), GroupBy::Browser);
+    let root = container();
+    let _handle = mount_to(root.clone(), move || view! { <FieldSummaryView summary=all.clone()/> });
+    assert!(text(&root, "field-caption").starts_with("100 requests by browser"));
+    assert_eq!(text(&root, "field-requests"), "100");
 }

@@ -136,10 +136,15 @@ export function record(options) {
         },
       ],
     });
+    // fetch with keepalive outlives the page as a beacon does, and says the
+    // page's origin even where its Referrer-Policy is no-referrer (a
+    // beacon then says "null" in Firefox, as the standard has it); a
+    // beacon where fetch fails outright.
     const url = cfg.collector + '?key=' + encodeURIComponent(cfg.key);
     const small = body.length < 60000;
-    (small && navigator.sendBeacon && navigator.sendBeacon(url, new Blob([body], { type: 'text/plain' }))) ||
-      orig(url, { method: 'POST', body, keepalive: small, headers: { 'content-type': 'text/plain' } }).catch(() => {});
+    orig(url, { method: 'POST', body, keepalive: small, headers: { 'content-type': 'text/plain' } }).catch(
+      () => small && navigator.sendBeacon?.(url, new Blob([body], { type: 'text/plain' })),
+    );
   };
   const drop = (r) => {
     open.delete(r);
@@ -172,7 +177,7 @@ export function record(options) {
     const settle = () => {
       const t = now();
       t - Math.max(r.t0 + r.end, r.lastPaint) >= cfg.settleMs || t - r.t0 - r.end > 60000
-        ? Promise.resolve(r.d && r.d.ready).then(() => done(r))
+        ? Promise.resolve(r.d && r.d.ready()).then(() => done(r))
         : setTimeout(settle, cfg.settleMs / 4);
     };
     setTimeout(settle, cfg.settleMs);

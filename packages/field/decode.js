@@ -107,7 +107,8 @@ export const only = (w) => (ct) => (w.ct.test(ct) ? w.id : 'unknown');
  * EventSource or WebSocket message). `close()` gives what was read: the
  * wire ('unknown' when it is none the lab reads), the chunks' times, kinds
  * and characters (null where unknown: a message of an unknown format is a
- * chunk of unknown text), the decoder's state and how it ended.
+ * chunk of unknown text), the decoder's state and how it ended; `ready()`
+ * resolves when the decoder it needs has arrived.
  */
 export function open(ct, header, which) {
   ct = ct.toLowerCase();
@@ -116,6 +117,7 @@ export function open(ct, header, which) {
   const add = (t) => (c) => out.at.length < 1e5 && out.at.push(t) && out.kind.push(c.kind) && out.chars.push(c.chars);
   const run = ([t, b, e]) =>
     dec ? (e === undefined ? dec.feed(b) : dec.message(e, b)).forEach(add(t)) : out.wire == 'unknown' && e !== undefined && add(t)({ kind: 0, chars: null });
+  let loading;
   const known = (id) => {
     out.wire = id;
     const go = (m) => {
@@ -123,7 +125,8 @@ export function open(ct, header, which) {
       else out.wire = 'unknown';
       q.splice(0).forEach(run);
     };
-    id == 'unknown' ? go(null) : (w = wire(id)).then ? w.then(go) : go(w);
+    const m = id == 'unknown' ? null : wire(id);
+    m?.then ? (loading = m.then(go)) : go(m);
   };
   const tell = (more, end) => {
     if (out.wire !== undefined) return;
@@ -141,6 +144,11 @@ export function open(ct, header, which) {
     message(t, e, d) {
       tell(`event: ${e}\ndata: ${d}\n\n`);
       take([t, d, e]);
+    },
+    /** Once the wire is told (the end tells it) and its decoder here. */
+    ready() {
+      tell('', 1);
+      return loading;
     },
     close() {
       tell('', 1);

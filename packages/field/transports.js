@@ -7,6 +7,17 @@
 const now = () => performance.now();
 const G = globalThis;
 const none = () => null;
+/** The page closed the answer's connection itself: a stream of a known wire
+ *  cut there was stopped by the page (aborted), not cut by the network. */
+const stopped = (r) => {
+  const d = r.d, close = d?.close;
+  if (close)
+    d.close = () => {
+      const x = close.call(d);
+      if (x.fail == 'truncated') (x.fail = null), (r.aborted = true);
+      return x;
+    };
+};
 
 /** An EventSource opened after an action (or matched) is an answer: each
  *  message of a type the page listens to is a chunk; it ends when the page
@@ -30,7 +41,8 @@ export function eventSource({ want, begin, take, end }) {
       return super.addEventListener(k, ...a);
     }
     close() {
-      if (this.r) end(this.r);
+      const r = this.r;
+      if (r && r.end === null) end(r), stopped(r);
       return super.close();
     }
   };
@@ -38,8 +50,8 @@ export function eventSource({ want, begin, take, end }) {
 }
 
 /** A message sent after an action (or matched) starts an answer: each
- *  message received is a chunk until the next send, the close, or
- *  settleMs without one (the answer then ended at its last message). */
+ *  message received is a chunk until the next send, the close, or `idleMs`
+ *  (10 s) without one; the answer ended at its last message. */
 export function webSocket({ want, begin, take, end, cfg }) {
   const WS = G.WebSocket;
   G.WebSocket = class extends WS {
@@ -49,15 +61,21 @@ export function webSocket({ want, begin, take, end, cfg }) {
         const r = this.r, t = now();
         if (!r || r.end !== null) return;
         r.put((d) => d.message(t, 'message', typeof e.data == 'string' ? e.data : ''));
+        r.lm = t;
         clearTimeout(r.idle);
-        r.idle = setTimeout(() => end(r, undefined, t), cfg.settleMs);
+        r.idle = setTimeout(() => end(r, undefined, t), cfg.idleMs ?? 10000);
       });
       super.addEventListener('close', (e) => this.r && end(this.r, e.code == 1000 || e.code == 1005 ? undefined : 'websocket_' + e.code));
+    }
+    close(...a) {
+      const r = this.r;
+      if (r && r.end === null) end(r), stopped(r);
+      return super.close(...a);
     }
     send(x) {
       const url = new URL(this.url), t0 = now();
       if (want(url, { body: x })) {
-        if (this.r) end(this.r);
+        if (this.r) end(this.r, undefined, this.r.lm);
         const r = begin(t0, url.hostname, x);
         if (r) (this.r = r), (r.headers = 0), (r.put = take(r, 'text/event-stream', none));
       }

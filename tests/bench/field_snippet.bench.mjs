@@ -1,35 +1,45 @@
-// What the field snippet (packages/field/field.js) costs the page it runs
-// in, in Chromium and Firefox: the main-thread time a streamed answer's
-// chunks take to read through fetch with the snippet against without it
-// (the same stream, both ways, interleaved 9 times in one page: the
-// snippet's read wrapper, its SSE/OpenAI decoding and recording, and the
-// MutationObserver callback of the answer element the page writes each
-// chunk into), the work of one paint stamp (finding the answer element and
-// counting its characters, in the frame after new text), and per request
-// the span built and encoded when the answer settles.
-//   node tests/bench/field_snippet.bench.mjs        (CHUNKS=2000 RUNS=9)
+// What the field snippet (its built field.js, as the demo pages carry it)
+// costs the page it runs in, in Chromium and Firefox, per wire a page
+// streams (OpenAI Chat, the AI SDK's UI message stream, plain text): the
+// main-thread time a streamed answer's chunks take to read through fetch
+// with the snippet against without it (the same stream, both ways,
+// interleaved 9 times in one page: the snippet's read wrapper, the wire's
+// decoding and recording, and the MutationObserver callback of the answer
+// element the page writes each chunk into), the work of one paint stamp
+// (finding the answer element and counting its characters, in the frame
+// after new text), and per request the span built and encoded when the
+// answer settles.
+//   node tests/bench/field_snippet.bench.mjs        (CHUNKS=2000 RUNS=9 WIRES=chat,ui_stream,text)
 import { launchBrowser, startServer } from '../e2e/lib/lab.mjs';
 import { launchFirefox, setViewport } from '../e2e/lib/firefox.mjs';
 
 const CHUNKS = Number(process.env.CHUNKS ?? 2000);
 const RUNS = Number(process.env.RUNS ?? 9);
+const WIRES = (process.env.WIRES ?? 'chat,ui_stream,text').split(',');
 
 /** Runs in the page: the medians, in µs. */
-async function measure({ chunks, runs }) {
-  const { installField, spanOf, createDecoder } = await import('/examples/chat/field.js');
+async function measure({ chunks, runs, wire }) {
+  const { installField, spanOf } = await import('/examples/chat/field.js');
   const enc = new TextEncoder();
-  const parts = Array.from({ length: chunks }, (_, i) =>
-    enc.encode(`data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"word${i % 97} "}}]}\n\n`),
-  );
-  parts.push(enc.encode('data: [DONE]\n\n'));
+  const event = {
+    chat: (i) => `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"word${i % 97} "}}]}\n\n`,
+    ui_stream: (i) => `data: {"type":"text-delta","id":"t1","delta":"word${i % 97} "}\n\n`,
+    text: (i) => `word${i % 97} `,
+  }[wire];
+  const parts = Array.from({ length: chunks }, (_, i) => enc.encode(event(i)));
+  if (wire === 'chat') parts.push(enc.encode('data: [DONE]\n\n'));
+  if (wire === 'ui_stream') parts.push(enc.encode('data: {"type":"finish"}\n\ndata: [DONE]\n\n'));
+  const headers = {
+    chat: { 'content-type': 'text/event-stream' },
+    ui_stream: { 'content-type': 'text/event-stream', 'x-vercel-ai-ui-message-stream': 'v1' },
+    text: { 'content-type': 'text/plain; charset=utf-8' },
+  }[wire];
   // The page's own fetch: a stream whose chunks are all there at once, so
   // the loop measures main-thread work only, never the network.
   const stub = async () =>
-    new Response(new ReadableStream({ start(c) { for (const p of parts) c.enqueue(p); c.close(); } }), {
-      headers: { 'content-type': 'text/event-stream' },
-    });
+    new Response(new ReadableStream({ start(c) { for (const p of parts) c.enqueue(p); c.close(); } }), { headers });
   globalThis.fetch = stub;
-  const field = installField({ collector: '/v1/traces', key: 'llk_bench', settleMs: 60_000 });
+  const field = installField({ collector: '/v1/traces', key: 'llk_bench', settleMs: 60_000, match: () => true });
   const wrapped = globalThis.fetch;
   const body = JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] });
   const answer = async (f) => {
@@ -70,9 +80,8 @@ async function measure({ chunks, runs }) {
   }
   const stamp = ((performance.now() - t0) * 1000) / 2000;
   // A settled request's span for 500 chunks and 500 paints, encoded.
-  const dec = createDecoder();
   const r = {
-    t0: 0, op: 'chat', model: 'm', host: 'api.example', headers: 40, end: 9000, err: null, st: dec.state,
+    t0: 0, op: 'chat', wire, model: 'm', host: 'api.example', headers: 40, end: 9000, err: null, st: { finish: ['stop'] },
     at: Array.from({ length: 500 }, (_, i) => 100 + i * 17.3), kind: Array(500).fill(0), chars: Array(500).fill(4),
     paint: Array.from({ length: 500 }, (_, i) => 101 + i * 17.3), shown: Array.from({ length: 500 }, (_, i) => 4 * i + 4),
   };
@@ -98,10 +107,12 @@ try {
   ]) {
     const browser = await launch();
     try {
-      const page = await open(browser);
-      await page.goto(url);
-      const m = await page.evaluate(measure, { chunks: CHUNKS, runs: RUNS });
-      rows.push([name, m]);
+      for (const wire of WIRES) {
+        const page = await open(browser);
+        await page.goto(url);
+        const m = await page.evaluate(measure, { chunks: CHUNKS, runs: RUNS, wire });
+        rows.push([`${name}, ${wire}`, m]);
+      }
     } finally {
       await browser.close();
     }
@@ -111,7 +122,7 @@ try {
 }
 const f = (x, d = 2) => x.toFixed(d);
 console.log(`\nField snippet's main-thread cost (${CHUNKS} chunks per answer, median of ${RUNS} interleaved pairs)\n`);
-console.log('| browser | per chunk without (µs) | per chunk with the snippet (µs) | snippet per chunk (µs) | one paint stamp, 2,000 chars (µs) | span of 500 chunks built + encoded (µs) | its bytes |');
+console.log('| browser, wire | per chunk without (µs) | per chunk with the snippet (µs) | snippet per chunk (µs) | one paint stamp, 2,000 chars (µs) | span of 500 chunks built + encoded (µs) | its bytes |');
 console.log('|---|---:|---:|---:|---:|---:|---:|');
 for (const [name, m] of rows) {
   console.log(`| ${name} | ${f(m.plain)} | ${f(m.snippet)} | ${f(m.snippet - m.plain)} | ${f(m.stamp)} | ${f(m.span, 0)} | ${m.bytes} |`);

@@ -6,12 +6,20 @@
 // SSE), so every answer and every beacon is counted exactly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { installField } from '../../packages/field/field.js';
+import { LAB_BIN, startServer } from './lib/lab.mjs';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/148.0.0.0 Safari/537.36';
 const URL_ = 'https://api.example/v1/chat/completions';
 const sse = (o) => `data: ${JSON.stringify(o)}\n\n`;
 const chunk = (text) => sse({ choices: [{ index: 0, delta: { content: text } }] });
+
+/** Node's own fetch, for talking to the lab (a page's is replaced below). */
+const realFetch = globalThis.fetch;
 
 /** A page: its window events, the batches sent to the collector (parsed;
  *  by sendBeacon, or by fetch when too large for it), a fetch that answers
@@ -19,14 +27,33 @@ const chunk = (text) => sse({ choices: [{ index: 0, delta: { content: text } }] 
 function page() {
   const win = new EventTarget();
   const beacons = [];
+  // The answer elements the page shows (`show` replaces them, as a
+  // framework re-rendering does) and the MutationObserver that hears it.
+  let answers = [];
+  const observers = [];
   Object.assign(globalThis, {
     addEventListener: win.addEventListener.bind(win),
     removeEventListener: win.removeEventListener.bind(win),
     dispatchEvent: win.dispatchEvent.bind(win),
     requestAnimationFrame: (cb) => setTimeout(() => cb(performance.now()), 16),
-    document: { querySelectorAll: () => [], documentElement: {} },
+    document: { querySelectorAll: () => answers, documentElement: {} },
     location: new URL('https://shop.example/chat'),
+    MutationObserver: class {
+      constructor(cb) {
+        this.cb = cb;
+      }
+      observe() {
+        observers.push(this);
+      }
+      disconnect() {
+        observers.splice(observers.indexOf(this), 1);
+      }
+    },
   });
+  const show = (...texts) => {
+    answers = texts.map((textContent) => ({ textContent }));
+    for (const o of [...observers]) o.cb([]);
+  };
   Object.defineProperty(globalThis, 'navigator', {
     configurable: true,
     value: {
@@ -39,8 +66,9 @@ function page() {
   });
   globalThis.fetch = async (url, init) => {
     if (String(url).startsWith('https://collect.example/')) {
-      // A batch over sendBeacon's 60 kB goes by fetch (keepalive when small).
-      beacons.push(Promise.resolve({ url, body: JSON.parse(init.body), fetch: true }));
+      // Batches go by fetch, with keepalive when under 60 kB (so they
+      // outlive the page); a beacon only where fetch fails.
+      beacons.push(Promise.resolve({ url, body: JSON.parse(init.body), keepalive: init.keepalive }));
       return new Response('{}');
     }
     const { reads, hang } = JSON.parse(init.body).test;
@@ -55,7 +83,7 @@ function page() {
     });
     return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
   };
-  return { leave: () => win.dispatchEvent(new Event('pagehide')), beacons };
+  return { leave: () => win.dispatchEvent(new Event('pagehide')), beacons, show };
 }
 
 /** The page asks for an answer, as its user does (a click, then the page's
@@ -85,9 +113,10 @@ test('a page left mid-answer sends its span on pagehide: what arrived, marked ab
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(beacons.length, 0, 'nothing is sent while the answer streams');
     leave();
-    assert.equal(beacons.length, 1, 'pagehide sends at once, with sendBeacon');
+    assert.equal(beacons.length, 1, 'pagehide sends at once');
     const [b] = await Promise.all(beacons);
     assert.equal(b.url, 'https://collect.example/v1/traces?key=llk_test');
+    assert.equal(b.keepalive, true, 'by fetch with keepalive, which outlives the page');
     const spans = await spansOf(beacons);
     assert.equal(spans.length, 1);
     assert.equal(attrOf(spans[0], 'aborted'), true);
@@ -101,7 +130,7 @@ test('a page left mid-answer sends its span on pagehide: what arrived, marked ab
   }
 });
 
-test('sampleRate 0.5 over 200 answers records about 100, each saying its rate', async () => {
+test('sampleRate 0.5 over 200 answers records about 100, each saying its rate, and the collector counts them back to about 200', async () => {
   const { leave, beacons } = page();
   const field = installField({ collector: 'https://collect.example/v1/traces', key: 'llk_test', sampleRate: 0.5, settleMs: 10 });
   try {
@@ -114,7 +143,62 @@ test('sampleRate 0.5 over 200 answers records about 100, each saying its rate', 
     assert.ok(spans.every((s) => attrOf(s, 'sample_rate') === 0.5), 'every span says its rate');
     assert.ok(spans.every((s) => attrOf(s, 'aborted') === undefined), 'complete answers are not aborted');
     assert.equal(new Set(spans.map((s) => s.spanId)).size, spans.length, 'each answer once');
+    // The collector keeps them with their rate; the Field view's summary
+    // counts each as two: 200 ± 60 (the recorded count's ±30, doubled).
+    const data = mkdtempSync(path.join(os.tmpdir(), 'lab-field-sampling-'));
+    const key = execFileSync(LAB_BIN, ['field', 'add-site', 'sampled', '--origin', 'https://shop.example', '--data', data], { encoding: 'utf8' }).trim().split('\n').at(-1);
+    const lab = await startServer(['--data', data]);
+    try {
+      for (const b of await Promise.all(beacons)) {
+        const res = await realFetch(new URL(`/v1/traces?key=${key}`, lab.url), { method: 'POST', body: JSON.stringify(b.body), headers: { 'content-type': 'application/json' } });
+        assert.equal(res.status, 200, await res.text());
+      }
+      const token = readFileSync(path.join(data, 'researcher-token'), 'utf8').trim();
+      const res = await realFetch(new URL('/v1/field/summary?site=sampled&by=site', lab.url), { headers: { Authorization: `Bearer ${token}` } });
+      const summary = await res.json();
+      assert.equal(summary.requests, spans.length, 'every recorded answer kept');
+      assert.equal(summary.estimated, spans.length * 2, 'each stands for two');
+      assert.ok(summary.estimated >= 140 && summary.estimated <= 260, `the Field view estimates ${summary.estimated} of 200`);
+      assert.equal(summary.groups[0].estimated, summary.estimated);
+    } finally {
+      lab.stop();
+    }
   } finally {
+    field.stop();
+  }
+});
+
+test('paints follow the newest answer element as a framework re-creates it, and a selector that matches nothing is said once', async () => {
+  const { leave, beacons, show } = page();
+  const said = [];
+  const warn = console.warn;
+  console.warn = (m) => said.push(m);
+  const field = installField({ collector: 'https://collect.example/v1/traces', key: 'llk_test', settleMs: 10 });
+  const frame = () => new Promise((r) => setTimeout(r, 40));
+  try {
+    show('An earlier answer');
+    await ask({ reads: [chunk('Hel'), chunk('lo'), chunk(' there')], hang: true }, 1);
+    await frame();
+    show('An earlier answer'); // the old answer re-created, the same text: no paint
+    await frame();
+    show('An earlier answer', 'Hel'); // the new answer appears
+    await frame();
+    show('An earlier answer', 'Hel'); // both re-created (a React re-render): no paint
+    await frame();
+    show('An earlier answer', 'Hello there'); // its node replaced, more text
+    await frame();
+    leave();
+    const [span] = await spansOf(beacons);
+    assert.deepEqual(attrOf(span, 'paint_chars'), [3, 11], 'two paints of new text, none for re-created nodes');
+    assert.deepEqual(said, [], 'the selector matched');
+    // A page whose answers the selector does not find: said once, however many answers.
+    show();
+    for (let i = 0; i < 2; i++) await ask({ reads: [chunk('ok'), 'data: [DONE]\n\n'] });
+    await new Promise((r) => setTimeout(r, 80));
+    assert.equal(said.length, 1, `said once: ${said}`);
+    assert.match(said[0], /nothing matches answer "\[data-llm-answer\]"/);
+  } finally {
+    console.warn = warn;
     field.stop();
   }
 });

@@ -5,7 +5,9 @@
 //! (and `:generateContent`), Ollama's `/api/chat` and `/api/generate`, and
 //! what pages receive from their own backends: `/v1/lab/ui-stream`,
 //! `/v1/lab/data-stream` and `/v1/lab/text-stream` (the AI SDK's streams and
-//! plain text; `?model=` names the profile). All play the same profiles and
+//! plain text; `?model=` names the profile), and for pages that do not
+//! `fetch`, `GET /v1/lab/event-stream` (an EventSource's) and `GET
+//! /v1/lab/ws` (a WebSocket's: [`crate::api_pages`]). All play the same profiles and
 //! traces with the same ground truth at `/v1/lab/requests/{id}`. Every body
 //! event goes out at its planned time via the [`Pacer`] (streamed bodies:
 //! [`Emission`]); errors answer in the wire's own shape.

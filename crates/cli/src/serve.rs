@@ -196,7 +196,7 @@ pub fn api_router(api: Arc<Api>) -> Router {
         .route("/api/tags", get(api::ollama_tags))
         .route("/api/chat", post(api::ollama_chat))
         .route("/api/generate", post(api::ollama_generate))
-        .route("/v1/lab/{page_stream}", post(api::page_stream))
+        .route("/v1/lab/{page_stream}", post(api::page_stream).get(crate::api_pages::page_get))
         .route(&format!("{GROUND_TRUTH_PATH}{{id}}"), get(api::ground_truth))
         .with_state(api)
         .layer(header("timing-allow-origin", "*"))
@@ -455,7 +455,15 @@ fn announce(
         "OpenAI-compatible replay endpoint: {url}v1  (model \"profile:fast-start\", see {url}v1/models)"
     );
     match demo {
-        Some(Ok(page)) => println!("Demo chat page (its answers go to Field): {page}"),
+        Some(Ok(page)) => {
+            println!("Demo chat page (its answers go to Field): {page}");
+            for (path, what) in crate::field::demo::MORE_PAGES {
+                if args.dist.join(path).join("index.html").is_file() {
+                    let other = page.replacen(crate::field::demo::PAGE, path, 1);
+                    println!("{what} (its answers go to Field): {other}");
+                }
+            }
+        }
         Some(Err(e)) => println!("Demo chat page: no field data: {e}"),
         None => {}
     }

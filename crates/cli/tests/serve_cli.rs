@@ -212,6 +212,8 @@ fn the_demo_page_gets_a_field_site_on_any_port_and_data_directory() {
     std::fs::write(dist.join("index.html"), "<title>Latency Lab</title>").unwrap();
     std::fs::create_dir_all(dist.join("examples/chat")).unwrap();
     std::fs::write(dist.join("examples/chat/index.html"), "<title>chat</title>").unwrap();
+    std::fs::create_dir_all(dist.join("examples/ai-sdk")).unwrap();
+    std::fs::write(dist.join("examples/ai-sdk/index.html"), "<title>AI SDK chat</title>").unwrap();
     let data = temp_dir("demo-data").join("elsewhere");
     let _ = std::fs::remove_dir_all(&data);
 
@@ -223,6 +225,8 @@ fn the_demo_page_gets_a_field_site_on_any_port_and_data_directory() {
         .unwrap_or_else(|| panic!("the page's address on this serve's port: {url}"))
         .to_string();
     assert!(key.starts_with("llk_"), "{url}");
+    let ai_sdk = first.line("AI SDK chat page (React, useChat) (its answers go to Field): ");
+    assert_eq!(ai_sdk, format!("http://{addr}/examples/ai-sdk/#key={key}"), "the built pages, one key");
     assert_eq!(std::fs::read_to_string(data.join("field-demo-key")).unwrap().trim(), key);
     let port = addr.rsplit(':').next().unwrap().to_string();
     for origin in [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}")] {

@@ -157,3 +157,37 @@ fn answers_not_streamed_and_errors_come_in_each_wires_shape() {
         "{e}"
     );
 }
+
+/// Issue 46: pages that answer by EventSource (a GET, the question in the
+/// URL) and by WebSocket (`GET /v1/lab/ws`, upgraded) are answered by the
+/// Chat route; a GET that is neither says what is served.
+#[test]
+fn an_event_source_is_answered_by_get_and_other_gets_say_what_is_served() {
+    let srv = start(&[]);
+    let model = "profile%3Attft%3D20%2Ctpot%3D2%2Ctokens%3D5%2Cjitter%3Dconstant";
+    let (head, s, rest) =
+        request(&srv.addr, "GET", &format!("/v1/lab/event-stream?model={model}&q=Hi"), &[], "");
+    assert!(head.contains(" 200 ") && head.to_ascii_lowercase().contains("text/event-stream"), "{head}");
+    let body = read_all(s, rest);
+    let mut rec = lab_core::stream::record::Recorder::with_wire(0.0, Wire::Chat);
+    rec.on_headers(0.0, 200);
+    rec.on_bytes(1.0, &body);
+    let trace = rec.finish(2.0, lab_core::stream::record::StreamEnd::Closed);
+    assert!(trace.failure.is_none(), "{:?}", trace.failure);
+    assert_eq!(trace.chunks.len(), 5, "the profile's 5 tokens");
+    let said = |path: &str| {
+        let (head, s, rest) = request(&srv.addr, "GET", path, &[], "");
+        let text = String::from_utf8(read_all(s, rest)).unwrap();
+        (head, serde_json::from_str::<Value>(&text).unwrap_or(Value::Null))
+    };
+    let (head, e) = said("/v1/lab/ws");
+    assert!(
+        head.contains(" 400 ") && e["error"]["message"].as_str().is_some_and(|m| m.contains("WebSocket")),
+        "a GET that is no upgrade: {head} {e}"
+    );
+    let (head, e) = said("/v1/lab/ui-stream");
+    assert!(
+        head.contains(" 404 ") && e["error"]["message"].as_str().is_some_and(|m| m.contains("event-stream")),
+        "{head} {e}"
+    );
+}

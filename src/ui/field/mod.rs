@@ -11,6 +11,8 @@
 mod source;
 mod summary;
 
+pub use summary::FieldSummary;
+
 use leptos::prelude::*;
 
 use crate::browser::importer::Importer;

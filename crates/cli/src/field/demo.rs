@@ -26,6 +26,15 @@ pub const SITE: &str = "demo";
 pub const KEY_FILE: &str = "field-demo-key";
 /// The page, under the app's address.
 pub const PAGE: &str = "examples/chat/";
+/// The other demo pages (their path under the app's address, and what they
+/// are), sending to the same site with the same key: offered when the
+/// build has them.
+pub const MORE_PAGES: [(&str, &str); 4] = [
+    ("examples/ai-sdk/", "AI SDK chat page (React, useChat)"),
+    ("examples/text/", "Plain-text chat page"),
+    ("examples/events/", "EventSource chat page"),
+    ("examples/socket/", "WebSocket chat page"),
+];
 
 /// Why the demo page has no field site.
 #[derive(Debug, thiserror::Error)]

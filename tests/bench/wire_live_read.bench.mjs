@@ -1,0 +1,91 @@
+// Where does Live lose time in Firefox on a wire that sends nothing before
+// its first token (Gemini, Ollama, plain text)? The page's ReadableStream
+// reads are watched from JavaScript (a `then` on each read's promise,
+// attached before Live's own), so each first token has three times on the
+// page clock: when the browser resolved the read (JS), when Live stamped it
+// (its trace, after the wasm future's hop), and when the server sent it (its
+// own record, as an offset from the request's send). Live is run over Chat
+// and the wire, interleaved; a bare `fetch` reader of the same wire runs in
+// the same page between them. BENCHMARKS.md, "Every wire".
+//
+//   node tests/bench/wire_live_read.bench.mjs [gemini|ollama|text] [rounds] [firefox|chromium]
+import { startServer, launchBrowser, chromiumOpen } from '../e2e/lib/lab.mjs';
+import { firefoxOpen, launchFirefox } from '../e2e/lib/firefox.mjs';
+import { downloadTrace, runLive, setValue } from '../e2e/lib/dom.mjs';
+
+const wire = process.argv[2] ?? 'gemini';
+const rounds = Number(process.argv[3] ?? 4);
+const which = process.argv[4] ?? 'firefox';
+const TTFT = 150;
+const MODEL = `profile:ttft=${TTFT},tpot=15,tokens=10,jitter=constant`;
+const N = 5;
+
+const server = await startServer([]);
+const browser = await (which === 'firefox' ? launchFirefox() : launchBrowser());
+const { page, close } = await (which === 'firefox' ? firefoxOpen : chromiumOpen)(browser, `${server.url}#live`);
+const root = server.url.replace(/\/$/, '');
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const serverFirst = async (id) => (await (await fetch(`${root}/v1/lab/requests/${id}`)).json()).chunks[0].sent_ms;
+const rows = {};
+const put = (k, v) => (rows[k] ??= []).push(v);
+try {
+  // Every read the page's streams resolve, timed from JS before Live's own `then`.
+  await page.evaluate(() => {
+    window.__reads = [];
+    const read = ReadableStreamDefaultReader.prototype.read;
+    ReadableStreamDefaultReader.prototype.read = function () {
+      const p = read.call(this);
+      p.then((r) => !r.done && window.__reads.push(performance.now()), () => {});
+      return p;
+    };
+  });
+  await setValue(page, 'api-flavour', 'chat');
+  await runLive(page, { model: MODEL, mode: 'repeat', n: 2 });
+  for (let round = 0; round < rounds; round++) {
+    for (const w of ['chat', wire]) {
+      await setValue(page, 'api-flavour', w);
+      await page.evaluate(() => (window.__reads = []));
+      await runLive(page, { model: MODEL, mode: 'repeat', n: N });
+      const reads = await page.evaluate(() => window.__reads);
+      const trace = await downloadTrace(page);
+      for (const r of trace.requests) {
+        const c = r.chunks.find((c) => (c.kind ?? 'content') === 'content');
+        // The JS resolution of the read Live stamped: the last one at or before its stamp.
+        const js = reads.filter((t) => t <= c.arrived_ms + 1e-6).at(-1);
+        const sent = r.sent_ms + r.server.chunks_sent_ms[0];
+        put(`${w}: JS read − server sent`, js - sent);
+        put(`${w}: Live stamp − JS read`, c.arrived_ms - js);
+      }
+    }
+    // A bare reader of the wire in the same page.
+    const bare = await page.evaluate(async ({ url, body, n, half }) => {
+      const out = [];
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const reader = res.body.getReader();
+        let first = null;
+        for (;;) {
+          const { done } = await reader.read();
+          if (done) break;
+          const at = performance.now() - t0;
+          if (first === null && at >= half) first = at;
+        }
+        out.push({ id: res.headers.get('x-latency-lab-request-id'), first });
+      }
+      return out;
+    }, {
+      url: root + { gemini: `/v1beta/models/${encodeURIComponent(MODEL)}:streamGenerateContent?alt=sse`, ollama: '/api/chat', text: `/v1/lab/text-stream?model=${encodeURIComponent(MODEL)}` }[wire],
+      body: { gemini: { contents: [{ parts: [{ text: 'How fast?' }] }] }, ollama: { model: MODEL, messages: [{ role: 'user', content: 'How fast?' }] }, text: { messages: [] } }[wire],
+      n: N,
+      half: TTFT / 2,
+    });
+    for (const b of bare) put(`${wire}: bare reader − server sent`, b.first - (await serverFirst(b.id)));
+  }
+} finally {
+  await close();
+  await browser.close();
+  server.stop();
+}
+console.log(`${which}, ${rounds} rounds × ${N} requests, medians (ms):`);
+for (const [k, xs] of Object.entries(rows)) console.log(`${k.padEnd(36)} ${median(xs).toFixed(2).padStart(7)}  (n ${xs.length}, min ${Math.min(...xs).toFixed(2)}, max ${Math.max(...xs).toFixed(2)})`);
