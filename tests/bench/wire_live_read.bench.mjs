@@ -9,6 +9,8 @@
 // the same page between them. BENCHMARKS.md, "Every wire".
 //
 //   node tests/bench/wire_live_read.bench.mjs [gemini|ollama|text] [rounds] [firefox|chromium]
+// SINGLE=1: Live asked one request at a time, a second apart (nothing of
+// the request before still being done while one waits), instead of 5 in a row.
 import { startServer, launchBrowser, chromiumOpen } from '../e2e/lib/lab.mjs';
 import { firefoxOpen, launchFirefox } from '../e2e/lib/firefox.mjs';
 import { downloadTrace, runLive, setValue } from '../e2e/lib/dom.mjs';
@@ -39,16 +41,35 @@ try {
       return p;
     };
   });
+  // NOANIM=1: no CSS animation on the page (the answer's blinking cursor).
+  if (process.env.NOANIM) {
+    await page.evaluate(() => {
+      // A constructed sheet: the page's CSP allows no inline <style>.
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync('*, *::before, *::after { animation: none !important; }');
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+      window.__noanim = getComputedStyle(document.body).animationName;
+    });
+  }
   await setValue(page, 'api-flavour', 'chat');
   await runLive(page, { model: MODEL, mode: 'repeat', n: 2 });
   for (let round = 0; round < rounds; round++) {
     for (const w of ['chat', wire]) {
       await setValue(page, 'api-flavour', w);
       await page.evaluate(() => (window.__reads = []));
-      await runLive(page, { model: MODEL, mode: 'repeat', n: N });
+      const requests = [];
+      if (process.env.SINGLE) {
+        for (let k = 0; k < N; k++) {
+          await new Promise((r) => setTimeout(r, 1000));
+          await runLive(page, { model: MODEL, mode: 'single' });
+          requests.push(...(await downloadTrace(page)).requests);
+        }
+      } else {
+        await runLive(page, { model: MODEL, mode: 'repeat', n: N });
+        requests.push(...(await downloadTrace(page)).requests);
+      }
       const reads = await page.evaluate(() => window.__reads);
-      const trace = await downloadTrace(page);
-      for (const r of trace.requests) {
+      for (const r of requests) {
         const c = r.chunks.find((c) => (c.kind ?? 'content') === 'content');
         // The JS resolution of the read Live stamped: the last one at or before its stamp.
         const js = reads.filter((t) => t <= c.arrived_ms + 1e-6).at(-1);
