@@ -25,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LAB_BIN, ROOT, startServer } from './lab.mjs';
+import { until } from './field_suite.mjs';
 
 const PROMPT = 'field pages secret prompt 3b9e';
 const STALL = 'profile:ttft=200,tpot=12,tokens=30,text=chat,stall=once:800@10';
@@ -44,16 +45,6 @@ const WIRE = { 'ai-sdk': 'ui_stream', text: 'text', events: 'chat', socket: 'cha
 /** |collector − page| first paint at the median (ms): one frame's stamp
  *  read twice (the field demo's bound); each answer within a frame. */
 const SAME_FRAME_MS = 2;
-
-async function until(what, f, timeout = 30_000) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** The streamText backend of the AI SDK page, over `lab`'s replay endpoint. */
 async function startBackend(lab) {

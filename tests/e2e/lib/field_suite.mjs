@@ -53,7 +53,8 @@ const PLAN = [
   { model: 'profile:ttft=100,tpot=40,tokens=400,text=chat', stop: true, what: 'stopped' },
 ];
 
-async function until(what, f, timeout = 30_000) {
+/** Polls `f` every 25 ms until it gives something, at most `timeout` ms. */
+export async function until(what, f, timeout = 30_000) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const v = await f();

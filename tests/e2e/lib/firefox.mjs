@@ -72,6 +72,15 @@ export async function firefoxOpen(browser, url) {
 }
 
 /** `labSuite` with headless Firefox: `lab.server` and `lab.browser` in the tests. */
+/** Opens any page (not the app) in a fresh Firefox context: `{ page, close }`. */
+export async function firefoxPlain(browser, url) {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await setViewport(page, { width: 1280, height: 800 });
+  await page.goto(url);
+  return { page, close: () => context.close() };
+}
+
 export function firefoxSuite(serverArgs = []) {
   return labSuite(serverArgs, launchFirefox);
 }

@@ -126,6 +126,15 @@ export async function chromiumOpen(browser, url) {
   return { page, close: () => context.close(), problems: async () => problems };
 }
 
+/** Opens any page (not the app: no wait for its header) in a fresh
+ *  Chromium context: `{ page, close }` (firefox.mjs's `firefoxPlain`). */
+export async function chromiumPlain(browser, url) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  return { page, close: () => context.close() };
+}
+
 /** Runs `latency-lab analyze --json` and parses the result. */
 export function analyzeJson(file, extra = []) {
   return JSON.parse(execFileSync(LAB_BIN, ['analyze', file, '--json', ...extra], { encoding: 'utf8' }));
