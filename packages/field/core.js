@@ -158,9 +158,10 @@ export function record(options) {
     Object.assign(r, x, { at: x.at.map((t) => t - r.t0) });
     if (!r.aborted && !r.err) r.err = x.fail;
     if (r.err == 'aborted') (r.aborted = true), (r.err = null);
-    if (!said && !answers().length) {
-      said = true;
-      console.warn(`@latency-lab/field: nothing matches answer "${cfg.answer}": no paints recorded`);
+    // No answer element on the page: said once; unless matched, not an answer.
+    if (!answers().length && !r.paint.length) {
+      said || console.warn(`@latency-lab/field: nothing matches answer "${cfg.answer}"`), (said = true);
+      if (!cfg.match) return;
     }
     const span = spanOf(r, env);
     if (cfg.onSpan) cfg.onSpan(span);

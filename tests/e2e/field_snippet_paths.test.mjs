@@ -28,8 +28,9 @@ function page() {
   const win = new EventTarget();
   const beacons = [];
   // The answer elements the page shows (`show` replaces them, as a
-  // framework re-rendering does) and the MutationObserver that hears it.
-  let answers = [];
+  // framework re-rendering does; at first one, empty) and the
+  // MutationObserver that hears it.
+  let answers = [{ textContent: '' }];
   const observers = [];
   Object.assign(globalThis, {
     addEventListener: win.addEventListener.bind(win),
@@ -191,14 +192,43 @@ test('paints follow the newest answer element as a framework re-creates it, and 
     const [span] = await spansOf(beacons);
     assert.deepEqual(attrOf(span, 'paint_chars'), [3, 11], 'two paints of new text, none for re-created nodes');
     assert.deepEqual(said, [], 'the selector matched');
-    // A page whose answers the selector does not find: said once, however many answers.
+    // A page whose answers the selector does not find: said once, however
+    // many answers, and (no `match` naming them) none recorded.
     show();
+    const before = beacons.length;
     for (let i = 0; i < 2; i++) await ask({ reads: [chunk('ok'), 'data: [DONE]\n\n'] });
     await new Promise((r) => setTimeout(r, 80));
     assert.equal(said.length, 1, `said once: ${said}`);
     assert.match(said[0], /nothing matches answer "\[data-llm-answer\]"/);
+    field.flush();
+    assert.equal(beacons.length, before, 'nothing sent for answers no element showed');
   } finally {
     console.warn = warn;
+    field.stop();
+  }
+});
+
+test('a stream of no wire the lab reads is "format unknown": its paints, no chunks, not a failure', async () => {
+  const { leave, beacons, show } = page();
+  const field = installField({ collector: 'https://collect.example/v1/traces', key: 'llk_test', settleMs: 10 });
+  const frame = () => new Promise((r) => setTimeout(r, 40));
+  try {
+    // The page's own events: neither OpenAI's nor the AI SDK's nor any wire's.
+    const own = (t) => `event: token\ndata: ${JSON.stringify({ t })}\n\n`;
+    const reader = await ask({ reads: [own('Hel'), own('lo')], hang: true }, 2);
+    show('Hel');
+    await frame();
+    show('Hello');
+    await frame();
+    await reader.cancel();
+    await new Promise((r) => setTimeout(r, 80));
+    leave();
+    const [span] = await spansOf(beacons);
+    assert.equal(attrOf(span, 'wire'), 'unknown');
+    assert.deepEqual(attrOf(span, 'chunk_ms'), [], 'no chunks from a stream it cannot read');
+    assert.deepEqual(attrOf(span, 'paint_chars'), [3, 5], 'what the user saw');
+    assert.equal(span.attributes.find((a) => a.key === 'error.type'), undefined, 'not a failure');
+  } finally {
     field.stop();
   }
 });
