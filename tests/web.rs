@@ -409,10 +409,18 @@ fn a_sampled_period_counts_its_requests_back_and_says_it_estimates() {
     let caption = text(&root, "field-caption");
     assert!(caption.starts_with("100 requests recorded, standing for ≈ 200 (an estimate"), "{caption}");
     assert_eq!(text(&root, "field-requests"), "100 (≈ 200)");
+    let chart = |root: &HtmlElement| {
+        root.query_selector("svg[role=img]")
+            .unwrap()
+            .and_then(|e| e.get_attribute("aria-label"))
+            .unwrap_or_default()
+    };
+    assert!(chart(&root).starts_with("100 requests recorded, ≈ 200 estimated"), "{}", chart(&root));
 
     let all = FieldSummary::of(&(0..100).map(|i| row(i, None)).collect::<Vec<_>>(), GroupBy::Browser);
     let root = container();
     let _handle = mount_to(root.clone(), move || view! { <FieldSummaryView summary=all.clone()/> });
     assert!(text(&root, "field-caption").starts_with("100 requests by browser"));
     assert_eq!(text(&root, "field-requests"), "100");
+    assert!(chart(&root).starts_with("100 requests in "), "{}", chart(&root));
 }

@@ -177,17 +177,25 @@ describe('live mode against a real llama.cpp engine', () => {
     // model cannot end an answer before its first token (it did once in 8,
     // 2026-12-07: "completed but carried no generated text").
     const said = execFileSync(LAB_BIN, ['run', file, '--target', engine.base, '--model', 'tiny', '--exact-output', '--quiet', '-o', out], { encoding: 'utf8' });
-    assert.match(said, /8 requests sent: 8 answered, 0 failed/, said);
+    assert.match(said, /8 requests sent: \d answered, \d failed/, said);
     const trace = JSON.parse(readFileSync(out, 'utf8'));
-    const ttft = trace.requests.map((r) => r.chunks[0].arrived_ms - r.sent_ms);
+    // Even held to 4 tokens (min_tokens, which the engine honours), the tiny
+    // random model may spend them all on pieces with no text: the engine
+    // then streams no content, which the lab names "empty" (2 answers in
+    // about 20 runs of 8: 2026-12-07, twice). Such a row has no TTFT; any
+    // other failure, or more than two, fails here.
+    const failed = trace.requests.filter((r) => r.failure);
+    assert.ok(failed.length <= 2 && failed.every((r) => r.failure.kind === 'empty'), `failures: ${JSON.stringify(failed.map((r) => r.failure))}`);
+    const ttft = trace.requests.map((r) => (r.failure ? NaN : r.chunks[0].arrived_ms - r.sent_ms));
     // Each kind's quickest row is its cost: without the cache the sharing
     // rows' would not be lower (their prompts are longer). Judged on the
     // difference, the prefill the cache saved (40–110 ms measured): a ratio
     // also held the engine's fixed cost against it, which a CPU-bound job
     // beside the suite inflates (fresh 179.7 ms, sharing 135.4 ms failed a
     // 0.6 ratio on 2026-12-06 while the cache saved 44 ms).
-    const fresh = ttft.filter((_, i) => i % 2 === 0);
-    const sharing = ttft.filter((_, i) => i % 2 === 1);
+    const fresh = ttft.filter((t, i) => i % 2 === 0 && Number.isFinite(t));
+    const sharing = ttft.filter((t, i) => i % 2 === 1 && Number.isFinite(t));
+    assert.ok(fresh.length >= 2 && sharing.length >= 2, `too few answers of a kind: fresh ${fresh.length}, sharing ${sharing.length}`);
     const [freshBest, sharingBest] = [quickest(fresh), quickest(sharing)];
     const listed = (xs) => xs.map((x) => x.toFixed(1)).join(', ');
     assert.ok(freshBest - sharingBest > 15,
