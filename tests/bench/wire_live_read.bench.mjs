@@ -14,6 +14,7 @@
 import { startServer, launchBrowser, chromiumOpen } from '../e2e/lib/lab.mjs';
 import { firefoxOpen, launchFirefox } from '../e2e/lib/firefox.mjs';
 import { downloadTrace, runLive, setValue } from '../e2e/lib/dom.mjs';
+import { bareReaderDeltas } from '../e2e/lib/wires_suite.mjs';
 
 const wire = process.argv[2] ?? 'gemini';
 const rounds = Number(process.argv[3] ?? 4);
@@ -27,7 +28,6 @@ const browser = await (which === 'firefox' ? launchFirefox() : launchBrowser());
 const { page, close } = await (which === 'firefox' ? firefoxOpen : chromiumOpen)(browser, `${server.url}#live`);
 const root = server.url.replace(/\/$/, '');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const serverFirst = async (id) => (await (await fetch(`${root}/v1/lab/requests/${id}`)).json()).chunks[0].sent_ms;
 const rows = {};
 const put = (k, v) => (rows[k] ??= []).push(v);
 try {
@@ -78,30 +78,8 @@ try {
         put(`${w}: Live stamp − JS read`, c.arrived_ms - js);
       }
     }
-    // A bare reader of the wire in the same page.
-    const bare = await page.evaluate(async ({ url, body, n, half }) => {
-      const out = [];
-      for (let i = 0; i < n; i++) {
-        const t0 = performance.now();
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        const reader = res.body.getReader();
-        let first = null;
-        for (;;) {
-          const { done } = await reader.read();
-          if (done) break;
-          const at = performance.now() - t0;
-          if (first === null && at >= half) first = at;
-        }
-        out.push({ id: res.headers.get('x-latency-lab-request-id'), first });
-      }
-      return out;
-    }, {
-      url: root + { gemini: `/v1beta/models/${encodeURIComponent(MODEL)}:streamGenerateContent?alt=sse`, ollama: '/api/chat', text: `/v1/lab/text-stream?model=${encodeURIComponent(MODEL)}` }[wire],
-      body: { gemini: { contents: [{ parts: [{ text: 'How fast?' }] }] }, ollama: { model: MODEL, messages: [{ role: 'user', content: 'How fast?' }] }, text: { messages: [] } }[wire],
-      n: N,
-      half: TTFT / 2,
-    });
-    for (const b of bare) put(`${wire}: bare reader − server sent`, b.first - (await serverFirst(b.id)));
+    // A bare reader of the wire in the same page (the wires suite's).
+    for (const d of await bareReaderDeltas(page, root, wire, { model: MODEL, ttft: TTFT, n: N })) put(`${wire}: bare reader − server sent`, d);
   }
 } finally {
   await close();

@@ -34,17 +34,17 @@ const WIRES = ['chat', 'responses', 'anthropic', 'gemini', 'ollama', 'ui_stream'
 const WIRE_OVER_FETCH_MS = 3;
 const N = 5;
 
-/** Each wire's route and a body asking for MODEL, as its SDK sends it. */
-function request(wire) {
+/** Each wire's route and a body asking for `model`, as its SDK sends it. */
+function request(wire, model = MODEL) {
   const messages = [{ role: 'user', content: 'How fast?' }];
-  const q = `?model=${encodeURIComponent(MODEL)}`;
+  const q = `?model=${encodeURIComponent(model)}`;
   const page = { id: 'c1', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How fast?' }] }] };
   return {
-    chat: ['/v1/chat/completions', { model: MODEL, stream: true, messages }],
-    responses: ['/v1/responses', { model: MODEL, stream: true, input: 'How fast?' }],
-    anthropic: ['/v1/messages', { model: MODEL, stream: true, max_tokens: 64, messages }],
-    gemini: [`/v1beta/models/${encodeURIComponent(MODEL)}:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'How fast?' }] }] }],
-    ollama: ['/api/chat', { model: MODEL, messages }],
+    chat: ['/v1/chat/completions', { model, stream: true, messages }],
+    responses: ['/v1/responses', { model, stream: true, input: 'How fast?' }],
+    anthropic: ['/v1/messages', { model, stream: true, max_tokens: 64, messages }],
+    gemini: [`/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`, { contents: [{ parts: [{ text: 'How fast?' }] }] }],
+    ollama: ['/api/chat', { model, messages }],
     ui_stream: [`/v1/lab/ui-stream${q}`, page],
     data_stream: [`/v1/lab/data-stream${q}`, page],
     text: [`/v1/lab/text-stream${q}`, page],
@@ -52,13 +52,14 @@ function request(wire) {
 }
 
 /**
- * N requests of `wire` read by a bare `fetch` loop in the page: for each,
+ * `n` requests of `wire` read by a bare `fetch` loop in the page: for each,
  * when the read holding the first token resolved (the first read after
  * half the profile's TTFT: an opening sent with the headers comes before)
- * after the server sent that token.
+ * after the server sent that token (ms). `tests/bench/wire_live_read.bench.mjs`
+ * reads its bare reader here too.
  */
-async function plainFetch(page, root, wire) {
-  const [path, body] = request(wire);
+export async function bareReaderDeltas(page, root, wire, { model = MODEL, ttft = TTFT, n = N } = {}) {
+  const [path, body] = request(wire, model);
   const reads = await page.evaluate(async ({ url, body, n, half }) => {
     const out = [];
     for (let i = 0; i < n; i++) {
@@ -75,13 +76,13 @@ async function plainFetch(page, root, wire) {
       out.push({ id: res.headers.get('x-latency-lab-request-id'), first });
     }
     return out;
-  }, { url: root + path, body, n: N, half: TTFT / 2 });
+  }, { url: root + path, body, n, half: ttft / 2 });
   const deltas = [];
   for (const r of reads) {
     const t = await (await fetch(`${root}/v1/lab/requests/${r.id}`)).json();
     deltas.push(r.first - t.chunks[0].sent_ms);
   }
-  return median(deltas);
+  return deltas;
 }
 
 /** The TTFT check of one wire against a plain reader's median delta. */
@@ -119,7 +120,7 @@ export function wiresSuite({ name, launch, open }) {
         await setValue(page, 'api-flavour', 'chat');
         await runLive(page, { model: MODEL, mode: 'repeat', n: N });
         for (const wire of WIRES) {
-          const plain = await plainFetch(page, root, wire);
+          const plain = median(await bareReaderDeltas(page, root, wire));
           await setValue(page, 'api-flavour', wire);
           const status = await runLive(page, { model: MODEL, mode: 'repeat', n: N });
           assert.match(status, /^Finished/, `${wire}: ${status}`);
