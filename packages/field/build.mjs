@@ -20,7 +20,7 @@ const gz = (b) => gzipSync(b, { level: 9 }).length;
 /** Properties only the snippet's own objects have (never the page's, the
  *  DOM's or a wire's JSON): minified to one letter, the same in every file
  *  (one cache), so the separately built modules still fit together. */
-const MANGLE = /^(t0|li|lastPaint|shown|sure|st|put|idle|calls|use|fin|named|bad|raw|lines|ends|ready|op|err|chars|wire|finish|ct|state|paint|act|go)$/;
+const MANGLE = /^(t0|li|lastPaint|shown|sure|st|put|idle|calls|use|fin|named|bad|raw|lines|ends|ready|op|err|chars|wire|finish|ct|state|paint|act|go|byPage)$/;
 const opts = { minify: true, format: 'esm', write: false, target: 'es2022', mangleProps: MANGLE, mangleCache: {} };
 
 /** Builds into `out`; returns { file: gzipped bytes }. */

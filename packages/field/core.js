@@ -154,7 +154,7 @@ export function record(options) {
   const done = (r) => {
     if (!open.has(r)) return;
     drop(r);
-    const x = r.d ? r.d.close() : { at: [], kind: [], chars: [] };
+    const x = r.d ? r.d.close(r.byPage) : { at: [], kind: [], chars: [] };
     Object.assign(r, x, { at: x.at.map((t) => t - r.t0) });
     if (!r.aborted && !r.err) r.err = x.fail;
     if (r.err == 'aborted') (r.aborted = true), (r.err = null);

@@ -107,8 +107,9 @@ export const only = (w) => (ct) => (w.ct.test(ct) ? w.id : 'unknown');
  * EventSource or WebSocket message). `close()` gives what was read: the
  * wire ('unknown' when it is none the lab reads), the chunks' times, kinds
  * and characters (null where unknown: a message of an unknown format is a
- * chunk of unknown text), the decoder's state and how it ended; `ready()`
- * resolves when the decoder it needs has arrived.
+ * chunk of unknown text), the decoder's state and how it ended (`byPage`:
+ * the page closed the connection, so a cut stream was stopped, 'aborted');
+ * `ready()` resolves when the decoder it needs has arrived.
  */
 export function open(ct, header, which) {
   ct = ct.toLowerCase();
@@ -150,10 +151,11 @@ export function open(ct, header, which) {
       tell('', 1);
       return loading;
     },
-    close() {
+    close(byPage) {
       tell('', 1);
       if (!dec) out.wire = 'unknown';
       out.fail = dec ? dec.close() : null;
+      if (byPage && out.fail == 'truncated') out.fail = 'aborted';
       out.st = dec && dec.state;
       return out;
     },

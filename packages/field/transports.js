@@ -9,15 +9,7 @@ const G = globalThis;
 const none = () => null;
 /** The page closed the answer's connection itself: a stream of a known wire
  *  cut there was stopped by the page (aborted), not cut by the network. */
-const stopped = (r) => {
-  const d = r.d, close = d?.close;
-  if (close)
-    d.close = () => {
-      const x = close.call(d);
-      if (x.fail == 'truncated') (x.fail = null), (r.aborted = true);
-      return x;
-    };
-};
+const stopped = (r, end) => r.end === null && ((r.byPage = true), end(r));
 
 /** An EventSource opened after an action (or matched) is an answer: each
  *  message of a type the page listens to is a chunk; it ends when the page
@@ -42,7 +34,7 @@ export function eventSource({ want, begin, take, end }) {
     }
     close() {
       const r = this.r;
-      if (r && r.end === null) end(r), stopped(r);
+      r && stopped(r, end);
       return super.close();
     }
   };
@@ -69,7 +61,7 @@ export function webSocket({ want, begin, take, end, cfg }) {
     }
     close(...a) {
       const r = this.r;
-      if (r && r.end === null) end(r), stopped(r);
+      r && stopped(r, end);
       return super.close(...a);
     }
     send(x) {
