@@ -6,6 +6,10 @@
 //
 //   node examples/ai-sdk/server.mjs --lab http://127.0.0.1:8080/ [--port 0] [--url-file FILE]
 //
+// (`--lab-file FILE` instead of `--lab`: the lab's address is read from FILE
+// when the first question comes; `./lab serve` starts this backend before
+// the lab, whose `--field-page` needs the page's address, knows its port.)
+//
 // Prints the page's address; open it with the fragment latency-lab serve
 // printed for the demo page (#key=…&collector=…) to send field data, and
 // #api=/api/chat so the page asks this route.
@@ -24,10 +28,16 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '0' },
     host: { type: 'string', default: '127.0.0.1' },
     page: { type: 'string', default: path.join(ROOT, 'dist/examples/ai-sdk') },
+    'lab-file': { type: 'string' },
     'url-file': { type: 'string' },
   },
 });
-const provider = createOpenAICompatible({ name: 'lab', baseURL: new URL('v1', args.lab).href, apiKey: 'lab', includeUsage: true });
+let provider = null;
+/** The provider over the lab's OpenAI-compatible API, made at the first question. */
+async function lab() {
+  const at = args['lab-file'] ? (await readFile(args['lab-file'], 'utf8')).trim() : args.lab;
+  return (provider ??= createOpenAICompatible({ name: 'lab', baseURL: new URL('v1', at).href, apiKey: 'lab', includeUsage: true }));
+}
 const tools = {
   get_weather: tool({
     description: 'The weather in a city',
@@ -49,7 +59,7 @@ async function chat(req, res) {
   }
   const abort = new AbortController();
   res.on('close', () => res.writableFinished || abort.abort());
-  const result = streamText({ model: provider(model || 'profile:fast-start'), messages, tools, maxRetries: 0, abortSignal: abort.signal });
+  const result = streamText({ model: (await lab())(model || 'profile:fast-start'), messages, tools, maxRetries: 0, abortSignal: abort.signal });
   result.pipeUIMessageStreamToResponse(res, { onError: (e) => String(e?.message ?? e) });
 }
 
@@ -75,6 +85,7 @@ const server = createServer((req, res) => {
 server.listen(Number(args.port), args.host, async () => {
   const url = `http://${args.host}:${server.address().port}/`;
   if (args['url-file']) await writeFile(args['url-file'], url);
-  console.log(`AI SDK chat page (streamText backend over ${args.lab}v1): ${url}#api=/api/chat`);
+  const over = args['lab-file'] ? `the lab named in ${args['lab-file']}` : `${args.lab}v1`;
+  console.log(`AI SDK chat page (streamText backend over ${over}): ${url}#api=/api/chat`);
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.close(() => process.exit(0)));

@@ -4,8 +4,9 @@
 // after `./lab test` has built, so the build is fresh.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { statSync, utimesSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from './lib/lab.mjs';
 
@@ -31,4 +32,61 @@ test('a build with nothing changed is not redone; a changed source is named', ()
     utimesSync(file, atime, mtime);
   }
   assert.equal(lab('stale').stdout.trim(), 'up to date');
+});
+
+// Issue 46: `./lab serve` serves the AI SDK page with its own `streamText`
+// backend (examples/ai-sdk/server.mjs) beside the app, prints its address
+// with the demo key, lets its origin send field data, and stops it with
+// serve.
+test('./lab serve starts the AI SDK page\'s streamText backend, prints it, and stops it', async () => {
+  const data = mkdtempSync(path.join(tmpdir(), 'lab-serve-'));
+  const proc = spawn(path.join(ROOT, 'lab'), ['serve', '--port', '0', '--data', data], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (b) => (out += b));
+  proc.stderr.on('data', (b) => (out += b));
+  const exited = new Promise((r) => proc.on('exit', (code, signal) => r({ code, signal })));
+  try {
+    const deadline = Date.now() + 120_000;
+    let page;
+    while (!(page = out.match(/Page with its own backend \(its answers go to Field\): (\S+)/)?.[1])) {
+      assert.ok(Date.now() < deadline, `./lab serve printed no backend page:\n${out}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const lab = out.match(/Latency Lab is running at (\S+)/)[1];
+    const url = new URL(page);
+    const conf = Object.fromEntries(new URLSearchParams(url.hash.slice(1)));
+    assert.equal(conf.api, '/api/chat');
+    assert.match(conf.key, /^llk_/);
+    assert.equal(conf.collector, `${lab}v1/traces`);
+    assert.notEqual(url.origin, new URL(lab).origin, 'the backend has its own origin');
+    assert.match(await (await fetch(url.origin + '/')).text(), /<html/i, 'the built page');
+    // A question through streamText to the lab's replay endpoint.
+    const res = await fetch(`${url.origin}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'c1', model: 'profile:ttft=20,tpot=2,tokens=6', messages: [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'How fast?' }] }] }),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-vercel-ai-ui-message-stream'), 'v1');
+    const body = await res.text();
+    assert.equal((body.match(/"type":"text-delta"/g) ?? []).length, 6, body);
+    assert.match(body, /data: \[DONE\]\s*$/);
+    // The collector lets the page's origin in with the printed key, and no other.
+    const send = (origin) =>
+      fetch(`${conf.collector}?key=${encodeURIComponent(conf.key)}`, { method: 'POST', headers: { origin, 'content-type': 'text/plain' }, body: '{"resourceSpans":[]}' });
+    assert.ok((await send(url.origin)).ok, 'the backend page\'s origin is let in');
+    assert.equal((await send('http://127.0.0.1:9')).status, 403, 'another origin is not');
+    // SIGTERM stops serve and then the backend.
+    proc.kill('SIGTERM');
+    const end = await exited;
+    assert.equal(end.code, 0, `./lab serve ended ${JSON.stringify(end)}:\n${out}`);
+    await assert.rejects(fetch(url.origin + '/'), 'the backend stopped with serve');
+  } finally {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      proc.kill('SIGKILL');
+    }
+    rmSync(data, { recursive: true, force: true });
+  }
 });

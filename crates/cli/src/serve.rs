@@ -131,6 +131,12 @@ pub struct ServeArgs {
     /// deleted at start, before serving, and every hour).
     #[arg(long, default_value_t = 30.0)]
     pub field_retention_days: f64,
+    /// Another page of the demo field site, served from its own origin
+    /// (repeatable; `./lab serve` names `examples/ai-sdk/server.mjs`, the AI
+    /// SDK page with its `streamText` backend): its origin may send field
+    /// data, and its address is printed with the demo key.
+    #[arg(long = "field-page", value_name = "URL")]
+    pub field_pages: Vec<crate::field::demo::FieldPage>,
 }
 
 /// Most serving threads `--threads 0` picks.
@@ -343,7 +349,7 @@ pub fn run(args: ServeArgs) -> Result<(), ServeError> {
     let origins = Origins::new(args.public_url.as_ref(), bound);
     let reach = Reach { origins: origins.clone(), public: args.public_url.clone() };
     let (studies, field_store, db_runtime) = open_studies(&args, reach, Arc::clone(&metrics))?;
-    let demo = demo_page(&args, bound, &field_store, &db_runtime);
+    let demo = demo_key(&args, bound, &field_store, &db_runtime);
     crate::field::retention::keep_for(
         &db_runtime,
         field_store.clone(),
@@ -413,10 +419,9 @@ fn local_url(bound: SocketAddr) -> String {
     format!("http://{local}/")
 }
 
-/// The demo chat page's address with its field key
-/// ([`crate::field::demo`]), when this serve has the page and listens on
-/// loopback only (`None` otherwise).
-fn demo_page(
+/// The demo site's field key ([`crate::field::demo`]), when this serve has
+/// the demo page and listens on loopback only (`None` otherwise).
+fn demo_key(
     args: &ServeArgs,
     bound: SocketAddr,
     field: &crate::field::store::SqlField,
@@ -432,7 +437,7 @@ fn demo_page(
             field,
             &args.data,
             bound,
-            &local_url(bound),
+            &args.field_pages,
             crate::field::http::now_ms(),
         ))
     })
@@ -455,13 +460,17 @@ fn announce(
         "OpenAI-compatible replay endpoint: {url}v1  (model \"profile:fast-start\", see {url}v1/models)"
     );
     match demo {
-        Some(Ok(page)) => {
-            println!("Demo chat page (its answers go to Field): {page}");
+        Some(Ok(key)) => {
+            let page = crate::field::demo::PAGE;
+            println!("Demo chat page (its answers go to Field): {url}{page}#key={key}");
             for (path, what) in crate::field::demo::MORE_PAGES {
                 if args.dist.join(path).join("index.html").is_file() {
-                    let other = page.replacen(crate::field::demo::PAGE, path, 1);
-                    println!("{what} (its answers go to Field): {other}");
+                    println!("{what} (its answers go to Field): {url}{path}#key={key}");
                 }
+            }
+            for page in &args.field_pages {
+                let at = page.address(&key, &url);
+                println!("Page with its own backend (its answers go to Field): {at}");
             }
         }
         Some(Err(e)) => println!("Demo chat page: no field data: {e}"),

@@ -36,6 +36,51 @@ pub const MORE_PAGES: [(&str, &str); 4] = [
     ("examples/socket/", "WebSocket chat page"),
 ];
 
+/// Another page of the demo site, served from its own origin (`serve
+/// --field-page URL`; `./lab serve` starts `examples/ai-sdk/server.mjs`,
+/// the AI SDK page with its own `streamText` backend, and names it here):
+/// its origin is let in to the demo site and its address printed with the
+/// site's key and the collector's address.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldPage {
+    /// The page's address as given (a fragment of its own settings kept).
+    pub url: String,
+    /// `scheme://host:port`, the `Origin` its browsers send.
+    pub origin: String,
+}
+
+impl std::str::FromStr for FieldPage {
+    type Err = String;
+
+    fn from_str(url: &str) -> Result<Self, String> {
+        let rest = url
+            .strip_prefix("http://")
+            .map(|r| ("http", r))
+            .or_else(|| url.strip_prefix("https://").map(|r| ("https", r)));
+        let Some((scheme, rest)) = rest else {
+            return Err(format!("{url:?} is not an http:// or https:// address"));
+        };
+        let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        if host.is_empty() || host.contains(['@', ' ']) {
+            return Err(format!("{url:?} names no host (expected e.g. http://127.0.0.1:3000/)"));
+        }
+        Ok(Self { url: url.to_string(), origin: format!("{scheme}://{host}") })
+    }
+}
+
+impl FieldPage {
+    /// The address to open: the page with `key` and the collector at
+    /// `local_url` added to its fragment.
+    pub fn address(&self, key: &str, local_url: &str) -> String {
+        let more = format!("key={key}&collector={local_url}v1/traces");
+        match self.url.split_once('#') {
+            Some((_, "")) => format!("{}{more}", self.url),
+            Some(_) => format!("{}&{more}", self.url),
+            None => format!("{}#{more}", self.url),
+        }
+    }
+}
+
 /// Why the demo page has no field site.
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
@@ -72,17 +117,22 @@ pub fn origins(bound: SocketAddr) -> Vec<String> {
     vec![own, format!("http://localhost:{port}")]
 }
 
-/// Registers (or widens) the demo site for `bound` and gives the demo
-/// page's address, `local_url` (the app's address) + [`PAGE`] + `#key=…`.
+/// Registers (or widens) the demo site for `bound` and the origins of
+/// `more` pages, and gives its key.
 pub async fn register(
     field: &SqlField,
     data: &Path,
     bound: SocketAddr,
-    local_url: &str,
+    more: &[FieldPage],
     now_ms: i64,
 ) -> Result<String, DemoError> {
     let path = data.join(KEY_FILE);
-    let wanted = origins(bound);
+    let mut wanted = origins(bound);
+    for page in more {
+        if !wanted.contains(&page.origin) {
+            wanted.push(page.origin.clone());
+        }
+    }
     let held = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text.trim().to_string()).filter(|k| !k.is_empty()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -114,5 +164,29 @@ pub async fn register(
             key
         }
     };
-    Ok(format!("{local_url}{PAGE}#key={key}"))
+    Ok(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FieldPage;
+
+    #[test]
+    fn a_page_of_its_own_origin_is_let_in_and_given_the_key() {
+        let page: FieldPage = "http://127.0.0.1:4000/#api=/api/chat".parse().unwrap();
+        assert_eq!(page.origin, "http://127.0.0.1:4000");
+        assert_eq!(
+            page.address("llk_x", "http://127.0.0.1:8377/"),
+            "http://127.0.0.1:4000/#api=/api/chat&key=llk_x&collector=http://127.0.0.1:8377/v1/traces"
+        );
+        let bare: FieldPage = "https://chat.example:8443/app?x=1".parse().unwrap();
+        assert_eq!(bare.origin, "https://chat.example:8443");
+        assert!(
+            bare.address("k", "http://127.0.0.1:1/").starts_with("https://chat.example:8443/app?x=1#key=k&")
+        );
+        for wrong in ["127.0.0.1:4000", "ftp://x/", "http:///path", "http://user@host/"] {
+            let e = wrong.parse::<FieldPage>().unwrap_err();
+            assert!(e.contains(wrong), "{e}");
+        }
+    }
 }
