@@ -55,9 +55,10 @@ pub fn summarize(
 ) -> FromWorker {
     let (name, size, started) = (file.name(), file.size(), now());
     let fail = |message: String| FromWorker::Failed { job: Some(job), name: name.clone(), message };
-    if format == Format::ShareGpt && size > MAX_IMPORT_BYTES as f64 {
+    if !format.lines() && size > MAX_IMPORT_BYTES as f64 {
         return fail(format!(
-            "a ShareGPT file is one JSON document, read whole: at most {MAX_IMPORT_BYTES} bytes here (latency-lab analyze reads any size)"
+            "a {} file is one JSON document, read whole: at most {MAX_IMPORT_BYTES} bytes here (latency-lab analyze reads any size)",
+            format.label()
         ));
     }
     let mut reading = Reading::new(format);

@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+use lab_core::workload::format::Layout;
 use lab_core::workload::read::{LineReader, detect, lab_trace, sharegpt};
 use lab_core::workload::summary::Summary;
 use lab_core::workload::{Format, Request, WorkloadError};
@@ -61,18 +62,18 @@ pub fn read(path: &Path, format: Format, each: &mut dyn FnMut(Request)) -> Resul
     let io = |source| WorkloadFileError::Read { path: path.to_path_buf(), source };
     let bad = |source| WorkloadFileError::Workload { path: path.to_path_buf(), source };
     let file = BufReader::with_capacity(1 << 20, File::open(path).map_err(io)?);
-    match format {
-        Format::ShareGpt => {
+    match &format.spec().layout {
+        Layout::Conversations => {
             let count: &dyn Fn(&str) -> u32 = &count_tokens;
             sharegpt(&mut serde_json::Deserializer::from_reader(file), Some(count), each).map_err(bad)?;
         }
-        Format::LabTrace => {
+        Layout::Trace => {
             let mut text = String::new();
             file.take(lab_core::trace::MAX_TRACE_BYTES as u64 + 1).read_to_string(&mut text).map_err(io)?;
             lab_trace(&text).map_err(bad)?.into_iter().for_each(each);
         }
-        line_format => {
-            let mut reader = LineReader::new(line_format);
+        Layout::JsonLines(_) | Layout::Csv { .. } => {
+            let mut reader = LineReader::new(format);
             let mut file = file;
             let mut line = String::new();
             loop {

@@ -19,6 +19,10 @@
 //! workload starts at its first row ([`summary::Summary::start_ms`]). Rows
 //! out of time order are read as they come (the runner sends by time).
 //!
+//! - [`dates`]: the dates files write, read and written back.
+//! - [`format`]: one file per format (its layout, whether it is timed, how
+//!   it is detected, how a row is read) and the one list of them,
+//!   [`Format::spec`].
 //! - [`read`]: detection and the readers ([`read::LineReader`] for the
 //!   line formats, [`read::sharegpt`] and [`read::lab_trace`] for the two
 //!   JSON documents); a bad row is named by its line and what was expected
@@ -39,6 +43,8 @@
 
 pub mod cache;
 pub mod command;
+pub mod dates;
+pub mod format;
 pub mod load_trace;
 pub mod probe;
 pub mod prompts;
@@ -46,61 +52,12 @@ pub mod read;
 pub mod shape;
 pub mod summary;
 
-/// Which kind of workload file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// Mooncake / FAST'25 JSONL.
-    Mooncake,
-    /// Alibaba Bailian usage traces (JSONL).
-    Bailian,
-    /// Azure LLM inference trace, 2023 or 2024 (CSV).
-    Azure,
-    /// BurstGPT (CSV).
-    BurstGpt,
-    /// ShareGPT conversations (JSON).
-    ShareGpt,
-    /// A Latency Lab trace.
-    LabTrace,
-}
-
-impl Format {
-    /// Every format, in the table's order.
-    pub const ALL: [Format; 6] = [
-        Format::Mooncake,
-        Format::Bailian,
-        Format::Azure,
-        Format::BurstGpt,
-        Format::ShareGpt,
-        Format::LabTrace,
-    ];
-
-    /// The name people know it by.
-    pub fn label(self) -> &'static str {
-        match self {
-            Format::Mooncake => "Mooncake (FAST'25)",
-            Format::Bailian => "Alibaba Bailian",
-            Format::Azure => "Azure LLM inference",
-            Format::BurstGpt => "BurstGPT",
-            Format::ShareGpt => "ShareGPT",
-            Format::LabTrace => "Latency Lab trace",
-        }
-    }
-
-    /// Tokens a prefix block (`hash_ids` entry) stands for, where the format
-    /// has blocks.
-    pub fn block_tokens(self) -> Option<u32> {
-        match self {
-            Format::Mooncake => Some(MOONCAKE_BLOCK_TOKENS),
-            Format::Bailian => Some(BAILIAN_BLOCK_TOKENS),
-            _ => None,
-        }
-    }
-}
+pub use format::Format;
 
 /// Tokens of a Mooncake `hash_ids` block.
-pub const MOONCAKE_BLOCK_TOKENS: u32 = 512;
+pub const MOONCAKE_BLOCK_TOKENS: u32 = format::mooncake::BLOCK_TOKENS;
 /// Tokens of a Bailian `hash_ids` block.
-pub const BAILIAN_BLOCK_TOKENS: u32 = 16;
+pub const BAILIAN_BLOCK_TOKENS: u32 = format::bailian::BLOCK_TOKENS;
 
 /// One turn of a conversation's text (ShareGPT).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -20,6 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::format::Layout;
 use super::{Format, Request, WorkloadError};
 
 /// Exact buckets (token counts below this are counted one by one).
@@ -176,7 +177,7 @@ impl Summary {
 
     /// Whether the rows carry send times (ShareGPT has none).
     pub fn timed(&self) -> bool {
-        self.format != Some(Format::ShareGpt)
+        self.format.is_none_or(Format::timed)
     }
 
     /// Counts one request.
@@ -415,8 +416,7 @@ pub struct Reading {
 impl Reading {
     /// A reading of a `format` workload.
     pub fn new(format: Format) -> Self {
-        let lines = matches!(format, Format::Mooncake | Format::Bailian | Format::Azure | Format::BurstGpt)
-            .then(|| super::read::LineReader::new(format));
+        let lines = format.lines().then(|| super::read::LineReader::new(format));
         Self { lines, carry: Vec::new(), whole: Vec::new(), summary: Summary::new(format) }
     }
 
@@ -460,15 +460,17 @@ impl Reading {
         if self.lines.is_none() {
             let summary = &mut self.summary;
             let mut de = serde_json::Deserializer::from_slice(&self.whole);
-            match summary.format {
-                Some(Format::LabTrace) => {
+            match summary.format.map(|f| &f.spec().layout) {
+                Some(Layout::Trace) => {
                     let text = std::str::from_utf8(&self.whole)
                         .map_err(|_| WorkloadError::Unknown("a lab trace is UTF-8 text".into()))?;
                     super::read::lab_trace(text)?.iter().for_each(|r| summary.add(r));
                 }
-                _ => {
+                Some(Layout::Conversations) | None => {
                     super::read::sharegpt(&mut de, None, &mut |r| summary.add(&r))?;
                 }
+                // Read a line at a time as the bytes came.
+                Some(Layout::JsonLines(_) | Layout::Csv { .. }) => {}
             }
         }
         if self.summary.requests == 0 {
