@@ -8,15 +8,21 @@
 // element the page writes each chunk into), the work of one paint stamp
 // (finding the answer element and counting its characters, in the frame
 // after new text), and per request the span built and encoded when the
-// answer settles.
-//   node tests/bench/field_snippet.bench.mjs        (CHUNKS=2000 RUNS=9 WIRES=chat,ui_stream,text)
+// answer settles. Answers that arrive by EventSource or WebSocket
+// (transports.js, the events and socket pages' setting) are measured the
+// same way per message: OpenAI Chat chunks dispatched as message events on
+// an open connection whose server stays silent, the page's own listener
+// writing each into the answer, with the snippet's transport against the
+// browser's own class.
+//   node tests/bench/field_snippet.bench.mjs        (CHUNKS=2000 RUNS=9 WIRES=chat,ui_stream,text,eventsource,websocket)
 import { launchBrowser, startServer } from '../e2e/lib/lab.mjs';
 import { launchFirefox, setViewport } from '../e2e/lib/firefox.mjs';
 import { spanOf } from '../../packages/field/core.js';
 
 const CHUNKS = Number(process.env.CHUNKS ?? 2000);
 const RUNS = Number(process.env.RUNS ?? 9);
-const WIRES = (process.env.WIRES ?? 'chat,ui_stream,text').split(',');
+const WIRES = (process.env.WIRES ?? 'chat,ui_stream,text,eventsource,websocket').split(',');
+const TRANSPORTS = ['eventsource', 'websocket'];
 
 /** Runs in the page: the medians, in µs. */
 async function measure({ chunks, runs, wire }) {
@@ -84,6 +90,70 @@ async function measure({ chunks, runs, wire }) {
   return { plain: perChunk(plain), snippet: perChunk(withSnippet), stamp, n };
 }
 
+/**
+ * Runs in the page: per message of an EventSource or WebSocket answer, the
+ * page's own listener with the browser's class against the snippet's
+ * (`transports.js`), on connections to the lab whose server sends nothing
+ * for a minute (TTFT 60 s): every message is dispatched by the page, so
+ * only main-thread work is measured.
+ */
+async function messages({ chunks, runs, wire }) {
+  const { installField } = await import('/examples/chat/field.js');
+  const { eventSource, webSocket } = await import('/examples/events/transports.js');
+  const model = 'profile:ttft=60000,tpot=10,tokens=5';
+  const own = { eventsource: globalThis.EventSource, websocket: globalThis.WebSocket }[wire];
+  // Each answer the snippet read, handed over when it stops: proof that the
+  // wrapped class recorded every message as a chunk of its wire.
+  const spans = [];
+  const field = installField({ collector: '/v1/traces', key: 'llk_bench', settleMs: 60_000, match: () => true, transports: [wire === 'eventsource' ? eventSource : webSocket], onSpan: (s) => spans.push(s) });
+  const wrapped = { eventsource: globalThis.EventSource, websocket: globalThis.WebSocket }[wire];
+  const data = Array.from({ length: chunks }, (_, i) => `{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"word${i % 97} "}}]}`);
+  const connect = async (Class) => {
+    if (wire === 'eventsource') {
+      const es = new Class(`/v1/lab/event-stream?model=${encodeURIComponent(model)}&q=x`);
+      await new Promise((r) => es.addEventListener('open', r, { once: true }));
+      return es;
+    }
+    const ws = new Class(`${location.origin.replace(/^http/, 'ws')}/v1/lab/ws`);
+    await new Promise((r) => ws.addEventListener('open', r, { once: true }));
+    ws.send(JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'x' }] }));
+    return ws;
+  };
+  const answer = async (Class) => {
+    const el = document.createElement('div');
+    el.dataset.llmAnswer = '';
+    document.body.append(el);
+    const conn = await connect(Class);
+    conn.addEventListener('message', (e) => el.append(e.data.length > 0 ? 'w ' : ''));
+    const t0 = performance.now();
+    for (const d of data) {
+      conn.dispatchEvent(new MessageEvent('message', { data: d }));
+      await null; // the answer element's MutationObserver, as after a real message
+    }
+    const ms = performance.now() - t0;
+    conn.close();
+    el.remove();
+    return ms;
+  };
+  const plain = [], withSnippet = [];
+  await answer(own);
+  await answer(wrapped);
+  for (let i = 0; i < runs; i++) {
+    plain.push(await answer(own));
+    withSnippet.push(await answer(wrapped));
+  }
+  field.stop();
+  const read = spans.map((s) => {
+    const at = (k) => s.attributes.find((a) => a.key === `latency_lab.${k}`)?.value;
+    return `${at('wire')?.stringValue}:${at('chunk_ms')?.arrayValue?.values?.length}`;
+  });
+  const want = `chat:${chunks}`;
+  if (read.length !== runs + 1 || read.some((x) => x !== want)) throw new Error(`the snippet read ${read.join(', ')}; expected ${runs + 1} × ${want}`);
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const perChunk = (xs) => (median(xs) * 1000) / chunks;
+  return { plain: perChunk(plain), snippet: perChunk(withSnippet), stamp: NaN, n: 0 };
+}
+
 const server = await startServer([]);
 const url = new URL('/examples/chat/', server.url).href;
 const rows = [];
@@ -101,7 +171,7 @@ try {
       for (const wire of WIRES) {
         const page = await open(browser);
         await page.goto(url);
-        const m = await page.evaluate(measure, { chunks: CHUNKS, runs: RUNS, wire });
+        const m = await page.evaluate(TRANSPORTS.includes(wire) ? messages : measure, { chunks: CHUNKS, runs: RUNS, wire });
         rows.push([`${name}, ${wire}`, m]);
       }
     } finally {
@@ -127,6 +197,6 @@ console.log(`\nField snippet's main-thread cost (${CHUNKS} chunks per answer, me
 console.log('| browser, wire | per chunk without (µs) | per chunk with the snippet (µs) | snippet per chunk (µs) | one paint stamp, 2,000 chars (µs) |');
 console.log('|---|---:|---:|---:|---:|');
 for (const [name, m] of rows) {
-  console.log(`| ${name} | ${f(m.plain)} | ${f(m.snippet)} | ${f(m.snippet - m.plain)} | ${f(m.stamp)} |`);
+  console.log(`| ${name} | ${f(m.plain)} | ${f(m.snippet)} | ${f(m.snippet - m.plain)} | ${Number.isNaN(m.stamp) ? '(as above)' : f(m.stamp)} |`);
 }
 console.log(`\nA span of 500 chunks and 500 paints built and encoded (Node ${process.version}): ${f(spanUs, 0)} µs, ${bytes} bytes`);
