@@ -9,6 +9,9 @@
 // the same page between them. BENCHMARKS.md, "Every wire".
 //
 //   node tests/bench/wire_live_read.bench.mjs [gemini|ollama|text] [rounds] [firefox|chromium]
+// STEPS=1: the fetch's resolution, the first read asked and resolved.
+// PROXY=1: Live reads a JS-fed copy of its response's body.
+// TWIN=1: a bare reader's twin of each of Live's requests, beside it.
 // SINGLE=1: Live asked one request at a time, a second apart (nothing of
 // the request before still being done while one waits), instead of 5 in a row.
 import { startServer, launchBrowser, chromiumOpen } from '../e2e/lib/lab.mjs';
@@ -24,7 +27,9 @@ const MODEL = `profile:ttft=${TTFT},tpot=15,tokens=10,jitter=constant`;
 const N = 5;
 
 const server = await startServer([]);
-const browser = await (which === 'firefox' ? launchFirefox() : launchBrowser());
+// FFPREFS='{"pref": value}': Firefox preferences to try (e.g. its GC's).
+const prefs = JSON.parse(process.env.FFPREFS ?? '{}');
+const browser = await (which === 'firefox' ? launchFirefox({ extraPrefsFirefox: prefs }) : launchBrowser());
 const { page, close } = await (which === 'firefox' ? firefoxOpen : chromiumOpen)(browser, `${server.url}#live`);
 const root = server.url.replace(/\/$/, '');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -35,12 +40,78 @@ try {
   await page.evaluate(() => {
     window.__reads = [];
     const read = ReadableStreamDefaultReader.prototype.read;
+    window.__origRead = read;
+    // STEPS=1: when each fetch resolved and each read was asked for.
+    window.__steps = [];
+    const f = window.fetch;
+    window.fetch = function (...a) {
+      const p = f.apply(this, a);
+      p.then(() => window.__steps.push(['fetch', performance.now()]), () => {});
+      return p;
+    };
+    const mc = new MessageChannel();
+    mc.port1.onmessage = () => window.__steps.push(['free', performance.now()]);
     ReadableStreamDefaultReader.prototype.read = function () {
+      window.__steps.push(['read', performance.now()]);
+      queueMicrotask(() => window.__steps.push(['micro', performance.now()]));
+      mc.port2.postMessage(0);
       const p = read.call(this);
       p.then((r) => !r.done && window.__reads.push(performance.now()), () => {});
       return p;
     };
   });
+  // TWIN=1: each request Live sends of the wire is sent a second time at
+  // once, read by a bare reader beside Live's: if the twin's first token
+  // is late too, the page's state while Live waits is the cause; if only
+  // Live's is, its own stream is.
+  if (process.env.TWIN) {
+    await page.evaluate(({ half }) => {
+      window.__twins = [];
+      const orig = window.fetch, read = window.__origRead;
+      window.fetch = function (input, init) {
+        const url = typeof input === 'string' ? input : input.url;
+        if (/streamGenerateContent|\/api\/chat|text-stream/.test(url)) {
+          const twin = input instanceof Request ? input.clone() : new Request(input, init);
+          (async () => {
+            const t0 = performance.now();
+            const res = await orig(new Request(twin, { signal: null }));
+            const reader = res.body.getReader();
+            let first = null;
+            for (;;) {
+              const { done } = await read.call(reader);
+              if (done) break;
+              const at = performance.now() - t0;
+              if (first === null && at >= half) first = at;
+            }
+            window.__twins.push({ id: res.headers.get('x-latency-lab-request-id'), first });
+          })();
+        }
+        return orig.call(this, input, init);
+      };
+    }, { half: TTFT / 2 });
+  }
+  // PROXY=1: Live is handed a stream that a JS reader of the real body
+  // feeds: if Live's first token is then on time, the delay is in how
+  // Live's own reads of the browser's body are resolved.
+  if (process.env.PROXY) {
+    await page.evaluate(() => {
+      const orig = window.fetch, read = window.__origRead;
+      window.fetch = async function (input, init) {
+        const url = typeof input === 'string' ? input : input.url;
+        const res = await orig.call(this, input, init);
+        if (!/streamGenerateContent|\/api\/chat|text-stream/.test(url) || !res.body) return res;
+        const inner = res.body.getReader();
+        const body = new ReadableStream({
+          async pull(c) {
+            const r = await read.call(inner);
+            r.done ? c.close() : c.enqueue(r.value);
+          },
+          cancel: (why) => inner.cancel(why),
+        });
+        return new Response(body, { status: res.status, headers: res.headers });
+      };
+    });
+  }
   // NOANIM=1: no CSS animation on the page (the answer's blinking cursor).
   if (process.env.NOANIM) {
     await page.evaluate(() => {
@@ -69,6 +140,22 @@ try {
         requests.push(...(await downloadTrace(page)).requests);
       }
       const reads = await page.evaluate(() => window.__reads);
+      if (process.env.STEPS) {
+        // For each fetch: its resolution to the next read asked, and that read's resolution.
+        const steps = await page.evaluate(() => window.__steps.splice(0));
+        steps.forEach(([k, t], i) => {
+          if (k !== 'fetch') return;
+          const next = steps.slice(i + 1).find(([k2]) => k2 === 'read');
+          const done = reads.find((r) => r >= (next?.[1] ?? Infinity));
+          if (next) put(`${w}: fetch resolved → read asked`, next[1] - t);
+          if (next && done !== undefined) put(`${w}: read asked → read resolved`, done - next[1]);
+          const j = steps.indexOf(next);
+          const micro = steps.slice(j).find(([k2]) => k2 === 'micro');
+          const free = steps.slice(j).find(([k2]) => k2 === 'free');
+          if (micro) put(`${w}: read asked → its task's microtasks`, micro[1] - next[1]);
+          if (free) put(`${w}: read asked → a message posted then`, free[1] - next[1]);
+        });
+      }
       for (const r of requests) {
         const c = r.chunks.find((c) => (c.kind ?? 'content') === 'content');
         // The JS resolution of the read Live stamped: the last one at or before its stamp.
@@ -76,6 +163,14 @@ try {
         const sent = r.sent_ms + r.server.chunks_sent_ms[0];
         put(`${w}: JS read − server sent`, js - sent);
         put(`${w}: Live stamp − JS read`, c.arrived_ms - js);
+        if (r.headers_ms != null && r.server.headers_sent_ms != null) put(`${w}: headers read − server sent`, r.headers_ms - r.sent_ms - r.server.headers_sent_ms);
+      }
+    }
+    if (process.env.TWIN) {
+      await new Promise((r) => setTimeout(r, 1000));
+      for (const t of await page.evaluate(() => window.__twins.splice(0))) {
+        const server = await (await fetch(`${root}/v1/lab/requests/${t.id}`)).json();
+        put(`${wire}: twin beside Live − server sent`, t.first - server.chunks[0].sent_ms);
       }
     }
     // A bare reader of the wire in the same page (the wires suite's).

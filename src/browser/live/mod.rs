@@ -18,6 +18,7 @@ mod probe;
 mod progress;
 mod request;
 mod run_spec;
+mod screen;
 mod shapes;
 mod use_live_run;
 
@@ -36,9 +37,10 @@ pub use compare::{CompareSpec, MAX_ROUNDS};
 use lab_core::replay::cadence::Contrast;
 pub use phase::RunPhase;
 use progress::Progress;
+use request::stream_completion;
 pub use request::{CHECKPOINT_MS, LiveRequest, STATS_INTERVAL_MS};
-use request::{OnScreen, stream_completion};
 pub use run_spec::RunSpec;
+use screen::OnScreen;
 pub use use_live_run::use_live_run;
 
 use super::library::Library;

@@ -13,8 +13,6 @@
 
 use futures_util::{FutureExt, pin_mut, select_biased};
 
-use lab_core::replay::cadence::Contrast;
-use lab_core::replay::smooth::Smoothing;
 use lab_core::stream::live::LiveStats;
 use lab_core::stream::record::{Recorder, StreamEnd, network_failure_message};
 use lab_core::trace::{ChunkKind, FailureKind, RequestTrace};
@@ -22,12 +20,13 @@ use web_sys::{RequestCache, RequestCredentials, RequestMode};
 
 use super::Abort;
 use super::answer::Answer;
+use super::screen::{OnScreen, prepare};
 use crate::browser::clock::now_ms;
 use crate::browser::fetch::{header, headers, send, text_of};
 use crate::browser::files::js_message;
 use crate::browser::page;
 use crate::browser::paint::{next_frame, settled};
-use crate::browser::render::{append_text, append_tool_call, clear, follow_bottom};
+use crate::browser::render::{append_text, append_tool_call, follow_bottom};
 use crate::browser::stream::{Piece, StreamReader};
 use wasm_bindgen::JsValue;
 
@@ -63,27 +62,6 @@ pub struct LiveRequest {
     pub settle: bool,
 }
 
-/// The request shown on the page: where its text goes and who hears about it.
-pub struct OnScreen<'a> {
-    /// Answer text.
-    pub content: web_sys::Element,
-    /// Renders the answer as Markdown (else as text).
-    pub markdown: bool,
-    /// Paces the answer onto the screen as a chat front end would.
-    pub smoothing: Smoothing,
-    /// Reasoning text.
-    pub reasoning: web_sys::Element,
-    /// Tool calls, one block per call (name and arguments as text).
-    pub tools: web_sys::Element,
-    /// Receives the live figures (at most every [`STATS_INTERVAL_MS`]).
-    pub on_stats: &'a dyn Fn(LiveStats),
-    /// Receives the partial request (every [`CHECKPOINT_MS`]).
-    pub on_checkpoint: &'a dyn Fn(&RequestTrace),
-    /// Receives the displayed cadence against the streamed one when the
-    /// request starts (`None`) and once a smoothed answer is all shown.
-    pub on_cadence: &'a dyn Fn(Option<Contrast>),
-}
-
 fn build_init(req: &LiveRequest, abort: &Abort) -> Result<web_sys::RequestInit, JsValue> {
     let mut pairs: Vec<(&str, &str)> =
         vec![("Content-Type", "application/json"), ("Accept", "text/event-stream")];
@@ -114,6 +92,11 @@ pub async fn stream_completion(
             return (Recorder::with_wire(at, req.wire).fail(at, FailureKind::Network, js_message(&e)), None);
         }
     };
+    // The view is made ready for the answer before the request leaves: in
+    // Firefox a body that sends nothing before its first token (Gemini,
+    // Ollama, plain text) resolves `fetch` only with that token, so work
+    // done on the headers would sit between the token and its read.
+    let answer = screen.as_ref().map(prepare);
     // The page's own work (the view of the run so far, saving it) is done
     // first, so none of it runs between the stamp and the request leaving.
     if req.settle {
@@ -139,8 +122,8 @@ pub async fn stream_completion(
         Err(t) => t,
         Ok(body) => {
             let reader = StreamReader::new(&body);
-            match screen {
-                Some(s) => read_on_screen(rec, &reader, abort, s).await,
+            match screen.zip(answer) {
+                Some((s, answer)) => read_on_screen(rec, &reader, abort, s, answer).await,
                 None => read_off_screen(rec, &reader, abort).await,
             }
         }
@@ -216,13 +199,8 @@ async fn read_on_screen(
     reader: &StreamReader,
     abort: &Abort,
     s: OnScreen<'_>,
+    mut answer: Answer,
 ) -> RequestTrace {
-    clear(&s.content);
-    clear(&s.reasoning);
-    clear(&s.tools);
-    let mut answer = Answer::new(s.content.clone(), s.markdown, s.smoothing);
-    (s.on_stats)(LiveStats::default());
-    (s.on_cadence)(None);
     let (mut committed, mut painted) = (0usize, 0usize);
     let (mut last_stats, mut last_checkpoint) = (f64::NEG_INFINITY, now_ms());
     let read = reader.read().fuse();

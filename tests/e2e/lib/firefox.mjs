@@ -18,15 +18,16 @@ const PREFS = {
 };
 
 /** Launches headless Firefox ESR (`options`: more of puppeteer's launch
- *  options, e.g. `acceptInsecureCerts`). */
+ *  options, e.g. `acceptInsecureCerts`; its `extraPrefsFirefox` are added
+ *  to PREFS). */
 export function launchFirefox(options = {}) {
   return puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX,
     headless: true,
     defaultViewport: null,
-    extraPrefsFirefox: PREFS,
     ...options,
+    extraPrefsFirefox: { ...PREFS, ...options.extraPrefsFirefox },
   });
 }
 
