@@ -178,7 +178,7 @@ fn start_at(s: &str) -> Result<f64, RunError> {
         .parse::<f64>()
         .ok()
         .map(|secs| secs * 1000.0)
-        .or_else(|| lab_core::workload::dates::datetime_ms(s))
+        .or_else(|| lab_core::trace::dates::datetime_ms(s))
         .filter(|ms| ms.is_finite())
         .ok_or_else(|| {
             RunError::Flag(format!("--start-at {s}: unix seconds, or a time as 2026-12-05T10:00:00Z"))
@@ -543,7 +543,7 @@ async fn run_async(
             wire: (target.wire != Wire::Chat).then(|| target.wire.id().to_string()),
             model: Some(model),
             tool: Some(format!("latency-lab run {}", env!("CARGO_PKG_VERSION"))),
-            created_at: lab_core::workload::dates::iso_ms(clock_epoch_ms),
+            created_at: lab_core::trace::dates::iso_ms(clock_epoch_ms),
             clock_epoch_ms: Some(clock_epoch_ms),
             start_at_ms: start_epoch,
             shard: shard.map(|(index, count)| ShardId { index, count }),

@@ -154,7 +154,7 @@ pub fn trace_of(spans: &[FieldSpan]) -> Trace {
             model: same(&|s: &FieldSpan| s.model.clone()),
             duration_ms: spans.last().map(|s| s.at_unix_ms - t0 + s.request.end_ms.unwrap_or(0.0)),
             clock_epoch_ms: Some(t0),
-            created_at: crate::workload::dates::iso_ms(t0),
+            created_at: crate::trace::dates::iso_ms(t0),
             client,
             notes: notes_of(spans),
             ..TraceMeta::default()

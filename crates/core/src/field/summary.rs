@@ -64,7 +64,7 @@ impl GroupBy {
     pub(super) fn key_of(self, at_unix_ms: f64, [browser, model, site]: [Option<&str>; 3]) -> String {
         let or_unknown = |v: Option<&str>| v.unwrap_or("(not said)").to_string();
         match self {
-            Self::Day => crate::workload::dates::iso_ms((at_unix_ms / DAY_MS).floor() * DAY_MS)
+            Self::Day => crate::trace::dates::iso_ms((at_unix_ms / DAY_MS).floor() * DAY_MS)
                 .map_or_else(|| "(no date)".into(), |d| d.chars().take(10).collect()),
             Self::Browser => or_unknown(browser),
             Self::Model => or_unknown(model),

@@ -109,7 +109,7 @@ impl Timeline {
     /// for days and weeks, `MM-DD HH:MM` for minutes and hours,
     /// `HH:MM:SS` for seconds.
     pub fn label(&self, start_unix_ms: f64) -> String {
-        let iso = crate::workload::dates::iso_ms(start_unix_ms).unwrap_or_default();
+        let iso = crate::trace::dates::iso_ms(start_unix_ms).unwrap_or_default();
         let (date, time) = iso.split_once('T').unwrap_or((&iso, ""));
         if self.bucket_ms >= 86_400_000.0 {
             date.to_string()

@@ -25,6 +25,7 @@
 //! stored through [`redact_endpoint`].
 
 pub mod client;
+pub mod dates;
 pub mod json_error;
 mod load;
 pub mod merge;

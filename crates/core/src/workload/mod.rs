@@ -19,7 +19,6 @@
 //! workload starts at its first row ([`summary::Summary::start_ms`]). Rows
 //! out of time order are read as they come (the runner sends by time).
 //!
-//! - [`dates`]: the dates files write, read and written back.
 //! - [`format`]: one file per format (its layout, whether it is timed, how
 //!   it is detected, how a row is read) and the one list of them,
 //!   [`Format::spec`].
@@ -43,7 +42,6 @@
 
 pub mod cache;
 pub mod command;
-pub mod dates;
 pub mod format;
 pub mod load_trace;
 pub mod probe;

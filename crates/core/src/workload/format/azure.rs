@@ -7,7 +7,7 @@
 //! ```
 
 use super::{CsvRow, Head, Layout, Spec};
-use crate::workload::dates::datetime_ms;
+use crate::trace::dates::datetime_ms;
 use crate::workload::{Request, WorkloadError};
 
 /// The columns read, in [`CsvRow`]'s order.

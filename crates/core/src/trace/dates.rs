@@ -1,4 +1,4 @@
-//! Dates as workload files and field data write them: [`datetime_ms`]
+//! Dates as traces, workload files and field data write them: [`datetime_ms`]
 //! reads `YYYY-MM-DD HH:MM:SS[.fraction][Z|±HH:MM]` (Azure's traces, the
 //! runner's `--start`), [`iso_ms`] writes ms since 1970 back (UTC).
 
@@ -42,15 +42,9 @@ pub fn datetime_ms(s: &str) -> Option<f64> {
     Some(minutes as f64 * 60_000.0 + sec * 1000.0)
 }
 
-/// Ms since 1970 (UTC) as `YYYY-MM-DDTHH:MM:SS.mmmZ`, the inverse of
-/// [`datetime_ms`] (`None` for a time outside years 0–9999).
-pub fn iso_ms(ms: f64) -> Option<String> {
-    if !ms.is_finite() || !(-62_167_219_200_000.0..253_402_300_800_000.0).contains(&ms) {
-        return None;
-    }
-    let ms = ms.round() as i64;
-    let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    // Hinnant's civil_from_days.
+/// The proleptic Gregorian date (year, month 1–12, day 1–31) of `days`
+/// since 1970-01-01 (Hinnant's `civil_from_days`).
+pub fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -59,7 +53,18 @@ pub fn iso_ms(ms: f64) -> Option<String> {
     let mp = (5 * doy + 2) / 153;
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// Ms since 1970 (UTC) as `YYYY-MM-DDTHH:MM:SS.mmmZ`, the inverse of
+/// [`datetime_ms`] (`None` for a time outside years 0–9999).
+pub fn iso_ms(ms: f64) -> Option<String> {
+    if !ms.is_finite() || !(-62_167_219_200_000.0..253_402_300_800_000.0).contains(&ms) {
+        return None;
+    }
+    let ms = ms.round() as i64;
+    let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (year, month, day) = civil_from_days(days);
     let (h, mi, sec, milli) = (in_day / 3_600_000, in_day / 60_000 % 60, in_day / 1000 % 60, in_day % 1000);
     Some(format!("{year:04}-{month:02}-{day:02}T{h:02}:{mi:02}:{sec:02}.{milli:03}Z"))
 }
