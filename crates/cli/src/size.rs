@@ -103,7 +103,12 @@ pub struct Budget {
 /// 534,000 to 564,000 (to 562,998 B: the set-up +9.5 kB, which reads the
 /// stored endpoint and its presets; the results, `measure::compare` with
 /// its bootstraps, the one-walk resampling and the table, +19 kB) and the study view from 399,000 to
-/// 400,000 (to 399,139 B: writing the new command).
+/// 400,000 (to 399,139 B: writing the new command). Issue 47's workload
+/// formats, one file each behind one list (`workload::format`: each
+/// format's reader reached through its spec, and the first line read once
+/// for every detector) moved the import worker from 250,000 (to 250,614 B:
+/// +1,199 B gzip in the worker's wasm before wasm-opt, 2,225,571 against
+/// 2,223,041 B raw, built side by side on one machine) to 251,000.
 pub const BUDGETS: [Budget; 8] = [
     Budget {
         module: "app",
@@ -148,7 +153,7 @@ pub const BUDGETS: [Budget; 8] = [
         module: "import worker",
         holds: |f| f.starts_with("import_worker") || f == "public/import-worker.js",
         loaded: Loaded::OnDemand,
-        budget: 250_000,
+        budget: 251_000,
         target: 200_000,
     },
     Budget {
