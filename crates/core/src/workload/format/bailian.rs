@@ -31,16 +31,7 @@ fn detect(head: &Head<'_>) -> bool {
 
 /// The row, its session its root chat's id.
 fn row(r: &JsonRow<'_>, sessions: &mut Sessions) -> Result<Request, WorkloadError> {
-    let at_ms = r.time("timestamp")? * 1000.0;
-    let hash_ids = r.hash_ids()?;
-    let mut req = Request {
-        hash_ids,
-        input_tokens: r.tokens("input_length")?,
-        output_tokens: r.tokens("output_length")?,
-        at_ms,
-        line: r.line,
-        ..Request::default()
-    };
+    let mut req = r.blocks_request(1000.0)?;
     let chat = u64::try_from(r.int("chat_id")?).map_err(|_| r.bad("\"chat_id\": a whole number ≥ 0"))?;
     let parent = u64::try_from(r.int("parent_chat_id")?).ok();
     req.session = Some(sessions.root(chat, parent));

@@ -215,6 +215,22 @@ impl JsonRow<'_> {
             .ok_or_else(|| self.bad(format!("\"{key}\": a whole number")))
     }
 
+    /// The request of a row in Mooncake's shape, which Bailian shares:
+    /// `timestamp` (× `ms_per_unit`), `hash_ids`, `input_length` and
+    /// `output_length`, refused in that order.
+    pub fn blocks_request(&self, ms_per_unit: f64) -> Result<Request, WorkloadError> {
+        let at_ms = self.time("timestamp")? * ms_per_unit;
+        let hash_ids = self.hash_ids()?;
+        Ok(Request {
+            hash_ids,
+            input_tokens: self.tokens("input_length")?,
+            output_tokens: self.tokens("output_length")?,
+            at_ms,
+            line: self.line,
+            ..Request::default()
+        })
+    }
+
     /// `hash_ids`: the prefix blocks (none when absent or null).
     pub fn hash_ids(&self) -> Result<Vec<u64>, WorkloadError> {
         match self.object.get("hash_ids") {

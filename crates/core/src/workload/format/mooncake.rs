@@ -27,15 +27,7 @@ fn detect(head: &Head<'_>) -> bool {
     head.object_has(&["input_length", "output_length"]) && !head.object_has(&["chat_id"])
 }
 
+/// The row: its time in ms already.
 fn row(r: &JsonRow<'_>, _: &mut Sessions) -> Result<Request, WorkloadError> {
-    let at_ms = r.time("timestamp")?;
-    let hash_ids = r.hash_ids()?;
-    Ok(Request {
-        hash_ids,
-        input_tokens: r.tokens("input_length")?,
-        output_tokens: r.tokens("output_length")?,
-        at_ms,
-        line: r.line,
-        ..Request::default()
-    })
+    r.blocks_request(1.0)
 }
