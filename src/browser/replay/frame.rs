@@ -40,7 +40,7 @@ impl ReplayEngine {
                 (inner.frames.late, inner.frames.frames, inner.playback.clone());
             let fallback = inner.fallback.clone();
             let clocks = inner.clocks.clone();
-            let info = move |released_by| ReplayInfo {
+            let info = move |released_by, pane: usize| ReplayInfo {
                 scheduler: kind.into(),
                 released_by,
                 fallback: fallback.as_deref().map(str::to_string),
@@ -51,6 +51,7 @@ impl ReplayEngine {
                 render_us_per_token: None,
                 render: render.into(),
                 playback: Some(playback.to_string()),
+                pane: u32::try_from(pane).ok(),
             };
             for (i, p) in inner.panes.iter_mut().enumerate() {
                 if let Some(text) = p.rec.take_pending() {
@@ -76,7 +77,7 @@ impl ReplayEngine {
                         tool: format!("latency-lab {}", env!("CARGO_PKG_VERSION")),
                         client: client_info(),
                     };
-                    results.push((i, p.rec.finish(meta, &info(p.released_by), now)));
+                    results.push((i, p.rec.finish(meta, &info(p.released_by, i), now)));
                 }
             }
             let all_done = !inner.panes.is_empty() && inner.panes.iter().all(|p| p.rec.is_done());

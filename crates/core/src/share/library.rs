@@ -169,6 +169,11 @@ pub struct Entry {
     /// comparison a live run's endpoint was part of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// Its place in its group: the pane's place in a playback, the
+    /// endpoint's in a comparison (0 first). Entries of one group are often
+    /// saved in the same millisecond, so their saved time cannot order them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<u32>,
 }
 
 fn yes() -> bool {
@@ -217,6 +222,11 @@ impl Entry {
                 .as_ref()
                 .and_then(|r| r.playback.clone())
                 .or_else(|| trace.meta.compare.as_ref().map(|c| c.group.clone())),
+            place: match (&trace.meta.replay, &trace.meta.compare) {
+                (Some(r), _) if r.playback.is_some() => r.pane,
+                (_, Some(c)) => Some(c.position),
+                _ => None,
+            },
         }
     }
 
@@ -238,6 +248,7 @@ impl Entry {
             file_name: Some(name.to_string()),
             file_bytes: Some(bytes),
             group: None,
+            place: None,
         }
     }
 }
@@ -290,9 +301,11 @@ pub fn runs_since(entries: &[Entry], since_ms: f64, keep: usize) -> Vec<&Entry> 
     runs.split_off(runs.len().saturating_sub(keep))
 }
 
-/// `entries` (newest first) as the list shows them: each replay
-/// playback's panes together, at the place of its newest pane; everything
-/// else one row each. A playback with one pane left is a plain row.
+/// `entries` (newest first) as the list shows them: each group's entries
+/// (a replay playback's panes, a comparison's endpoints) together, at the
+/// place of its newest, in their [`Entry::place`] (those without one after,
+/// oldest first); everything else one row each. A group with one entry left
+/// is a plain row.
 pub fn rows(entries: &[Entry]) -> Vec<Row> {
     let mut out: Vec<Row> = Vec::new();
     for e in entries {
@@ -305,8 +318,10 @@ pub fn rows(entries: &[Entry]) -> Vec<Row> {
         }
     }
     for r in &mut out {
-        // Saved newest first: the panes read in their own order.
+        // Saved newest first: oldest first, then by place (a stable sort
+        // keeps the saved order where places tie or are missing).
         r.entries.reverse();
+        r.entries.sort_by_key(|e| e.place.unwrap_or(u32::MAX));
         if r.entries.len() < 2 {
             r.group = None;
         }
@@ -506,6 +521,21 @@ mod tests {
         let r = rows(&[side("B · anthropic", 1, 11), side("A · chat", 0, 10)]);
         assert_eq!((r.len(), r[0].what()), (1, "compare"));
         assert_eq!(r[0].title(), "compare: A · chat vs B · anthropic");
+        // Saved in the same millisecond, in either order: their places order
+        // them (the Firefox run of f1bf701 listed "B … vs A …").
+        let (a, mut b) = (side("A · chat", 0, 10), side("B · anthropic", 1, 10));
+        b.saved_ms = a.saved_ms;
+        for list in [[a.clone(), b.clone()], [b, a]] {
+            assert_eq!(rows(&list)[0].title(), "compare: A · chat vs B · anthropic");
+        }
+        // A playback's panes by their place, whatever order they ended in.
+        let placed = |title: &str, place: u32| {
+            let mut e = pane(title, Some("p"), 7);
+            e.place = Some(place);
+            e
+        };
+        let r = rows(&[placed("left", 0), placed("right", 2), placed("middle", 1)]);
+        assert_eq!(r[0].title(), "replay: left vs middle vs right");
     }
 
     #[test]

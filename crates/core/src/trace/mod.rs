@@ -272,6 +272,10 @@ pub struct ReplayInfo {
     /// the same id), so the library keeps them together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub playback: Option<String>,
+    /// The pane's place in its playback (0 is the left-most), so the
+    /// library lists the panes in the order they were shown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane: Option<u32>,
 }
 
 /// Kind of a generated chunk.
