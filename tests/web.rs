@@ -150,7 +150,7 @@ fn metric_ids(root: &HtmlElement, selector: &str) -> Vec<String> {
 }
 
 #[wasm_bindgen_test]
-fn the_web_table_the_report_and_the_json_show_the_same_latency_rows() {
+async fn the_web_table_the_report_and_the_json_show_the_same_latency_rows() {
     use lab_core::measure::registry::LATENCY;
     // An agent's run: tool calls, so the rows measured only sometimes show too.
     let profile: Profile = "ttft=120,tpot=8,tokens=12,tool_call=search:6".parse().unwrap();
@@ -182,6 +182,56 @@ fn the_web_table_the_report_and_the_json_show_the_same_latency_rows() {
     let json: serde_json::Value = serde_json::from_str(&run.analysis.to_json()).unwrap();
     for r in LATENCY.iter().filter(|r| r.shown_for(m)) {
         assert!(json[r.json_key()].get("p99").is_some(), "analyze --json has {}", r.json_key());
+    }
+    // The Field view: the same requests as field data, every row a figure
+    // to choose, each rendered when chosen.
+    use lab_core::field::span::FieldSpan;
+    use lab_core::field::summary::{FieldRow, FieldSummary, GroupBy};
+    let rows: Vec<FieldRow> = trace
+        .requests
+        .iter()
+        .map(|request| {
+            FieldRow::of(&FieldSpan {
+                request: request.clone(),
+                at_unix_ms: 1.8e12,
+                model: None,
+                site: Some("shop".into()),
+                browser: None,
+                clock_step_ms: None,
+                display_hz: None,
+                chunks_recorded: true,
+                painted: true,
+                wire: None,
+                sample_rate: None,
+            })
+        })
+        .collect();
+    let summary = FieldSummary::of(&rows, GroupBy::Site);
+    let field = container();
+    let _field = mount_to(field.clone(), move || view! { <FieldSummaryView summary=summary.clone()/> });
+    let options = field.query_selector_all("[data-testid=field-figure] option").unwrap();
+    let offered: Vec<String> = (0..options.length())
+        .filter_map(|i| options.get(i)?.dyn_into::<web_sys::HtmlOptionElement>().ok().map(|o| o.value()))
+        .collect();
+    assert_eq!(offered, want, "the Field summary");
+    let select: web_sys::HtmlSelectElement =
+        field.query_selector("[data-testid=field-figure]").unwrap().unwrap().unchecked_into();
+    for id in &want {
+        select.set_value(id);
+        select.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+        let shown = || {
+            field
+                .query_selector("[data-testid=field-summary]")
+                .unwrap()
+                .and_then(|t| t.get_attribute("data-figure"))
+        };
+        until(&format!("the Field table of {id}"), Duration::from_secs(2), || shown().as_deref() == Some(id))
+            .await;
+        assert!(
+            text(&field, "field-p90").chars().next().is_some_and(|c| c.is_ascii_digit()),
+            "{id}: {}",
+            text(&field, "field-p90")
+        );
     }
 }
 
@@ -393,10 +443,12 @@ fn a_sampled_period_counts_its_requests_back_and_says_it_estimates() {
         browser: Some("Firefox".into()),
         model: None,
         site: Some("shop".into()),
-        ttft_ms: Some(300.0 + f64::from(i)),
-        first_paint_ms: Some(320.0 + f64::from(i)),
-        paint_lag_ms: None,
-        paint_gap_ms: None,
+        figures: {
+            let mut f = lab_core::field::row::Figures::default();
+            f.set("ttft", Some(300.0 + f64::from(i)));
+            f.set("ttfp", Some(320.0 + f64::from(i)));
+            f
+        },
         stalls: 0,
         qoe: None,
         failed: false,

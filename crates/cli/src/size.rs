@@ -109,12 +109,21 @@ pub struct Budget {
 /// for every detector) moved the import worker from 250,000 (to 250,614 B:
 /// +1,199 B gzip in the worker's wasm before wasm-opt, 2,225,571 against
 /// 2,223,041 B raw, built side by side on one machine) to 251,000.
+/// Issue 47's Field figures from the registry (2026-12-07: each latency
+/// row's figure of one request, `LatencyRow::request`, and the new row
+/// *longest paint gap*, which every module holding the registry now
+/// carries; the Field summary's figures as one list of rows by id) moved
+/// the app from 650,000 (to 650,337 B; +1,917 B in its wasm before
+/// wasm-opt), the run results' module from 564,000 (to 566,809 B; +3,208 B
+/// before wasm-opt, where the figures as a map by id had cost +6,389 B)
+/// and the import worker from 251,000 (to 252,045 B; +1,601 B before
+/// wasm-opt), each measured side by side against the build before.
 pub const BUDGETS: [Budget; 8] = [
     Budget {
         module: "app",
         holds: |f| f.starts_with("latency-lab-app"),
         loaded: Loaded::FirstVisit,
-        budget: 650_000,
+        budget: 651_000,
         target: 450_000,
     },
     Budget {
@@ -146,14 +155,14 @@ pub const BUDGETS: [Budget; 8] = [
         module: "runs views (Import, Field data, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 564_000,
+        budget: 567_000,
         target: 200_000,
     },
     Budget {
         module: "import worker",
         holds: |f| f.starts_with("import_worker") || f == "public/import-worker.js",
         loaded: Loaded::OnDemand,
-        budget: 251_000,
+        budget: 252_500,
         target: 200_000,
     },
     Budget {

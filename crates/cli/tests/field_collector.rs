@@ -88,16 +88,24 @@ fn batches_are_kept_refusals_store_nothing_and_no_text_reaches_the_database() {
     let groups = v["groups"].as_array().unwrap();
     let firefox = groups.iter().find(|g| g["key"] == "Firefox").expect("a Firefox group");
     assert_eq!(firefox["requests"], 8);
-    assert_eq!(firefox["first_paint"]["n"], 8, "the snippet's spans have paints");
-    assert_eq!(firefox["paint_lag"]["n"], 8, "and paint lags, kept in their own column");
-    assert!(firefox["paint_gap"]["p50"]["value"].as_f64().unwrap() > 0.0);
+    let figure = |g: &Value, id: &str| {
+        g["figures"]
+            .as_array()
+            .and_then(|fs| fs.iter().find(|f| f["id"] == id))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(figure(firefox, "ttfp")["n"], 8, "the snippet's spans have paints");
+    assert_eq!(figure(firefox, "paint_lag")["n"], 8, "and paint lags, kept by their id");
+    assert!(figure(firefox, "paint_gap")["p50"]["value"].as_f64().unwrap() > 0.0);
     assert_eq!(firefox["qoe"]["n"], 8);
     assert!(firefox["stalled"].as_u64().is_some());
-    assert!(firefox["ttft"]["p50"]["value"].as_f64().unwrap() > 0.0);
+    assert!(figure(firefox, "ttft")["p50"]["value"].as_f64().unwrap() > 0.0);
+    assert!(figure(firefox, "e2el")["p50"]["value"].as_f64().unwrap() > 0.0, "every registry row is kept");
     let backend = groups.iter().find(|g| g["key"] == "(not said)").expect("the back end's spans");
     assert_eq!((backend["requests"].as_u64(), backend["failed"].as_u64()), (Some(5), Some(1)));
-    assert!(backend["first_paint"].is_null(), "no paints from a back end");
-    assert!(backend["paint_lag"].is_null() && backend["paint_gap"].is_null());
+    assert!(figure(backend, "ttfp").is_null(), "no paints from a back end");
+    assert!(figure(backend, "paint_lag").is_null() && figure(backend, "paint_gap").is_null());
     // Scored against a scenario: over a sample of the period (here all 13),
     // each group on its own requests; too few to score says how many.
     let (code, body) = call(
@@ -366,7 +374,14 @@ fn kill_and_restart(extra: &[&str]) {
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["requests"], SENDERS * BATCHES * 8);
     assert_eq!(v["groups"][0]["key"], "Firefox");
-    assert_eq!(v["groups"][0]["paint_lag"]["n"], SENDERS * BATCHES * 8, "every figure read back: {body}");
+    let figures = v["groups"][0]["figures"].as_array().expect("figures, each with its row id");
+    assert!(
+        figures.len() >= 10 && figures.iter().any(|f| f["id"] == "paint_lag"),
+        "every figure read back: {body}"
+    );
+    for f in figures {
+        assert_eq!(f["n"], SENDERS * BATCHES * 8, "{} of every request read back", f["id"]);
+    }
     let (code, body) = call(&srv.addr, "GET", "/v1/field/summary?by=site", &[("Authorization", &auth)], b"");
     assert_eq!(code, 200, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();

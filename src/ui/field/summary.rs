@@ -1,14 +1,16 @@
 //! A period of field data at a glance (`lab_core::field::summary`): its
 //! requests over time, and one row per day, browser, model or site with its
-//! requests, failures and stalled requests, one figure's P50/P90/P99 (TTFT,
-//! first paint, paint lag or longest paint gap: chosen), QoE's P50 and
+//! requests, failures and stalled requests, one latency figure's
+//! P50/P90/P99 (chosen among the rows of `lab_core::measure::registry` the
+//! period's requests have: TTFT, first paint, paint lag, …), QoE's P50 and
 //! P10, each P90 and P10 with its 95% interval, and the group's scenario
 //! score over its sampled requests (`lab_core::field::scores`). Where
 //! pages sample, each count has its estimate beside it (the requests the
 //! recorded ones stand for); percentiles stay over the recorded requests.
 
 use lab_core::field::scores::{GroupScore, MIN_SCORED};
-use lab_core::field::summary::{Estimate, FieldSummary as Summary, Figure};
+use lab_core::field::summary::{Estimate, FieldSummary as Summary};
+use lab_core::measure::registry::{self, LATENCY, LatencyRow};
 use leptos::prelude::*;
 
 use crate::ui::charts::RequestsOverTimeChart;
@@ -40,16 +42,29 @@ fn scored(s: GroupScore) -> String {
     }
 }
 
+/// The latency rows some group of `summary` has (TTFT first, always).
+fn rows_of(summary: &Summary) -> Vec<&'static LatencyRow> {
+    LATENCY
+        .iter()
+        .filter(|r| r.id == "ttft" || summary.groups.iter().any(|g| g.figure(r.id).is_some()))
+        .collect()
+}
+
 /// The summary: chart and table.
 #[component]
 pub fn FieldSummary(summary: Summary) -> impl IntoView {
-    let figure = RwSignal::new(Figure::Ttft);
+    let figure = RwSignal::new(registry::row("ttft").unwrap_or(&LATENCY[0]));
+    let rows = rows_of(&summary);
+    let pick = rows.clone();
     view! {
         <RequestsOverTimeChart timeline=summary.timeline.clone()/>
         <label>"Percentiles of "
             <select data-testid="field-figure"
-                on:change=move |ev| figure.set(Figure::from_name(&event_target_value(&ev)).unwrap_or(Figure::Ttft))>
-                {Figure::ALL.into_iter().map(|f| view! { <option value=f.name()>{f.label()}</option> }).collect_view()}
+                on:change=move |ev| {
+                    let id = event_target_value(&ev);
+                    if let Some(r) = pick.iter().find(|r| r.id == id) { figure.set(r) }
+                }>
+                {rows.into_iter().map(|r| view! { <option value=r.id selected=r.id == "ttft">{r.per_request_label()}</option> }).collect_view()}
             </select>
         </label>
         {move || view! { <FieldTable summary=summary.clone() figure=figure.get()/> }}
@@ -58,8 +73,8 @@ pub fn FieldSummary(summary: Summary) -> impl IntoView {
 
 /// The summary's table, of one figure.
 #[component]
-fn FieldTable(summary: Summary, figure: Figure) -> impl IntoView {
-    let what = figure.label();
+fn FieldTable(summary: Summary, figure: &'static LatencyRow) -> impl IntoView {
+    let what = figure.per_request_label();
     let sampled = summary.sampled();
     let caption = if sampled {
         format!(
@@ -73,7 +88,7 @@ fn FieldTable(summary: Summary, figure: Figure) -> impl IntoView {
     };
     view! {
         <div class="table-scroll" tabindex="0">
-            <table class="metrics" data-testid="field-summary" data-figure=figure.name()>
+            <table class="metrics" data-testid="field-summary" data-figure=figure.id>
                 <caption data-testid="field-caption" data-estimated=format!("{:.1}", summary.estimated)>{caption}</caption>
                 <thead><tr>
                     <th>"group"</th><th>{if sampled { "requests (≈ estimated)" } else { "requests" }}</th><th>"failed"</th><th>"stalled"</th>
@@ -83,7 +98,7 @@ fn FieldTable(summary: Summary, figure: Figure) -> impl IntoView {
                 </tr></thead>
                 <tbody>
                     {summary.groups.into_iter().map(|g| {
-                        let p = g.figure(figure).cloned();
+                        let p = g.figure(figure.id).cloned();
                         view! {
                             <tr data-testid="field-group" data-key=g.key.clone()>
                                 <th scope="row">{g.key.clone()}</th>

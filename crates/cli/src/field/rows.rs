@@ -9,8 +9,10 @@
 //! requests with [`RECORD`] (`string_agg`: PostgreSQL, and SQLite since
 //! 3.44; sqlx bundles 3.46), and one row comes back. Browser and model have
 //! both separators removed; numbers travel as text that reads back as the same `f64`
-//! ([`real`]) and are read back here. BENCHMARKS.md ("Field data") has the times.
+//! ([`real`]; the figures as the collector wrote them) and are read back
+//! here, each column by its name ([`columns`]). BENCHMARKS.md ("Field data") has the times.
 
+use lab_core::field::row::Figures;
 use lab_core::field::summary::FieldRow;
 use sqlx::{AnyPool, Row};
 
@@ -35,24 +37,49 @@ fn real(column: &str, sqlite: bool) -> String {
     }
 }
 
+/// What a summary reads of each request, by name, with the SQL that
+/// writes each as text. `figures` holds every latency figure by the
+/// registry's ids (`lab_core::field::row::Figures::to_text`, written at
+/// ingest); requests kept before migration 0007 have it NULL and their
+/// four figures of then in their own columns ([`LEGACY`]), written here in
+/// the same `id=value` form.
+fn columns(sqlite: bool) -> Vec<(&'static str, String)> {
+    let text = |c: &str| format!("REPLACE(REPLACE(COALESCE({c}, ''), $4, ''), $5, '')");
+    let legacy: Vec<String> =
+        LEGACY.iter().map(|(c, id)| format!("'{id}=' || {}", real(c, sqlite))).collect();
+    vec![
+        ("sent_us", "CAST(sent_us AS TEXT)".into()),
+        ("site", text("site")),
+        ("browser", text("browser")),
+        ("model", text("model")),
+        ("failed", "COALESCE(CAST(failed AS TEXT), '')".into()),
+        ("stalls", "COALESCE(CAST(stalls AS TEXT), '')".into()),
+        ("qoe", real("qoe", sqlite)),
+        ("sample_rate", real("sample_rate", sqlite)),
+        // Written by the collector: ids and numbers, neither separator.
+        ("figures", format!("COALESCE(figures, {})", legacy.join(" || ';' || "))),
+    ]
+}
+
+/// The columns requests kept before migration 0007 hold their figures in,
+/// with the latency row (`lab_core::measure::registry`) each one is.
+const LEGACY: [(&str, &str); 4] = [
+    ("ttft_ms", "ttft"),
+    ("first_paint_ms", "ttfp"),
+    ("paint_lag_ms", "paint_lag"),
+    ("paint_gap_ms", "paint_gap"),
+];
+
 /// The columns, packed: `$4` is [`UNIT`], `$5` [`RECORD`]. One site's
 /// period: `$1` the site, `$2`/`$3` the period (µs). Every site's: `$1`
 /// NULL (typed, so PostgreSQL knows it). Two queries, not `$1 IS NULL OR
 /// site = $1`: SQLite would not use the index for one site.
 fn query(one_site: bool, sqlite: bool) -> String {
-    let [ttft, paint, lag, gap, qoe, rate] =
-        ["ttft_ms", "first_paint_ms", "paint_lag_ms", "paint_gap_ms", "qoe", "sample_rate"]
-            .map(|c| real(c, sqlite));
+    let packed: Vec<String> = columns(sqlite).into_iter().map(|(_, sql)| sql).collect();
     let site = if one_site { "site = $1" } else { "CAST($1 AS TEXT) IS NULL" };
     format!(
-        "SELECT string_agg(CAST(sent_us AS TEXT) || $4 || \
-         REPLACE(REPLACE(site, $4, ''), $5, '') || $4 || \
-         REPLACE(REPLACE(COALESCE(browser, ''), $4, ''), $5, '') || $4 || \
-         REPLACE(REPLACE(COALESCE(model, ''), $4, ''), $5, '') || $4 || \
-         {ttft} || $4 || {paint} || $4 || \
-         COALESCE(CAST(failed AS TEXT), '') || $4 || {lag} || $4 || \
-         {gap} || $4 || COALESCE(CAST(stalls AS TEXT), '') || $4 || \
-         {qoe} || $4 || {rate}, $5) FROM field_requests WHERE {site} AND sent_us >= $2 AND sent_us < $3"
+        "SELECT string_agg({}, $5) FROM field_requests WHERE {site} AND sent_us >= $2 AND sent_us < $3",
+        packed.join(" || $4 || ")
     )
 }
 
@@ -82,35 +109,40 @@ pub async fn read(
     packed.map_or_else(|| Ok(Vec::new()), |p| unpack(&p))
 }
 
-/// The rows of a packed text.
+/// The rows of a packed text, each column found by its name in [`columns`].
 fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
+    let names: Vec<&str> = columns(true).into_iter().map(|(name, _)| name).collect();
+    let [sent, site, browser, model, failed, stalls, qoe, rate, figures] =
+        ["sent_us", "site", "browser", "model", "failed", "stalls", "qoe", "sample_rate", "figures"]
+            .map(|name| (name, names.iter().position(|n| *n == name)));
     packed
         .split(RECORD)
         .enumerate()
         .map(|(i, record)| {
             let f: Vec<&str> = record.split(UNIT).collect();
             let bad = |what: &str| err(format!("field summary row {}: {what} in {record:?}", i + 1));
-            if f.len() != 12 {
-                return Err(bad("not 12 columns"));
+            if f.len() != names.len() {
+                return Err(bad(&format!("not {} columns", names.len())));
             }
-            let num = |k: usize| -> Result<Option<f64>, StoreError> {
-                (!f[k].is_empty()).then(|| f[k].parse::<f64>().map_err(|_| bad("not a number"))).transpose()
+            let col = |(_, k): (&str, Option<usize>)| k.map_or("", |k| f[k]);
+            let num = |c: (&str, Option<usize>)| -> Result<Option<f64>, StoreError> {
+                let v = col(c);
+                (!v.is_empty())
+                    .then(|| v.parse::<f64>().map_err(|_| bad(&format!("{} not a number", c.0))))
+                    .transpose()
             };
-            let text = |k: usize| (!f[k].is_empty()).then(|| f[k].to_string());
-            let sent_us: i64 = f[0].parse().map_err(|_| bad("no send time"))?;
+            let text = |c| Some(col(c)).filter(|v| !v.is_empty()).map(str::to_string);
+            let sent_us: i64 = col(sent).parse().map_err(|_| bad("no send time"))?;
             Ok(FieldRow {
                 at_unix_ms: sent_us as f64 / 1000.0,
-                site: text(1),
-                browser: text(2),
-                model: text(3),
-                ttft_ms: num(4)?,
-                first_paint_ms: num(5)?,
-                failed: num(6)?.unwrap_or(0.0) != 0.0,
-                paint_lag_ms: num(7)?,
-                paint_gap_ms: num(8)?,
-                stalls: num(9)?.map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32),
-                qoe: num(10)?,
-                sample_rate: num(11)?,
+                site: text(site),
+                browser: text(browser),
+                model: text(model),
+                figures: Figures::from_text(col(figures)).map_err(|e| bad(&format!("figures: {e}")))?,
+                failed: num(failed)?.unwrap_or(0.0) != 0.0,
+                stalls: num(stalls)?.map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32),
+                qoe: num(qoe)?,
+                sample_rate: num(rate)?,
             })
         })
         .collect()
@@ -145,25 +177,31 @@ mod tests {
         });
     }
 
+    /// A record as [`query`] packs it, its columns given by name.
+    fn record(values: &[(&str, &str)]) -> String {
+        let names: Vec<&str> = columns(true).into_iter().map(|(name, _)| name).collect();
+        names
+            .iter()
+            .map(|n| values.iter().find(|(k, _)| k == n).map_or("", |(_, v)| *v))
+            .collect::<Vec<_>>()
+            .join(UNIT)
+    }
+
     #[test]
     fn unpacks_rows_with_empty_columns_and_names_a_broken_one() {
         let packed = [
-            [
-                "1796515200000123",
-                "shop",
-                "Firefox",
-                "tiny",
-                "200.5",
-                "320",
-                "0",
-                "100",
-                "560",
-                "1",
-                "0.875",
-                "0.25",
-            ]
-            .join(UNIT),
-            ["1796515200500000", "shop", "", "", "", "", "1", "", "", "", "", ""].join(UNIT),
+            record(&[
+                ("sent_us", "1796515200000123"),
+                ("site", "shop"),
+                ("browser", "Firefox"),
+                ("model", "tiny"),
+                ("figures", "ttft=200.5;ttfp=320;paint_lag=100;paint_gap=560;e2el=900"),
+                ("failed", "0"),
+                ("stalls", "1"),
+                ("qoe", "0.875"),
+                ("sample_rate", "0.25"),
+            ]),
+            record(&[("sent_us", "1796515200500000"), ("site", "shop"), ("failed", "1")]),
         ]
         .join(RECORD);
         let rows = unpack(&packed).unwrap();
@@ -175,17 +213,62 @@ mod tests {
             (Some("shop"), Some("Firefox"), Some("tiny"))
         );
         assert_eq!(
-            (a.ttft_ms, a.first_paint_ms, a.paint_lag_ms, a.paint_gap_ms),
-            (Some(200.5), Some(320.0), Some(100.0), Some(560.0))
+            ["ttft", "ttfp", "paint_lag", "paint_gap", "e2el"].map(|id| a.figure(id)),
+            [Some(200.5), Some(320.0), Some(100.0), Some(560.0), Some(900.0)]
         );
         assert_eq!((a.stalls, a.qoe, a.failed), (1, Some(0.875), false));
         assert_eq!((a.sample_rate, a.weight()), (Some(0.25), 4.0), "one of four requests reported");
         let b = &rows[1];
-        assert_eq!((b.browser.clone(), b.ttft_ms, b.qoe, b.stalls, b.failed), (None, None, None, 0, true));
+        assert_eq!(
+            (b.browser.clone(), b.figure("ttft"), b.qoe, b.stalls, b.failed),
+            (None, None, None, 0, true)
+        );
         assert_eq!((b.sample_rate, b.weight()), (None, 1.0));
         let broken = ["1", "x", "y", "fast"].join(UNIT);
-        assert!(unpack(&broken).unwrap_err().0.contains("row 1: not 12 columns"));
-        let nan = ["1", "shop", "", "", "fast", "", "", "", "", "", "", ""].join(UNIT);
-        assert!(unpack(&nan).unwrap_err().0.contains("not a number"));
+        assert!(unpack(&broken).unwrap_err().0.contains("row 1: not 9 columns"));
+        let nan = record(&[("sent_us", "1"), ("qoe", "fast")]);
+        assert!(unpack(&nan).unwrap_err().0.contains("qoe not a number"));
+        let figures = record(&[("sent_us", "1"), ("figures", "ttft=fast")]);
+        assert!(unpack(&figures).unwrap_err().0.contains("figures: ttft: `fast` is not a number"));
+    }
+
+    /// A request kept before migration 0007 (its figures in their own
+    /// columns) and one kept since (by id) read alike, through SQLite.
+    #[test]
+    fn requests_kept_before_the_figures_column_are_read_from_their_own_columns() {
+        sqlx::any::install_default_drivers();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let pool =
+                sqlx::any::AnyPoolOptions::new().max_connections(1).connect("sqlite::memory:").await.unwrap();
+            sqlx::migrate!("./migrations").run(&pool).await.unwrap();
+            sqlx::query("INSERT INTO field_sites (name, key_sha256, origins, created_ms) VALUES ('shop', 'k', '', 0)")
+                .execute(&pool)
+                .await
+                .unwrap();
+            sqlx::query(
+                "INSERT INTO field_requests (site, span_id, received_ms, sent_us, request, ttft_ms, first_paint_ms, \
+                 failed, paint_lag_ms, paint_gap_ms, stalls, qoe, sample, figures) VALUES \
+                 ('shop', 'old', 0, 1000, '{}', 200.5, NULL, 0, 10, NULL, 0, 0.5, 0, NULL), \
+                 ('shop', 'new', 0, 2000, '{}', NULL, NULL, 0, NULL, NULL, 1, NULL, 0, 'ttft=300.25;e2el=900')",
+            )
+            .execute(&pool)
+            .await
+            .unwrap();
+            let mut rows = read(&pool, Some("shop"), 0, 10_000).await.unwrap();
+            rows.sort_by(|a, b| a.at_unix_ms.total_cmp(&b.at_unix_ms));
+            let got: Vec<[Option<f64>; 4]> =
+                rows.iter().map(|r| ["ttft", "ttfp", "paint_lag", "e2el"].map(|id| r.figure(id))).collect();
+            assert_eq!(got, [[Some(200.5), None, Some(10.0), None], [Some(300.25), None, None, Some(900.0)]]);
+            assert_eq!((rows[0].qoe, rows[1].stalls), (Some(0.5), 1));
+        });
+    }
+
+    /// The legacy columns name rows of the registry.
+    #[test]
+    fn legacy_columns_are_latency_rows() {
+        for (column, id) in LEGACY {
+            assert!(lab_core::measure::registry::row(id).is_some(), "{column} → {id}");
+        }
     }
 }

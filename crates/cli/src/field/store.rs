@@ -213,9 +213,9 @@ impl FieldStore for SqlField {
             let json = serde_json::to_string(s).map_err(err)?;
             let row = FieldRow::of(s);
             let r = sqlx::query(
-                "INSERT INTO field_requests (site, span_id, received_ms, sent_us, model, browser, request, ttft_ms, first_paint_ms, failed, \
-                 paint_lag_ms, paint_gap_ms, stalls, qoe, sample, sample_rate) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING",
+                "INSERT INTO field_requests (site, span_id, received_ms, sent_us, model, browser, request, failed, \
+                 stalls, qoe, sample, sample_rate, figures) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING",
             )
             .bind(site)
             .bind(s.request.id.clone().unwrap_or_default())
@@ -224,15 +224,12 @@ impl FieldStore for SqlField {
             .bind(s.model.clone())
             .bind(s.browser.as_ref().map(|b| b.0.clone()))
             .bind(json)
-            .bind(row.ttft_ms)
-            .bind(row.first_paint_ms)
             .bind(i64::from(row.failed))
-            .bind(row.paint_lag_ms)
-            .bind(row.paint_gap_ms)
             .bind(i64::from(row.stalls))
             .bind(row.qoe)
             .bind(draw(s))
             .bind(row.sample_rate)
+            .bind(row.figures.to_text())
             .execute(&mut *tx)
             .await
             .map_err(err)?;

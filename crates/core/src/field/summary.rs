@@ -1,7 +1,9 @@
 //! Field data at a glance: a period's requests grouped by day, browser,
 //! model or site, each group with its count, failures and stalled requests, the
-//! P50/P90/P99 of each [`Figure`] (TTFT, first paint, paint lag, longest
-//! paint gap) and QoE's P50 and P10, each with its 95% confidence interval
+//! P50/P90/P99 of each latency row of [`crate::measure::registry::LATENCY`]
+//! the requests have (TTFT, first paint, paint lag, longest paint gap, …:
+//! one value per request, [`crate::measure::registry::LatencyRow::request`])
+//! and QoE's P50 and P10, each with its 95% confidence interval
 //! ([`crate::measure::stats::percentile_interval`]), and all of them over
 //! time ([`super::timeline`]); each group's scenario score when asked for
 //! (computed in `field::scores`, which builds on this module).
@@ -17,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use super::row::FieldRow;
 use super::timeline::Timeline;
+use crate::measure::registry::LATENCY;
 use crate::measure::stats::{percentile_interval, percentile_of_sorted};
 
 /// Milliseconds in a day.
@@ -85,6 +88,8 @@ pub struct Estimate {
 /// P50, P90 and P99 of one figure.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Percentiles {
+    /// The latency row's id (`crate::measure::registry::LatencyRow::id`).
+    pub id: String,
     /// Requests with the figure.
     pub n: usize,
     /// P50.
@@ -107,68 +112,15 @@ fn estimate(xs: &[f64], p: f64) -> Estimate {
     Estimate { value: percentile_of_sorted(xs, p), interval: percentile_interval(xs, p) }
 }
 
-fn percentiles(xs: Vec<f64>) -> Option<Percentiles> {
+fn percentiles(id: &str, xs: Vec<f64>) -> Option<Percentiles> {
     let xs = sorted(xs)?;
     Some(Percentiles {
+        id: id.to_string(),
         n: xs.len(),
         p50: estimate(&xs, 50.0),
         p90: estimate(&xs, 90.0),
         p99: estimate(&xs, 99.0),
     })
-}
-
-/// A time the summary gives percentiles of (ms; more is worse), each as
-/// [`FieldRow`] defines it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Figure {
-    /// Time to first token.
-    Ttft,
-    /// First paint.
-    FirstPaint,
-    /// The request's median paint lag.
-    PaintLag,
-    /// The longest gap between two paints of new text.
-    PaintGap,
-}
-
-impl Figure {
-    /// Every figure, in the order tables show them.
-    pub const ALL: [Self; 4] = [Self::Ttft, Self::FirstPaint, Self::PaintLag, Self::PaintGap];
-
-    /// Its name (`ttft`, `first_paint`, `paint_lag`, `paint_gap`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Ttft => "ttft",
-            Self::FirstPaint => "first_paint",
-            Self::PaintLag => "paint_lag",
-            Self::PaintGap => "paint_gap",
-        }
-    }
-
-    /// From its [`Figure::name`].
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// For people: "TTFT", "first paint", "paint lag (median)", "longest paint gap".
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Ttft => "TTFT",
-            Self::FirstPaint => "first paint",
-            Self::PaintLag => "paint lag (each request's median)",
-            Self::PaintGap => "longest paint gap",
-        }
-    }
-
-    fn of(self, r: &FieldRow) -> Option<f64> {
-        match self {
-            Self::Ttft => r.ttft_ms,
-            Self::FirstPaint => r.first_paint_ms,
-            Self::PaintLag => r.paint_lag_ms,
-            Self::PaintGap => r.paint_gap_ms,
-        }
-    }
 }
 
 /// QoE's median and its low tail (more is better, so the 10th percentile
@@ -199,16 +151,10 @@ pub struct FieldGroup {
     /// Requests with at least one stall.
     #[serde(default)]
     pub stalled: usize,
-    /// TTFT.
-    pub ttft: Option<Percentiles>,
-    /// First paint.
-    pub first_paint: Option<Percentiles>,
-    /// Paint lag.
+    /// The percentiles of each latency row the group's requests have, in
+    /// the registry's order, each with the row's id (`ttft`, `ttfp`, …).
     #[serde(default)]
-    pub paint_lag: Option<Percentiles>,
-    /// Longest paint gap.
-    #[serde(default)]
-    pub paint_gap: Option<Percentiles>,
+    pub figures: Vec<Percentiles>,
     /// QoE.
     #[serde(default)]
     pub qoe: Option<Quality>,
@@ -219,18 +165,17 @@ pub struct FieldGroup {
 }
 
 impl FieldGroup {
-    /// The percentiles of `figure`.
-    pub fn figure(&self, figure: Figure) -> Option<&Percentiles> {
-        match figure {
-            Figure::Ttft => self.ttft.as_ref(),
-            Figure::FirstPaint => self.first_paint.as_ref(),
-            Figure::PaintLag => self.paint_lag.as_ref(),
-            Figure::PaintGap => self.paint_gap.as_ref(),
-        }
+    /// The percentiles of latency row `id`.
+    pub fn figure(&self, id: &str) -> Option<&Percentiles> {
+        self.figures.iter().find(|p| p.id == id)
     }
 
     fn of(key: String, rs: &[&FieldRow]) -> Self {
-        let p = |f: Figure| percentiles(rs.iter().filter_map(|r| f.of(r)).collect());
+        let figures = LATENCY
+            .iter()
+            .enumerate()
+            .filter_map(|(i, row)| percentiles(row.id, rs.iter().filter_map(|r| r.figures.at(i)).collect()))
+            .collect();
         let q = sorted(rs.iter().filter_map(|r| r.qoe).collect());
         Self {
             key,
@@ -238,10 +183,7 @@ impl FieldGroup {
             estimated: super::row::estimated(rs.iter().copied()),
             failed: rs.iter().filter(|r| r.failed).count(),
             stalled: rs.iter().filter(|r| r.stalls > 0).count(),
-            ttft: p(Figure::Ttft),
-            first_paint: p(Figure::FirstPaint),
-            paint_lag: p(Figure::PaintLag),
-            paint_gap: p(Figure::PaintGap),
+            figures,
             qoe: q.map(|q| Quality { n: q.len(), p50: estimate(&q, 50.0), p10: estimate(&q, 10.0) }),
             score: None,
         }
@@ -307,15 +249,16 @@ mod tests {
     use super::*;
 
     fn row(day: f64, browser: &str, ttft: f64, paint: Option<f64>, failed: bool) -> FieldRow {
+        let mut figures = super::super::row::Figures::default();
+        figures.set("ttft", Some(ttft));
+        figures.set("ttfp", paint);
+        figures.set("paint_lag", paint.map(|p| p - ttft));
         FieldRow {
             at_unix_ms: 1_796_472_000_000.0 + day * DAY_MS + 3_600_000.0,
             browser: Some(browser.into()),
             model: None,
             site: Some(if failed { "b".into() } else { "a".into() }),
-            ttft_ms: Some(ttft),
-            first_paint_ms: paint,
-            paint_lag_ms: paint.map(|p| p - ttft),
-            paint_gap_ms: None,
+            figures,
             stalls: u32::from(failed),
             qoe: Some(ttft / 1000.0),
             failed,
@@ -336,23 +279,23 @@ mod tests {
         let keys: Vec<&str> = by_day.groups.iter().map(|g| g.key.as_str()).collect();
         assert_eq!(keys, ["2026-12-05", "2026-12-06"]);
         let day1 = &by_day.groups[0];
-        let ttft = day1.ttft.as_ref().unwrap();
+        let ttft = day1.figure("ttft").unwrap();
         assert_eq!(ttft.n, 500);
         assert!((ttft.p90.value - 450.1).abs() < 1e-9, "{}", ttft.p90.value);
         let (lo, hi) = ttft.p90.interval.unwrap();
         assert!(lo < 450.1 && hi > 450.1 && hi - lo < 40.0, "{lo}..{hi}");
         assert!(ttft.p99.interval.is_some(), "500 requests bound a P99");
-        assert_eq!(day1.first_paint.as_ref().unwrap().p50.value, 260.5);
-        assert_eq!(day1.figure(Figure::PaintLag).unwrap().p50.value, 10.0);
-        assert!(day1.figure(Figure::PaintGap).is_none(), "no gaps given");
+        assert_eq!(day1.figure("ttfp").unwrap().p50.value, 260.5);
+        assert_eq!(day1.figure("paint_lag").unwrap().p50.value, 10.0);
+        assert!(day1.figure("paint_gap").is_none(), "no gaps given");
+        assert_eq!(day1.figures.len(), 3, "only the figures the requests have");
         let qoe = day1.qoe.as_ref().unwrap();
         assert_eq!(qoe.n, 500);
         assert!(qoe.p10.value < qoe.p50.value && qoe.p10.interval.is_some(), "the low tail");
         let day2 = &by_day.groups[1];
         assert_eq!((day2.requests, day2.failed, day2.stalled), (20, 1, 1));
-        assert!(Figure::ALL.into_iter().all(|f| Figure::from_name(f.name()) == Some(f)));
-        assert!(day2.first_paint.is_none(), "no paints, no first paint");
-        assert!(day2.ttft.as_ref().unwrap().p99.interval.is_none(), "20 requests cannot bound a P99");
+        assert!(day2.figure("ttfp").is_none(), "no paints, no first paint");
+        assert!(day2.figure("ttft").unwrap().p99.interval.is_none(), "20 requests cannot bound a P99");
         let by_browser = FieldSummary::of(&rows, GroupBy::Browser);
         assert_eq!(
             by_browser.groups.iter().map(|g| (g.key.as_str(), g.requests)).collect::<Vec<_>>(),

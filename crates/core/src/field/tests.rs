@@ -115,9 +115,9 @@ fn the_lab_snippet_span_keeps_every_chunk_and_paint_and_no_text() {
     assert_eq!(m.ttfp_ms.unwrap().median, 320.0);
     // What the collector keeps for summaries is the same measure.
     let row = summary::FieldRow::of(&run.spans[0]);
-    assert_eq!((row.ttft_ms, row.first_paint_ms), (Some(200.0), Some(320.0)));
-    assert_eq!(row.paint_lag_ms, Some(100.0), "lags 120, 20, 380, 80: median 100");
-    assert_eq!(row.paint_gap_ms, Some(560.0), "paints at 320 and 880");
+    assert_eq!((row.figure("ttft"), row.figure("ttfp")), (Some(200.0), Some(320.0)));
+    assert_eq!(row.figure("paint_lag"), Some(100.0), "lags 120, 20, 380, 80: median 100");
+    assert_eq!(row.figure("paint_gap"), Some(560.0), "paints at 320 and 880");
     assert_eq!(row.stalls, 1, "the 300 ms gap");
     assert_eq!(row.qoe, m.per_request[0].qoe);
     assert!(!row.failed);
@@ -186,7 +186,7 @@ fn failures_aborts_and_what_is_left_out() {
     // A stopped request counts as failed and has no figures, as in the run's statistics.
     let stopped = summary::FieldRow::of(&run.spans[1]);
     assert!(stopped.failed);
-    assert_eq!((stopped.ttft_ms, stopped.qoe, stopped.stalls), (None, None, 0));
+    assert_eq!((stopped.figure("ttft"), stopped.qoe, stopped.stalls), (None, None, 0));
     let m = RunMetrics::of(&run.trace, &MetricsConfig::default());
     assert!(m.ttft_ms.is_none(), "no completed request, no TTFT in the run either");
     assert!(
@@ -370,7 +370,7 @@ fn a_stream_the_page_could_not_read_is_its_paints_and_a_sampled_one_counts_back(
     );
     let row = summary::FieldRow::of(s0);
     assert_eq!(
-        (row.ttft_ms, row.first_paint_ms),
+        (row.figure("ttft"), row.figure("ttfp")),
         (Some(310.0), Some(310.0)),
         "its TTFT is what the screen showed"
     );
@@ -379,6 +379,6 @@ fn a_stream_the_page_could_not_read_is_its_paints_and_a_sampled_one_counts_back(
     let sum = summary::FieldSummary::of(&rows, summary::GroupBy::Site);
     assert_eq!((sum.requests, sum.estimated, sum.sampled()), (2, 3.0, true));
     assert_eq!(sum.timeline.buckets.iter().map(|b| b.estimated).sum::<f64>(), 3.0);
-    let ttft = sum.groups[0].ttft.as_ref().unwrap();
+    let ttft = sum.groups[0].figure("ttft").unwrap();
     assert_eq!(ttft.n, 2, "percentiles stay over the recorded requests");
 }

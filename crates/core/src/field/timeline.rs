@@ -81,7 +81,7 @@ impl Timeline {
             buckets[i].requests += 1;
             buckets[i].estimated += r.weight();
             buckets[i].failed += usize::from(r.failed);
-            ttfts[i].extend(r.ttft_ms.filter(|t| t.is_finite()));
+            ttfts[i].extend(r.figure("ttft"));
         }
         for (b, mut xs) in buckets.iter_mut().zip(ttfts) {
             if !xs.is_empty() {
@@ -129,15 +129,14 @@ mod tests {
     const DAY0: f64 = 1_796_515_200_000.0;
 
     fn row(at: f64, ttft: Option<f64>, failed: bool) -> FieldRow {
+        let mut figures = super::super::row::Figures::default();
+        figures.set("ttft", ttft);
         FieldRow {
             at_unix_ms: at,
             browser: None,
             model: None,
             site: None,
-            ttft_ms: ttft,
-            first_paint_ms: None,
-            paint_lag_ms: None,
-            paint_gap_ms: None,
+            figures,
             stalls: 0,
             qoe: None,
             failed,

@@ -35,7 +35,11 @@
 //! - Client-only stages: **TTFB** (headers received − sent) → TTFT →
 //!   **TTFP** (first paint of a token chunk − sent); **first answer paint**
 //!   (first paint of an answer chunk − sent) is when a reasoning model's
-//!   answer itself reached the screen.
+//!   answer itself reached the screen. **Paint lag** = painted − arrived
+//!   per painted token chunk; the **longest paint gap** is the longest wait
+//!   between two successive paints of token chunks, from the first paint to
+//!   the last (chunks painted in one frame are one paint): what a reader
+//!   sees as the text stopping, whatever the stream did.
 //! - Tool calls (agents; definitions in [`crate::trace::tool`]): a
 //!   tool-call fragment is a token chunk. **Time to first tool call** =
 //!   arrival of the first fragment − sent; **tool calls complete** = when
@@ -46,7 +50,10 @@
 //!   chunk; otherwise it is **failed** and, as in vLLM, excluded from every
 //!   latency statistic.
 //! - Each statistic summarises one value per completed request (TTFT, TPOT,
-//!   E2EL, …), except ITL, which pools the gaps of all completed requests.
+//!   E2EL, …), except ITL and paint lag, which pool the gaps and lags of
+//!   all completed requests. Where one value per request is wanted (field
+//!   data: [`crate::measure::registry::LatencyRow::request`]), those two are
+//!   each request's median.
 //! - **Duration** = the source's own figure when it has one (imports), else
 //!   the last event of any request − the first `sent_ms`.
 //! - **System output tokens/s** = output tokens of completed requests /
@@ -242,6 +249,11 @@ pub struct RequestMetrics {
     /// The individual paint lags (ms), pooled by the run.
     #[serde(skip)]
     pub paint_lags: Vec<f64>,
+    /// The longest wait between two paints of new text, from the first
+    /// paint to the last: what a reader sees as the text stopping (`None`
+    /// with fewer than two paints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paint_gap_ms: Option<f64>,
     /// Time of the last event of the request (absolute ms), for durations.
     #[serde(skip)]
     pub last_event_ms: f64,
@@ -395,15 +407,39 @@ impl RequestMetrics {
             itl,
             paint_lag_ms: summary_of(paint_lags.iter().copied()),
             paint_lags,
+            paint_gap_ms: longest_paint_gap(&token_chunks),
             last_event_ms,
             sent_ms: sent,
         }
+    }
+
+    /// The median of its ITL gaps (ms), `None` without gaps.
+    pub fn itl_median_ms(&self) -> Option<f64> {
+        summary_of(self.itl.iter().map(|g| g.ms)).map(|s| s.median)
+    }
+
+    /// The median of its ITL per token (each gap spread over its chunk's
+    /// tokens, counted), `None` without gaps.
+    pub fn itl_per_token_median_ms(&self) -> Option<f64> {
+        weighted::summary_of_counted(self.itl.iter().map(|g| {
+            let k = g.tokens.max(1);
+            (g.ms / f64::from(k), u64::from(k))
+        }))
+        .map(|s| s.median)
     }
 
     /// The longest gap of the request (ms), `None` without gaps.
     pub fn max_itl_ms(&self) -> Option<f64> {
         self.itl.iter().map(|g| g.ms).reduce(f64::max)
     }
+}
+
+/// The longest wait between two successive paints of `chunks` (several
+/// chunks painted in one frame are one paint), `None` with fewer than two.
+fn longest_paint_gap(chunks: &[&TimedChunk]) -> Option<f64> {
+    let mut paints: Vec<f64> = chunks.iter().filter_map(|c| c.painted_ms).filter(|t| t.is_finite()).collect();
+    paints.sort_by(f64::total_cmp);
+    paints.windows(2).map(|w| w[1] - w[0]).reduce(f64::max)
 }
 
 /// Stall figures of a run.
@@ -458,6 +494,10 @@ pub struct RunMetrics {
     pub first_answer_paint_ms: Option<Summary>,
     /// Paint lag (painted − arrived) over all painted token chunks.
     pub paint_lag_ms: Option<Summary>,
+    /// Each request's longest paint gap, over completed requests painted
+    /// at least twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paint_gap_ms: Option<Summary>,
     /// Time to first answer (content) token over completed requests.
     #[serde(default)]
     pub time_to_first_answer_ms: Option<Summary>,
@@ -605,6 +645,7 @@ impl RunMetrics {
             ttfp_ms: summary_of(done.iter().filter_map(|r| r.ttfp_ms)),
             first_answer_paint_ms: summary_of(done.iter().filter_map(|r| r.first_answer_paint_ms)),
             paint_lag_ms: summary_of(done.iter().flat_map(|r| r.paint_lags.iter().copied())),
+            paint_gap_ms: summary_of(done.iter().filter_map(|r| r.paint_gap_ms)),
             time_to_first_answer_ms: summary_of(done.iter().filter_map(|r| r.time_to_first_answer_ms)),
             reasoning_ms: summary_of(done.iter().filter_map(|r| r.reasoning_ms)),
             input_tokens_per_s: summary_of(done.iter().filter_map(|r| r.input_tokens_per_s)),

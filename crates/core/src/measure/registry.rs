@@ -12,6 +12,11 @@
 //!   [`Shown::WhenMeasured`] for figures only some runs have (tool calls):
 //!   every place leaves such a row out when its figure is absent.
 //!
+//! - **request**: the figure of one request, for what summarises requests
+//!   one value each (field data: `crate::field::row`). For the rows that
+//!   pool several values per request (ITL, ITL per token, paint lag: their
+//!   [`LatencyRow::pooled`]) it is the request's median.
+//!
 //! - **places**: where a row goes beyond the run tables (Live, the replay
 //!   pane's analysis, the report and `analyze` show every row):
 //!   [`Places::import`] for an imported run's card (benchmark tools record
@@ -24,7 +29,7 @@
 //! are shown instead, so a test can tell a figure of [`RunMetrics`] that no
 //! place renders.
 
-use crate::measure::metrics::RunMetrics;
+use crate::measure::metrics::{RequestMetrics, RunMetrics};
 use crate::measure::stats::Summary;
 
 /// When a row is shown.
@@ -70,6 +75,11 @@ pub struct LatencyRow {
     pub what: &'static str,
     /// The figure of a run.
     pub get: fn(&RunMetrics) -> Option<Summary>,
+    /// The figure of one request (its median where the row is pooled).
+    pub request: fn(&RequestMetrics) -> Option<f64>,
+    /// The run's figure pools several values per request (each gap, each
+    /// painted chunk), so [`LatencyRow::request`] is their median.
+    pub pooled: bool,
     /// When it is shown.
     pub shown: Shown,
     /// Where else it goes.
@@ -87,6 +97,12 @@ impl LatencyRow {
         self.shown == Shown::Always || (self.get)(m).is_some()
     }
 
+    /// Its label where each request counts once ([`LatencyRow::request`]):
+    /// "Paint lag (each request's median)" for a pooled row.
+    pub fn per_request_label(&self) -> String {
+        if self.pooled { format!("{} (each request's median)", self.label) } else { self.label.to_string() }
+    }
+
     /// "TTFT P50": the row's short label with a statistic.
     pub fn with_stat(&self, stat: Stat) -> String {
         format!("{} {}", self.short, stat.label())
@@ -94,13 +110,15 @@ impl LatencyRow {
 }
 
 /// The latency rows, in the order every table shows them.
-pub const LATENCY: [LatencyRow; 12] = [
+pub const LATENCY: [LatencyRow; 13] = [
     LatencyRow {
         id: "ttfb",
         label: "TTFB (headers)",
         short: "TTFB",
         what: "Response headers received − sent.",
         get: |m| m.ttfb_ms,
+        request: |r| r.ttfb_ms,
+        pooled: false,
         places: RUN_TABLES,
         shown: Shown::Always,
     },
@@ -110,6 +128,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "TTFT",
         what: "Arrival of the first token chunk (reasoning counts) − sent.",
         get: |m| m.ttft_ms,
+        request: |r| r.ttft_ms,
+        pooled: false,
         places: Places { import: true, compare: &[Stat::P50, Stat::P99], library: Some(Stat::P50) },
         shown: Shown::Always,
     },
@@ -119,6 +139,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "Time to first answer",
         what: "Arrival of the first answer (content) chunk − sent: TTFT without the reasoning.",
         get: |m| m.time_to_first_answer_ms,
+        request: |r| r.time_to_first_answer_ms,
+        pooled: false,
         places: WITH_IMPORTS,
         shown: Shown::Always,
     },
@@ -128,6 +150,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "First paint (TTFP)",
         what: "First paint of a token chunk − sent.",
         get: |m| m.ttfp_ms,
+        request: |r| r.ttfp_ms,
+        pooled: false,
         places: RUN_TABLES,
         shown: Shown::Always,
     },
@@ -137,6 +161,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "First answer paint",
         what: "First paint of an answer (content) chunk − sent: when a reasoning model's answer itself reached the screen.",
         get: |m| m.first_answer_paint_ms,
+        request: |r| r.first_answer_paint_ms,
+        pooled: false,
         places: RUN_TABLES,
         shown: Shown::WhenMeasured,
     },
@@ -146,6 +172,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "TPOT",
         what: "(E2EL − TTFT) / (output tokens − 1); 1-token responses excluded.",
         get: |m| m.tpot_ms,
+        request: |r| r.tpot_ms,
+        pooled: false,
         places: Places { import: true, compare: &[Stat::P50, Stat::P99], library: None },
         shown: Shown::Always,
     },
@@ -155,6 +183,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "ITL",
         what: "The gaps between successive token chunks, one per chunk after the first.",
         get: |m| m.itl_ms,
+        request: |r| r.itl_median_ms(),
+        pooled: true,
         places: Places { import: true, compare: &[Stat::P99], library: None },
         shown: Shown::Always,
     },
@@ -164,6 +194,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "ITL per token",
         what: "Each gap spread over its chunk's k tokens as k values of gap / k.",
         get: |m| m.itl_per_token_ms,
+        request: |r| r.itl_per_token_median_ms(),
+        pooled: true,
         places: WITH_IMPORTS,
         shown: Shown::Always,
     },
@@ -173,6 +205,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "E2EL",
         what: "Arrival of the last token chunk − sent.",
         get: |m| m.e2el_ms,
+        request: |r| r.e2el_ms,
+        pooled: false,
         places: Places { import: true, compare: &[Stat::P50, Stat::P99], library: Some(Stat::P50) },
         shown: Shown::Always,
     },
@@ -182,8 +216,21 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "Paint lag",
         what: "Painted − arrived, per painted token chunk.",
         get: |m| m.paint_lag_ms,
+        request: |r| r.paint_lag_ms.map(|l| l.median),
+        pooled: true,
         places: RUN_TABLES,
         shown: Shown::Always,
+    },
+    LatencyRow {
+        id: "paint_gap",
+        label: "Longest paint gap",
+        short: "Longest paint gap",
+        what: "The longest wait between two paints of new text, from the first paint to the last, per request.",
+        get: |m| m.paint_gap_ms,
+        request: |r| r.paint_gap_ms,
+        pooled: false,
+        places: RUN_TABLES,
+        shown: Shown::WhenMeasured,
     },
     LatencyRow {
         id: "time_to_first_tool_call",
@@ -191,6 +238,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "First tool call",
         what: "Arrival of the first tool-call fragment − sent.",
         get: |m| m.time_to_first_tool_call_ms,
+        request: |r| r.time_to_first_tool_call_ms,
+        pooled: false,
         places: WITH_IMPORTS,
         shown: Shown::WhenMeasured,
     },
@@ -200,6 +249,8 @@ pub const LATENCY: [LatencyRow; 12] = [
         short: "Tool calls complete",
         what: "When the last call's arguments had all arrived − sent.",
         get: |m| m.tool_calls_complete_ms,
+        request: |r| r.tool_calls_complete_ms,
+        pooled: false,
         places: WITH_IMPORTS,
         shown: Shown::WhenMeasured,
     },
@@ -256,6 +307,7 @@ mod tests {
         m.longest_stall_ms = Some(s);
         m.time_to_first_answer_ms = Some(s);
         m.paint_lag_ms = Some(s);
+        m.paint_gap_ms = Some(s);
         m.ttfp_ms = Some(s);
         m.first_answer_paint_ms = Some(s);
         let json = serde_json::to_value(&m).unwrap();
@@ -298,6 +350,25 @@ mod tests {
         .unwrap();
         let m = RunMetrics::of(&unpainted, &MetricsConfig::default());
         assert!(!row("first_answer_paint").unwrap().shown_for(&m), "an import has no paints: no row");
+    }
+
+    /// Each row's figure of one request is the run's figure of a run of
+    /// that request alone (its median, for the pooled rows).
+    #[test]
+    fn a_request_s_figure_is_its_run_s() {
+        let profile: crate::replay::profile::Profile =
+            "ttft=120,tpot=8,tokens=12,tool_call=search:6".parse().unwrap();
+        let mut t = profile.to_trace(1, 10);
+        for (i, c) in t.requests[0].chunks.iter_mut().enumerate() {
+            c.painted_ms = Some(c.arrived_ms + 6.0 + (i % 3) as f64);
+        }
+        let m = RunMetrics::of(&t, &MetricsConfig::default());
+        for r in LATENCY {
+            let run = (r.get)(&m).map(|s| s.median);
+            let one = (r.request)(&m.per_request[0]);
+            assert!(run.is_some(), "the fixture has every figure: {}", r.id);
+            assert_eq!(run.map(f64::to_bits), one.map(f64::to_bits), "{}", r.id);
+        }
     }
 
     #[test]
