@@ -476,3 +476,62 @@ fn a_sampled_period_counts_its_requests_back_and_says_it_estimates() {
     assert_eq!(text(&root, "field-requests"), "100");
     assert!(chart(&root).starts_with("100 requests in "), "{}", chart(&root));
 }
+
+/// Issue 47: Live hands a finished run to the runs module by its library
+/// entry, not by its JSON; that module reads it back and measures it, and
+/// says so when it cannot (an entry gone) or when the library could not
+/// keep the run (which then travels in the announcement itself).
+#[wasm_bindgen_test]
+async fn a_finished_run_is_read_back_from_the_library_and_a_failed_hand_over_is_said() {
+    use lab_core::share::command::{FinishedRun, RUN_EVENT, Unsaved};
+    use latency_lab_app::browser::library::Library;
+    use latency_lab_app::browser::page::dispatch;
+    use latency_lab_app::ui::live::FinishedRunResults;
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let holder: Rc<Cell<Option<Library>>> = Rc::new(Cell::new(None));
+    let root = container();
+    let keep = holder.clone();
+    let _handle = mount_to(root.clone(), move || {
+        let lib = use_library();
+        keep.set(Some(lib));
+        provide_context(lib);
+        view! { <FinishedRunResults/> }
+    });
+    let lib = holder.get().expect("the library");
+    let mut trace = Profile::simple("steady", 150.0, 10.0, 20).to_trace(3, 10);
+    trace.meta.created_at = Some("2026-12-07T15:00:00.000Z".into());
+    trace.meta.source = lab_core::trace::SourceKind::Live;
+    let id = lib.saved_trace(&trace, true).await.expect("saved");
+    let announce = |run: &FinishedRun| dispatch(RUN_EVENT, &run.to_json());
+    announce(&FinishedRun {
+        entries: vec![id.clone()],
+        levels: vec![(1, 1), (2, 2)],
+        compare: false,
+        unsaved: None,
+    });
+    until("the run's results", Duration::from_secs(5), || by_id(&root, "run-results").is_some()).await;
+    assert_eq!(text(&root, "requests"), "3");
+    let levels = root.query_selector_all("[data-testid=sweep-row]").unwrap().length();
+    assert_eq!(levels, 2, "its two levels, from the announced counts");
+    announce(&FinishedRun {
+        entries: vec!["live-gone".into()],
+        levels: vec![],
+        compare: false,
+        unsaved: None,
+    });
+    until("the failure said", Duration::from_secs(5), || by_id(&root, "run-handover-failed").is_some()).await;
+    assert!(text(&root, "run-handover-failed").contains("cannot be read back from the library"));
+    assert!(by_id(&root, "run-results").is_none());
+    let unsaved = Unsaved { error: "browser storage is full".into(), traces: vec![trace] };
+    announce(&FinishedRun { entries: vec![], levels: vec![], compare: false, unsaved: Some(unsaved) });
+    until("the unsaved run's results", Duration::from_secs(5), || by_id(&root, "run-results").is_some())
+        .await;
+    assert!(text(&root, "run-unsaved").contains("browser storage is full"));
+    dispatch(RUN_EVENT, "{\"entries\": 3}");
+    until("a broken announcement said", Duration::from_secs(5), || {
+        by_id(&root, "run-handover-failed").is_some()
+    })
+    .await;
+    assert!(text(&root, "run-handover-failed").contains("announcement cannot be read"));
+}

@@ -110,7 +110,7 @@ pub fn use_replay_lab(options: UseReplayLabOptions) -> UseReplayLab {
         let story = !lab.story_id.with_untracked(String::is_empty);
         for run in done.iter().skip(seen.get_value()).filter(|_| !story) {
             lib.save_trace(&run.trace, true);
-            runs.add(run.clone());
+            runs.add(run.trace.clone());
         }
         seen.set_value(done.len());
     });
@@ -185,7 +185,7 @@ impl UseReplayLab {
             Some(PaneChoice::Preset(name)) => profile::preset(name).map(PaneConfig::profile),
             Some(PaneChoice::Run { run, request }) => self.runs.runs.with_untracked(|runs| {
                 let r = runs.iter().find(|r| r.id == run)?;
-                let trace = &r.run.trace;
+                let trace = &r.trace;
                 let label = format!(
                     "{} #{}",
                     trace.meta.label.clone().unwrap_or_else(|| format!("run {run}")),

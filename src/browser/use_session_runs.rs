@@ -1,8 +1,9 @@
 //! The session's runs: every finished live run and replay of this page, in
-//! memory, as sources for replay panes and run comparisons. (What is kept
-//! across reloads is the library's job: [`super::library`].)
+//! memory, as sources for replay panes. (What is kept across reloads is the
+//! library's job: [`super::library`]; the modules that compare runs read
+//! them from there, [`super::library::use_page_runs`], and measure them.)
 
-use lab_core::measure::run::MeasuredRun;
+use lab_core::trace::Trace;
 use leptos::prelude::*;
 
 /// Runs kept in memory for the session: a long load test must not grow the
@@ -14,8 +15,8 @@ pub const MAX_SESSION_RUNS: usize = 12;
 pub struct SessionRun {
     /// Position in the session (1-based).
     pub id: usize,
-    /// The run, measured.
-    pub run: MeasuredRun,
+    /// Its requests.
+    pub trace: Trace,
 }
 
 /// The session's runs (provided as context by the app).
@@ -32,10 +33,10 @@ pub fn use_session_runs() -> SessionRuns {
 
 impl SessionRuns {
     /// Keeps a finished run (the oldest goes beyond [`MAX_SESSION_RUNS`]).
-    pub fn add(&self, run: MeasuredRun) {
+    pub fn add(&self, trace: Trace) {
         self.runs.update(|r| {
             let id = r.last().map_or(1, |l| l.id + 1);
-            r.push(SessionRun { id, run });
+            r.push(SessionRun { id, trace });
             if r.len() > MAX_SESSION_RUNS {
                 r.remove(0);
             }

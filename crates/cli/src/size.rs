@@ -118,6 +118,12 @@ pub struct Budget {
 /// before wasm-opt, where the figures as a map by id had cost +6,389 B)
 /// and the import worker from 251,000 (to 252,045 B; +1,601 B before
 /// wasm-opt), each measured side by side against the build before.
+/// A finished run measured once (2026-12-07: Live saves it and announces
+/// its library entries; the results view reads it back, measures it once
+/// per module with the comparisons' reading, and says a run it cannot read
+/// back) moved the run results' module from 567,000 (to 570,041 B; +4,983
+/// B before wasm-opt, not broken down further) while the app went down
+/// (−937 B before wasm-opt: it no longer measures a finished run).
 pub const BUDGETS: [Budget; 8] = [
     Budget {
         module: "app",
@@ -155,7 +161,7 @@ pub const BUDGETS: [Budget; 8] = [
         module: "runs views (Import, Field data, Analyze, Library, run results)",
         holds: |f| f.starts_with("runs_module"),
         loaded: Loaded::OnDemand,
-        budget: 567_000,
+        budget: 570_500,
         target: 200_000,
     },
     Budget {

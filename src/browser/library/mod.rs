@@ -4,9 +4,11 @@
 //! full disk included) land in [`Library::error`] with the reason.
 
 mod bundle;
+mod measured_runs;
 mod sync;
 mod use_library;
 mod use_page_runs;
 
+pub use measured_runs::{MeasuredRuns, use_measured_runs};
 pub use use_library::{Library, use_library};
-pub use use_page_runs::use_page_runs;
+pub use use_page_runs::{PageRun, PageRuns, use_page_runs};

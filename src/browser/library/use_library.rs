@@ -141,6 +141,21 @@ impl Library {
     /// Saves (or updates) a trace under its library id (a live run keeps
     /// one across its checkpoints); keeps the name and tags already given.
     pub fn save_trace(&self, trace: &Trace, complete: bool) {
+        let lib = *self;
+        let (_, writes) = self.trace_writes(trace, complete);
+        spawn_local(async move {
+            let _ = lib.write(writes).await;
+        });
+    }
+
+    /// Saves `trace` and answers once it is written: its entry's id.
+    pub async fn saved_trace(&self, trace: &Trace, complete: bool) -> Result<String, StoreError> {
+        let (id, writes) = self.trace_writes(trace, complete);
+        self.write(writes).await.map(|()| id)
+    }
+
+    /// The entry of `trace` (listed at once) and the writes that keep it.
+    fn trace_writes(&self, trace: &Trace, complete: bool) -> (String, Vec<idb::Write>) {
         let id = trace_id(trace, page::epoch_ms(), page::random());
         let mut entry =
             Entry::for_trace(id.clone(), EntryKind::of_trace(trace), trace, complete, page::epoch_ms());
@@ -150,12 +165,7 @@ impl Library {
         }
         self.upsert(entry.clone());
         let json = JsValue::from_str(&trace.to_json());
-        let lib = *self;
-        spawn_local(async move {
-            let _ = lib
-                .write(vec![(ENTRIES, id.clone(), Some(Self::entry_value(&entry))), (DATA, id, Some(json))])
-                .await;
-        });
+        (id.clone(), vec![(ENTRIES, id.clone(), Some(Self::entry_value(&entry))), (DATA, id, Some(json))])
     }
 
     /// Saves an imported file (the file itself, as a Blob).

@@ -8,7 +8,7 @@
 use lab_core::load::shape::RunShape;
 use lab_core::measure::compare::{MAX_ENDPOINTS, letter, order};
 use lab_core::measure::sweep::RunMode;
-use lab_core::share::command::{CompareSide, FinishedRun};
+use lab_core::share::command::CompareSide;
 use lab_core::trace::{CompareInfo, Trace};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -109,10 +109,13 @@ impl UseLiveRun {
         }
         let traces: Vec<Trace> = sides.iter().map(|p| p.trace(p.so_far.clone())).collect();
         drop(sides);
-        let finished = FinishedRun { trace: traces[0].clone(), levels: Vec::new(), compare: traces.clone() };
-        self.result.set(None);
-        self.compared.set(Some(traces));
-        self.options.announcer.announce(&finished);
+        self.checkpoint.set(None);
+        self.finished.set(None);
+        self.compared.set(Some(traces.clone()));
+        for t in &traces {
+            self.options.runs.add(t.clone());
+        }
+        self.options.announcer.hand_over(self.options.library, traces, Vec::new()).await;
         self.phase.set(if abort.aborted() { RunPhase::Stopped } else { RunPhase::Finished });
         self.abort.set_value(None);
     }

@@ -24,7 +24,6 @@ mod use_live_run;
 
 use futures_util::future::join_all;
 use lab_core::load::shape::RunShape;
-use lab_core::measure::run::MeasuredRun;
 use lab_core::measure::sweep::RunMode;
 use lab_core::serve::protocol::ground_truth_url;
 use lab_core::stream::live::LiveStats;
@@ -81,8 +80,9 @@ pub struct UseLiveRun {
     pub phase: RwSignal<RunPhase>,
     /// Figures of the request on screen.
     pub stats: RwSignal<LiveStats>,
-    /// The last finished run, measured.
-    pub result: RwSignal<Option<MeasuredRun>>,
+    /// The last finished run (measured where its results are shown, in
+    /// the runs module: [`crate::browser::use_finished_run`]).
+    pub finished: RwSignal<Option<Trace>>,
     /// The last finished comparison of endpoints: each endpoint's trace.
     pub compared: RwSignal<Option<Vec<Trace>>>,
     /// The smoothed answer's displayed cadence against the stream's, once
@@ -166,10 +166,14 @@ impl UseLiveRun {
             }
         };
         let trace = progress.trace(progress.so_far.clone());
-        let finished = lab_core::share::command::FinishedRun { trace, levels, compare: Vec::new() };
+        // A checkpoint not saved yet would be written after the run and
+        // mark it unfinished: the run itself is saved below.
+        self.checkpoint.set(None);
         self.compared.set(None);
-        self.result.set(Some(MeasuredRun::of(finished.trace.clone(), &finished.levels)));
-        o.announcer.announce(&finished);
+        self.finished.set(Some(trace.clone()));
+        o.runs.add(trace.clone());
+        // Its results are announced before the run says it finished.
+        o.announcer.hand_over(o.library, vec![trace], levels).await;
         self.phase.set(if abort.aborted() { RunPhase::Stopped } else { RunPhase::Finished });
         self.abort.set_value(None);
     }
@@ -194,9 +198,9 @@ impl UseLiveRun {
         mode: RunMode,
         req: &LiveRequest,
         abort: &Abort,
-    ) -> Vec<(u32, Trace)> {
+    ) -> Vec<(u32, usize)> {
         let total = mode.requests();
-        let mut level_traces = Vec::new();
+        let mut levels = Vec::new();
         for (concurrency, rounds) in mode.levels() {
             let first = progress.so_far.len();
             for _ in 0..rounds {
@@ -217,10 +221,9 @@ impl UseLiveRun {
                 };
                 progress.extend(traces);
             }
-            level_traces
-                .push((concurrency, progress.trace_at(progress.so_far[first..].to_vec(), concurrency)));
+            levels.push((concurrency, progress.so_far.len() - first));
         }
-        level_traces
+        levels
     }
 
     /// One request drawn on the page.

@@ -11,7 +11,7 @@ pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
     let run = UseLiveRun {
         phase: RwSignal::new(RunPhase::Idle),
         stats: RwSignal::new(LiveStats::default()),
-        result: RwSignal::new(None),
+        finished: RwSignal::new(None),
         compared: RwSignal::new(None),
         cadence: RwSignal::new(None),
         error: RwSignal::new(None),
@@ -41,19 +41,6 @@ pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
     Effect::new(move |_| {
         if let Some(t) = run.checkpoint.get() {
             options.library.save_trace(&t, false);
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(m) = run.result.get() {
-            options.library.save_trace(&m.trace, true);
-            options.runs.add(m);
-        }
-    });
-    // A comparison: every endpoint's trace, saved and kept for the replay panes.
-    Effect::new(move |_| {
-        for t in run.compared.get().into_iter().flatten() {
-            options.library.save_trace(&t, true);
-            options.runs.add(MeasuredRun::of(t, &[]));
         }
     });
     run

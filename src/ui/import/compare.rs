@@ -12,7 +12,7 @@ use lab_core::trace::SourceKind;
 use leptos::prelude::*;
 
 use crate::browser::importer::Importer;
-use crate::browser::use_session_runs::SessionRuns;
+use crate::browser::library::PageRuns;
 
 /// Most runs drawn at once (the palette has this many colours).
 pub const MAX_COMPARED: usize = 6;
@@ -62,7 +62,7 @@ struct Candidate {
 #[component]
 pub fn CompareRuns() -> impl IntoView {
     let importer = expect_context::<Importer>();
-    let runs = expect_context::<SessionRuns>();
+    let runs = expect_context::<PageRuns>();
     // Runs ticked or unticked against their default (by id); compared: up
     // to MAX_COMPARED of those on.
     let toggled = RwSignal::new(Vec::<String>::new());

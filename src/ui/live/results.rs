@@ -21,15 +21,31 @@ pub const MAX_STALLS_LISTED: usize = 50;
 #[component]
 pub fn FinishedRunResults() -> impl IntoView {
     use crate::browser::use_finished_run::{Finished, use_finished_run};
-    let run = use_finished_run();
-    move || {
-        run.get().map(|out| match out {
+    let finished = use_finished_run(expect_context::<crate::browser::library::Library>());
+    let unsaved = move || {
+        finished.unsaved.get().map(|e| {
+            view! {
+                <p class="error" role="alert" data-testid="run-unsaved">
+                    {format!("This run is not in the library ({e}): download its trace below to keep it.")}
+                </p>
+            }
+        })
+    };
+    let run = move || {
+        finished.run.get().map(|out| match out {
             Finished::Run(run) => view! { <RunResults run=*run/> }.into_any(),
             Finished::Compare(table, traces) => {
                 view! { <CompareResults table=table traces=traces/> }.into_any()
             }
+            Finished::Failed(why) => view! {
+                <p class="error" role="alert" data-testid="run-handover-failed">
+                    {format!("The run's results cannot be shown here: {why}. Live kept the run: it is among this session's runs in the Replay view.")}
+                </p>
+            }
+            .into_any(),
         })
-    }
+    };
+    view! { {unsaved} {run} }
 }
 
 /// The results of one run.

@@ -33,8 +33,8 @@ pub fn PaneSlot(index: usize, shown: Signal<bool>) -> impl IntoView {
                         </optgroup>
                         <optgroup label="Runs of this session">
                             {move || runs.runs.get().into_iter().flat_map(|r| {
-                                let label = r.run.trace.meta.label.clone().unwrap_or_default();
-                                (0..r.run.trace.requests.len().min(MAX_SOURCE_REQUESTS)).map(move |k| view! {
+                                let label = r.trace.meta.label.clone().unwrap_or_default();
+                                (0..r.trace.requests.len().min(MAX_SOURCE_REQUESTS)).map(move |k| view! {
                                     <option value=PaneChoice::run_value(r.id, k)>{format!("Run {} · {label} · request {}", r.id, k + 1)}</option>
                                 }).collect::<Vec<_>>()
                             }).collect_view()}

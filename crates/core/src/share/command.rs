@@ -80,18 +80,37 @@ impl std::fmt::Debug for CompareSide {
     }
 }
 
-/// Live's last finished run, as announced on [`RUN_EVENT`]: what
-/// `measure::run::MeasuredRun::of` measures it from.
+/// Live's last finished run, as announced on [`RUN_EVENT`] to the view that
+/// shows its results, which lives in another module (sharing no memory
+/// with Live): where the run is, not the run. Live saves it to the library
+/// before announcing it; that view reads it back and measures it, the one
+/// time a finished run is measured (`measure::run::MeasuredRun::of`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FinishedRun {
-    /// All its requests.
-    pub trace: Trace,
-    /// Its requests per concurrency level (a sweep's), in the order run.
-    pub levels: Vec<(u32, Trace)>,
-    /// A comparison of endpoints: each endpoint's trace, the baseline
-    /// first (`trace` is then the baseline's); empty for any other run.
+    /// The library entries holding it: the run's, or each compared
+    /// endpoint's, the baseline first.
+    pub entries: Vec<String>,
+    /// Its requests per concurrency level (a sweep's), in the order run:
+    /// (concurrency, requests), consecutive stretches of its trace's
+    /// requests ([`FinishedRun::levels_of`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub compare: Vec<Trace>,
+    pub levels: Vec<(u32, usize)>,
+    /// A comparison of endpoints (each of [`FinishedRun::entries`] one).
+    #[serde(default)]
+    pub compare: bool,
+    /// When the library could not keep it: why, and the traces themselves
+    /// (the one case an announcement carries the run, so nothing is lost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsaved: Option<Unsaved>,
+}
+
+/// A finished run the library could not keep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unsaved {
+    /// What the library said.
+    pub error: String,
+    /// The run's trace, or each compared endpoint's.
+    pub traces: Vec<Trace>,
 }
 
 impl FinishedRun {
@@ -100,9 +119,28 @@ impl FinishedRun {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// A run from JSON; `None` for anything else.
-    pub fn from_json(text: &str) -> Option<Self> {
-        serde_json::from_str(text).ok()
+    /// A run from JSON, or what is wrong with it.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// `trace`'s requests per concurrency level, from `levels`' counts:
+    /// each level a trace of its stretch of requests, its meta the run's
+    /// with that concurrency (as Live wrote each level). Counts past the
+    /// end are cut short.
+    pub fn levels_of(trace: &Trace, levels: &[(u32, usize)]) -> Vec<(u32, Trace)> {
+        let mut at: usize = 0;
+        levels
+            .iter()
+            .map(|&(concurrency, n)| {
+                let end = at.saturating_add(n).min(trace.requests.len());
+                let mut meta = trace.meta.clone();
+                meta.concurrency = Some(concurrency);
+                let requests = trace.requests[at.min(end)..end].to_vec();
+                at = end;
+                (concurrency, Trace { meta, requests, ..Trace::default() })
+            })
+            .collect()
     }
 }
 
@@ -157,14 +195,39 @@ mod tests {
         let c = Command::Compare { sides: vec![side.clone(), CompareSide { key: None, ..side }], rounds: 3 };
         assert_eq!(Command::from_json(&c.to_json()), Some(c.clone()));
         assert!(!format!("{c:?}").contains("sk-secret"), "Debug never prints a key");
-        let mut t = Trace::default();
-        t.requests.push(RequestTrace::default());
-        let run =
-            FinishedRun { trace: t.clone(), levels: vec![(1, t.clone()), (2, t.clone())], compare: vec![t] };
-        assert_eq!(FinishedRun::from_json(&run.to_json()), Some(run));
-        assert_eq!(FinishedRun::from_json("{}"), None);
+        let run = FinishedRun {
+            entries: vec!["live-1".into()],
+            levels: vec![(1, 2), (2, 4)],
+            compare: false,
+            unsaved: None,
+        };
+        let json = run.to_json();
+        assert!(json.len() < 80, "an announcement names the run, it does not carry it: {json}");
+        assert_eq!(FinishedRun::from_json(&json), Ok(run));
+        assert!(FinishedRun::from_json("{}").unwrap_err().contains("entries"), "what is wrong is said");
         for other in ["", "{}", r#"{"format_disk":{}}"#, r#""format_disk""#, "[1,2]"] {
             assert_eq!(Command::from_json(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_sweep_s_levels_are_stretches_of_its_trace() {
+        let mut t = Trace::default();
+        t.meta.concurrency = Some(4);
+        t.meta.label = Some("sweep".into());
+        t.requests =
+            (0..7).map(|i| RequestTrace { sent_ms: f64::from(i), ..RequestTrace::default() }).collect();
+        let levels = FinishedRun::levels_of(&t, &[(1, 1), (2, 2), (4, 8)]);
+        let shape: Vec<(u32, Option<u32>, Vec<f64>)> = levels
+            .iter()
+            .map(|(c, l)| (*c, l.meta.concurrency, l.requests.iter().map(|r| r.sent_ms).collect()))
+            .collect();
+        assert_eq!(
+            shape,
+            [(1, Some(1), vec![0.0]), (2, Some(2), vec![1.0, 2.0]), (4, Some(4), vec![3.0, 4.0, 5.0, 6.0])],
+            "the last level cut at the trace's end"
+        );
+        assert_eq!(levels[1].1.meta.label.as_deref(), Some("sweep"));
+        assert!(FinishedRun::levels_of(&t, &[]).is_empty());
     }
 }
