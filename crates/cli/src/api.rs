@@ -40,6 +40,7 @@ use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+use crate::api_error::ApiError;
 use crate::catalog::{Catalog, Source};
 use crate::emit::Emission;
 use crate::ops::observe::ClientIp;
@@ -130,14 +131,15 @@ impl Api {
     }
 }
 
-pub(crate) fn error(status: StatusCode, kind: &str, message: &str) -> Response {
+/// A refusal of the replay endpoint in OpenAI Chat's shape (the routes
+/// that speak no other wire).
+pub(crate) fn error(status: StatusCode, kind: &'static str, message: &str) -> Response {
     wire_error(Wire::Chat, status, kind, message)
 }
 
-/// An HTTP error in `wire`'s shape (its SDKs read the message from it).
-fn wire_error(wire: Wire, status: StatusCode, kind: &str, message: &str) -> Response {
-    let body = WireEncoder::error_body(wire, status.as_u16(), kind, message);
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+/// A refusal in `wire`'s shape (its SDKs read the message from it).
+fn wire_error(wire: Wire, status: StatusCode, kind: &'static str, message: &str) -> Response {
+    ApiError::wire(wire, status, kind, message).into_response()
 }
 
 /// Which wire a route speaks, and what its path and query say.
@@ -357,7 +359,7 @@ enum Early {
     Injected(Box<Fault>),
 }
 
-fn reject(wire: Wire, status: StatusCode, kind: &str, message: &str) -> Early {
+fn reject(wire: Wire, status: StatusCode, kind: &'static str, message: &str) -> Early {
     Early::Reject(Box::new(wire_error(wire, status, kind, message)))
 }
 
@@ -366,7 +368,7 @@ fn reject(wire: Wire, status: StatusCode, kind: &str, message: &str) -> Early {
 /// blocking pool so the thread driving the sockets and the pacer stays free.
 fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], route: &Route) -> Result<Prepared, Early> {
     let (w, flavor) = (route.wire, route.flavor);
-    let reject = |status, kind: &str, message: &str| reject(w, status, kind, message);
+    let reject = |status, kind: &'static str, message: &str| reject(w, status, kind, message);
     if body.len() > MAX_BODY_BYTES {
         return Err(reject(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -26,6 +26,7 @@
 
 mod analyze;
 mod api;
+mod api_error;
 mod api_pages;
 mod assets;
 mod backup;

@@ -34,6 +34,7 @@ use serde_json::json;
 
 use super::service::{Collector, MAX_BODY, Post, Refusal};
 use super::store::{FieldStore, Sample, SqlField};
+use crate::api_error::{ApiError, refuse};
 use crate::ops::observe::ClientIp;
 use crate::studies::http::StudyApi;
 use crate::studies::store::StoreError;
@@ -58,10 +59,6 @@ pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
-fn refuse(status: StatusCode, message: impl std::fmt::Display) -> Response {
-    (status, Json(json!({ "error": message.to_string() }))).into_response()
-}
-
 fn allow_origin(mut r: Response, origin: Option<&str>) -> Response {
     if let Some(v) = origin.and_then(|o| HeaderValue::from_str(o).ok()) {
         r.headers_mut().insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, v);
@@ -71,11 +68,8 @@ fn allow_origin(mut r: Response, origin: Option<&str>) -> Response {
 }
 
 fn refusal(r: &Refusal) -> Response {
-    let mut out = refuse(StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST), &r.message);
-    if let Some(v) = r.retry_after_s.and_then(|s| HeaderValue::from_str(&s.to_string()).ok()) {
-        out.headers_mut().insert(header::RETRY_AFTER, v);
-    }
-    out
+    let e = ApiError::new(StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST), &r.message);
+    r.retry_after_s.map_or(e.clone(), |s| e.retry_after(s)).into_response()
 }
 
 async fn ingest(

@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Extension, Json, Router};
@@ -43,6 +43,7 @@ use super::service::{AnswerFailure, MAX_STUDY_BYTES, Publication, PublishError, 
 use super::setup::random;
 use super::sql::SqlStore;
 use super::store::StoreError;
+use crate::api_error::{ApiError, refuse};
 use crate::ops::address::{Origins, PublicUrl};
 use crate::ops::metrics::Metrics;
 use crate::ops::observe::ClientIp;
@@ -101,7 +102,7 @@ impl StudyApi {
         let key = client.map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
         let taken = self.researcher.lock().unwrap_or_else(PoisonError::into_inner).take(&key, self.now_ms());
         if let Err(ms) = taken {
-            return Some(too_many(ms));
+            return Some(ApiError::too_many(ms).into_response());
         }
         let given = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(token::bearer);
         match given {
@@ -134,20 +135,6 @@ fn ip(c: Client) -> Option<IpAddr> {
     c.map(|Extension(ClientIp(ip))| ip)
 }
 
-/// A refusal: its status and `{"error": message}`.
-fn refuse(status: StatusCode, message: impl std::fmt::Display) -> Response {
-    (status, Json(json!({ "error": message.to_string() }))).into_response()
-}
-
-fn too_many(ms: f64) -> Response {
-    let mut r = refuse(StatusCode::TOO_MANY_REQUESTS, format!("too many requests; try again in {ms:.0} ms"));
-    let secs = (ms / 1000.0).ceil().max(1.0) as u64;
-    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
-        r.headers_mut().insert(header::RETRY_AFTER, v);
-    }
-    r
-}
-
 fn store_failed(e: &StoreError) -> Response {
     tracing::error!("study database: {e}");
     refuse(
@@ -169,7 +156,7 @@ fn cross_origin(api: &StudyApi, headers: &HeaderMap) -> Option<Response> {
 
 fn answer_failure(e: &AnswerFailure) -> Response {
     match e {
-        AnswerFailure::RateLimited(ms) => too_many(*ms),
+        AnswerFailure::RateLimited(ms) => ApiError::too_many(*ms).into_response(),
         AnswerFailure::Store(e) => store_failed(e),
         other => refuse(status(other.status()), other),
     }
