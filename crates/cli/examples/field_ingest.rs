@@ -17,13 +17,9 @@
 //! second) is not what is measured. Acknowledged requests are counted back
 //! from the database at the end: they must all be there.
 
-#[path = "../tests/common/http.rs"]
-mod http;
-#[allow(dead_code)]
-#[path = "../tests/common/pg_cluster.rs"]
-mod pg_cluster;
-#[path = "../tests/common/serve_process.rs"]
-mod serve_process;
+use lab_testkit::http;
+use lab_testkit::pg_cluster;
+use lab_testkit::serve_process;
 
 use std::path::Path;
 use std::process::Command;

@@ -23,15 +23,9 @@
 //! - **Join latency**: the same for joining (the server numbers the
 //!   participant in a transaction).
 
-#[path = "../tests/common/http.rs"]
-mod http;
-#[allow(dead_code)]
-#[path = "../tests/common/pg_cluster.rs"]
-mod pg_cluster;
-#[path = "../tests/common/serve_process.rs"]
-mod serve_process;
-#[path = "../tests/common/study_client.rs"]
-mod study_client;
+use lab_testkit::pg_cluster;
+use lab_testkit::serve_process;
+use lab_testkit::study_client;
 
 use std::collections::HashSet;
 use std::path::PathBuf;

@@ -57,5 +57,4 @@ where
 }
 
 #[cfg(test)]
-#[path = "retention_tests.rs"]
 mod tests;

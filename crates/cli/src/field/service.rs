@@ -197,5 +197,4 @@ fn store_failed(e: &StoreError) -> Refusal {
 }
 
 #[cfg(test)]
-#[path = "service_tests.rs"]
 mod tests;

@@ -5,10 +5,6 @@
 //! data directory, the database and the researcher token.
 
 pub mod http;
-#[cfg(test)]
-#[path = "../../tests/common/pg_cluster.rs"]
-#[allow(dead_code)]
-pub mod pg_cluster;
 pub mod service;
 pub mod setup;
 pub mod sql;

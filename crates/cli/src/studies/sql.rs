@@ -298,7 +298,7 @@ mod tests {
 
     #[test]
     fn postgres_keeps_studies_and_answers_across_restarts() {
-        let pg = super::super::pg_cluster::PgCluster::start("store");
+        let pg = lab_testkit::pg_cluster::PgCluster::start("store");
         keeps_across_restarts(&pg.url());
     }
 

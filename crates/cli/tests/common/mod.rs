@@ -74,9 +74,9 @@ pub fn check_ttft_against_server(pairs: &[(f64, f64)]) -> Result<f64, String> {
 }
 
 pub mod field;
-pub mod http;
-pub mod pg_cluster;
-pub mod study_client;
+// Each test binary uses some of them.
+#[allow(unused_imports)]
+pub use lab_testkit::{http, pg_cluster, study_client};
 
 #[allow(unused_imports)]
 pub use http::{call, try_call};

@@ -86,6 +86,6 @@ fn sqlite_retention_deletes_what_is_older_than_the_period_and_keeps_the_rest() {
 
 #[test]
 fn postgres_retention_deletes_what_is_older_than_the_period_and_keeps_the_rest() {
-    let pg = crate::studies::pg_cluster::PgCluster::start("retention");
+    let pg = lab_testkit::pg_cluster::PgCluster::start("retention");
     old_requests_go_and_new_ones_stay(&pg.url());
 }

@@ -11,7 +11,7 @@ use lab_core::study::session::Session;
 use lab_core::study::submit::Submission;
 use serde_json::Value;
 
-use super::http::{call, try_call};
+use crate::http::{call, try_call};
 
 /// `Authorization` header of a token.
 pub fn bearer(token: &str) -> String {

@@ -8,7 +8,7 @@ use opentelemetry_proto::tonic::common::v1::{AnyValue, ArrayValue, KeyValue, any
 use opentelemetry_proto::tonic::trace::v1::{ResourceSpans, ScopeSpans, Span};
 use prost::Message;
 
-const PAGE: &str = include_str!("../../../../tests/fixtures/field/collector_file_exporter.jsonl");
+const PAGE: &str = include_str!("../../../../../tests/fixtures/field/collector_file_exporter.jsonl");
 const KEY: &str = "llk_test";
 const ORIGIN: &str = "https://shop.example";
 
