@@ -252,3 +252,33 @@ fn paths_resolve_to_the_deepest_module_file() {
     assert_eq!(got, want);
     assert_eq!(code("use a;\n// crate::x::y\n#[cfg(test)]\nuse crate::z;"), "use a;\n");
 }
+
+/// Issue 47: no crate of the workspace pulls a file in by a `path` attribute:
+/// shared test helpers live in `crates/testkit`, a dev-only crate, and a
+/// module's tests in its own child module. Every `.rs` file under
+/// `crates/` is read, its tests and comments included.
+#[test]
+fn no_crate_pulls_a_file_in_by_path() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            if p.is_dir() && name != "target" && !name.starts_with('.') {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&crates, &mut files);
+    assert!(files.len() > 100, "the workspace's sources were read: {}", files.len());
+    let attribute = ["#[", "path"].concat();
+    let found: Vec<String> = files
+        .iter()
+        .filter(|p| std::fs::read_to_string(p).unwrap_or_default().contains(&attribute))
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(found.is_empty(), "files pulled in by path: {found:?}");
+}
