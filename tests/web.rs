@@ -190,21 +190,7 @@ async fn the_web_table_the_report_and_the_json_show_the_same_latency_rows() {
     let rows: Vec<FieldRow> = trace
         .requests
         .iter()
-        .map(|request| {
-            FieldRow::of(&FieldSpan {
-                request: request.clone(),
-                at_unix_ms: 1.8e12,
-                model: None,
-                site: Some("shop".into()),
-                browser: None,
-                clock_step_ms: None,
-                display_hz: None,
-                chunks_recorded: true,
-                painted: true,
-                wire: None,
-                sample_rate: None,
-            })
-        })
+        .map(|request| FieldRow::of(&FieldSpan::recorded(request.clone(), 1.8e12, Some("shop"))))
         .collect();
     let summary = FieldSummary::of(&rows, GroupBy::Site);
     let field = container();

@@ -331,18 +331,12 @@ mod tests {
         assert!((s.chance() - 0.01).abs() < 1e-9);
         // Draws of span ids as pages make them (random hex), and of
         // sequential ones: both uniform, so the share kept is the chance.
-        let span = |id: String| FieldSpan {
-            request: lab_core::trace::RequestTrace { id: Some(id), ..Default::default() },
-            at_unix_ms: 0.0,
-            model: None,
-            site: None,
-            browser: None,
-            clock_step_ms: None,
-            display_hz: None,
-            chunks_recorded: true,
-            painted: true,
-            wire: None,
-            sample_rate: None,
+        let span = |id: String| {
+            FieldSpan::recorded(
+                lab_core::trace::RequestTrace { id: Some(id), ..Default::default() },
+                0.0,
+                None,
+            )
         };
         let s = Sample::of(20_000, 2_000).unwrap();
         for ids in [

@@ -166,19 +166,7 @@ mod tests {
         for (i, c) in request.chunks.iter_mut().enumerate() {
             c.painted_ms = Some(c.arrived_ms + 6.0 + i as f64);
         }
-        FieldSpan {
-            request,
-            at_unix_ms: 1.8e12,
-            model: None,
-            site: Some("shop".into()),
-            browser: None,
-            clock_step_ms: None,
-            display_hz: None,
-            chunks_recorded: true,
-            painted: true,
-            wire: None,
-            sample_rate: None,
-        }
+        FieldSpan::recorded(request, 1.8e12, Some("shop"))
     }
 
     /// Issue 47: the Field summary renders the registry, so a latency row

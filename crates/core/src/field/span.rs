@@ -69,6 +69,28 @@ pub struct FieldSpan {
 }
 
 /// Why a span was not read as a request.
+impl FieldSpan {
+    /// `request` as a page of `site` that recorded its every chunk would
+    /// report it, sent at `at_unix_ms`, painted when any chunk was; nothing
+    /// else said (no model, browser, clock, wire or sampling).
+    pub fn recorded(request: RequestTrace, at_unix_ms: f64, site: Option<&str>) -> Self {
+        let painted = request.chunks.iter().any(|c| c.painted_ms.is_some());
+        Self {
+            request,
+            at_unix_ms,
+            model: None,
+            site: site.map(str::to_string),
+            browser: None,
+            clock_step_ms: None,
+            display_hz: None,
+            chunks_recorded: true,
+            painted,
+            wire: None,
+            sample_rate: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
     /// Not a GenAI span.

@@ -22,19 +22,8 @@ fn the_cutoff_is_the_period_before_now() {
 }
 
 fn span(id: &str, at_unix_ms: i64) -> FieldSpan {
-    FieldSpan {
-        request: lab_core::trace::RequestTrace { id: Some(id.into()), ..Default::default() },
-        at_unix_ms: at_unix_ms as f64,
-        model: None,
-        site: Some("shop".into()),
-        browser: None,
-        clock_step_ms: None,
-        display_hz: None,
-        chunks_recorded: true,
-        painted: false,
-        wire: None,
-        sample_rate: None,
-    }
+    let request = lab_core::trace::RequestTrace { id: Some(id.into()), ..Default::default() };
+    FieldSpan::recorded(request, at_unix_ms as f64, Some("shop"))
 }
 
 /// Requests on either side of the cut-off, the cut-off itself, now and
