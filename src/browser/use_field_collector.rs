@@ -1,5 +1,5 @@
 //! The field collector of the `latency-lab serve` that served this page, as
-//! a researcher reads it (routes in `crates/cli/src/field/http.rs`): its
+//! a researcher reads it (routes in `crates/server/src/field/http.rs`): its
 //! sites, a period's summary by day, browser, model or site (with its requests
 //! over time), and a period of one site's requests (one browser or model
 //! if asked) as a lab trace, handed on as a file (the import worker reads

@@ -20,13 +20,13 @@ use std::time::{Duration, Instant};
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
-use crate::studies::setup::DB_FILE;
+use lab_server::db::setup::DB_FILE;
 
 /// Arguments of `backup`.
 #[derive(Debug, clap::Args)]
 pub struct BackupArgs {
     /// The data directory `serve --data` uses.
-    #[arg(long, default_value = crate::studies::setup::DEFAULT_DATA_DIR)]
+    #[arg(long, default_value = lab_server::db::setup::DEFAULT_DATA_DIR)]
     pub data: PathBuf,
     /// The database `serve --db` uses, if not the data directory's SQLite
     /// file (a PostgreSQL URL is refused with the command that backs it up).

@@ -13,7 +13,7 @@ use std::path::Path;
 use lab_core::share::modules::{HASH_DIGITS, META, MODULES};
 use sha2::{Digest, Sha256};
 
-use crate::assets::{AssetError, io, write_whole};
+use lab_server::site::assets::{AssetError, io, write_whole};
 
 /// Renames the on-demand modules of `dist` and lists them in its
 /// `index.html`; returns their new stems.
@@ -87,7 +87,7 @@ mod tests {
                 let path = named(&format!("./{m}{ending}"), &listed);
                 assert_ne!(path, format!("./{m}{ending}"));
                 assert!(dist.join(&path[2..]).is_file(), "{path}");
-                assert!(crate::assets::is_hashed(&path[2..]), "{path} is served as immutable");
+                assert!(lab_server::site::assets::is_hashed(&path[2..]), "{path} is served as immutable");
             }
         }
         // Other content, other name.

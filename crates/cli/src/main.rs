@@ -25,27 +25,15 @@
 //! 2 bad input (unreadable or invalid file, bad option).
 
 mod analyze;
-mod api;
-mod api_error;
-mod api_pages;
-mod assets;
 mod backup;
-mod catalog;
-mod csp;
-mod emit;
 mod field;
 mod fingerprint;
-mod health;
-mod load;
-mod ops;
-mod pacer;
 mod run;
 mod serve;
 mod size;
-mod studies;
-mod traffic;
-mod truth;
 mod workload;
+
+use lab_server::site::{assets, csp};
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -186,7 +174,7 @@ fn main() -> ExitCode {
         },
         Command::Size(args) => run_size(&args),
         Command::Field(args) => match &args.command {
-            field::FieldCommand::AddSite(a) => match field::add_site(a) {
+            field::FieldCommand::AddSite(a) => match lab_server::field::add_site(&a.into()) {
                 Ok(key) => {
                     println!(
                         "Site \"{}\" added; its ingest key (shown once, keep it with the page's config):",
@@ -226,7 +214,7 @@ fn main() -> ExitCode {
                 ExitCode::from(1)
             }
         },
-        Command::Serve(args) => match serve::run(args) {
+        Command::Serve(args) => match lab_server::serve::run(args.into()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("latency-lab serve: {e}");

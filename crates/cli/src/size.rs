@@ -16,7 +16,7 @@
 
 use std::path::Path;
 
-use crate::assets::{self, AssetError};
+use lab_server::site::assets::{self, AssetError};
 
 /// When a module is downloaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -353,7 +353,7 @@ mod tests {
         assert!(app.gzip > 10_000 && app.brotli > 9_000, "noise does not compress: {app:?}");
 
         build(&dir, 1_000_000);
-        crate::assets::compress_dist(&dir).unwrap();
+        lab_server::site::assets::compress_dist(&dir).unwrap();
         let sizes = measure(&dir, &BUDGETS).unwrap();
         let over = over_budget(&sizes);
         assert_eq!(over.len(), 1, "{over:?}");

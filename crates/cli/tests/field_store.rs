@@ -75,7 +75,8 @@ fn two_servers_ingest_into_one_postgres_database_each_span_once() {
     let url = pg.url();
     let (a, b) = (start_on(data_dir(), &url), start_on(data_dir(), &url));
     let servers = [a.join().unwrap(), b.join().unwrap()];
-    let migrations = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations")).unwrap().count();
+    let migrations =
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../server/migrations")).unwrap().count();
     let applied = pg.query("SELECT COUNT(*), COUNT(DISTINCT version) FROM _sqlx_migrations WHERE success");
     assert_eq!(applied.trim(), format!("{migrations}|{migrations}"), "each migration applied once");
     for srv in &servers {

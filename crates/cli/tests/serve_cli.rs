@@ -254,7 +254,8 @@ fn the_demo_page_gets_a_field_site_on_any_port_and_data_directory() {
 
     // Without the app there is no page to offer.
     let api = Printed::start(&dist, &data, &["--api-only"]);
-    api.addr();
+    // Serving means every line of the start was printed.
+    assert_eq!(lab_testkit::http::call(&api.addr(), "GET", "/healthz", &[], b"").0, 200);
     let printed = api.stop();
     assert!(printed.contains("replay endpoint") && !printed.contains("Demo chat page"), "{printed}");
 }

@@ -1,6 +1,8 @@
-//! The shape of `lab-core`, checked: no file imports itself back through
-//! others (an import circle), and no room imports a room that comes later
-//! in the product's order ([`ROOMS`], as `lib.rs` lists them).
+//! The shape of `lab-core` and `lab-server`, checked: no file imports
+//! itself back through others (an import circle), and no room imports a
+//! room that comes later in the crate's order ([`ROOMS`], [`SERVER_ROOMS`],
+//! as each `lib.rs` lists them); and the crates depend one way:
+//! `latency-lab` (cli) → `lab-server` → `lab-core`.
 //!
 //! What counts as an import: every path a file names, `use crate::…`,
 //! `use super::…`, `pub use` and inline `crate::a::b::f(…)`, resolved to the
@@ -17,6 +19,10 @@ const ROOMS: [&str; 13] = [
     "trace", "measure", "stream", "replay", "load", "serve", "workload", "field", "import", "study", "chart",
     "share", "fuzz",
 ];
+
+/// The rooms of `crates/server`, from the bottom up.
+const SERVER_ROOMS: [&str; 10] =
+    ["error", "ops", "db", "site", "client", "replay", "studies", "field", "health", "serve"];
 
 /// Module path (`study::results`) → its source, without test code.
 type Files = BTreeMap<String, String>;
@@ -181,15 +187,15 @@ fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
 }
 
 /// Imports from a room into a later one (`file -> file (room → later room)`).
-fn backward(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
-    let rank = |m: &str| ROOMS.iter().position(|r| m.split("::").next() == Some(r));
+fn backward(edges: &BTreeMap<String, BTreeSet<String>>, rooms: &[&str]) -> Vec<String> {
+    let rank = |m: &str| rooms.iter().position(|r| m.split("::").next() == Some(r));
     let mut out = Vec::new();
     for (from, tos) in edges {
         for to in tos {
             if let (Some(a), Some(b)) = (rank(from), rank(to))
                 && b > a
             {
-                out.push(format!("{from} -> {to} ({} imports the later room {})", ROOMS[a], ROOMS[b]));
+                out.push(format!("{from} -> {to} ({} imports the later room {})", rooms[a], rooms[b]));
             }
         }
     }
@@ -200,19 +206,69 @@ fn core_files() -> Files {
     read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
 }
 
+fn server_files() -> Files {
+    read_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"))
+}
+
+/// No circle, no import of a later room, every room in the order.
+fn check_rooms(name: &str, files: &Files, rooms: &[&str]) {
+    let e = edges(files);
+    let c = circles(&e);
+    assert!(c.is_empty(), "import circles in {name}:\n{}", c.join("\n"));
+    let b = backward(&e, rooms);
+    assert!(b.is_empty(), "imports of a later room in {name}:\n{}", b.join("\n"));
+    for room in files.keys().filter(|m| !m.is_empty()).filter_map(|m| m.split("::").next()) {
+        assert!(rooms.contains(&room), "room {room} of {name} is not in its order");
+    }
+}
+
 #[test]
 fn the_core_has_no_import_circle_and_no_room_imports_a_later_one() {
     let files = core_files();
     assert!(files.len() > 100, "read {} files", files.len());
-    let e = edges(&files);
-    let c = circles(&e);
-    assert!(c.is_empty(), "import circles in crates/core/src:\n{}", c.join("\n"));
-    let b = backward(&e);
-    assert!(b.is_empty(), "imports of a later room:\n{}", b.join("\n"));
-    // Every room of lib.rs is in the order.
-    for room in files.keys().filter(|m| !m.is_empty()).filter_map(|m| m.split("::").next()) {
-        assert!(ROOMS.contains(&room), "room {room} is not in ROOMS");
-    }
+    check_rooms("crates/core/src", &files, &ROOMS);
+}
+
+#[test]
+fn the_server_has_no_import_circle_and_no_room_imports_a_later_one() {
+    let files = server_files();
+    assert!(files.len() > 40, "read {} files", files.len());
+    check_rooms("crates/server/src", &files, &SERVER_ROOMS);
+    // A planted import from a lower room into a higher one is found.
+    let mut planted = files.clone();
+    let text = planted.get_mut("db::setup").unwrap();
+    *text = format!("fn planted() {{ crate::studies::http::router; }}\n{text}");
+    assert_eq!(
+        backward(&edges(&planted), &SERVER_ROOMS),
+        ["db::setup -> studies::http (db imports the later room studies)"]
+    );
+}
+
+/// The workspace crates a crate's `[dependencies]` name (dev-dependencies
+/// left out: a test may use anything).
+fn workspace_dependencies(manifest: &str) -> Vec<&'static str> {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(manifest)).unwrap();
+    let deps = text.split("[dependencies]").nth(1).unwrap_or_default();
+    let deps = deps.split("\n[").next().unwrap_or_default();
+    ["lab-core", "lab-server", "latency-lab", "lab-testkit", "latency-lab-app"]
+        .into_iter()
+        .filter(|c| {
+            deps.lines().any(|l| {
+                l.trim_start().starts_with(&format!("{c} ")) || l.trim_start().starts_with(&format!("{c}."))
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn the_crates_depend_one_way_cli_server_core() {
+    assert_eq!(
+        workspace_dependencies("Cargo.toml"),
+        Vec::<&str>::new(),
+        "lab-core depends on no crate of ours"
+    );
+    assert_eq!(workspace_dependencies("../server/Cargo.toml"), ["lab-core"]);
+    assert_eq!(workspace_dependencies("../cli/Cargo.toml"), ["lab-core", "lab-server"]);
 }
 
 #[test]
@@ -232,7 +288,7 @@ fn the_check_finds_a_deliberate_circle_and_a_backward_import() {
         c.iter().any(|c| c.contains("study::answer") && c.contains("study::results")),
         "the planted circle is not found: {c:?}"
     );
-    let b = backward(&e);
+    let b = backward(&e, &ROOMS);
     assert_eq!(b, ["trace::stamps -> share::link (trace imports the later room share)"]);
 }
 

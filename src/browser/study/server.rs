@@ -1,5 +1,5 @@
 //! Calls to the study server of the `latency-lab serve` that served this
-//! page (same origin; routes in `crates/cli/src/studies/http.rs`). The
+//! page (same origin; routes in `crates/server/src/studies/http.rs`). The
 //! researcher token goes only into the `Authorization` header of
 //! researcher calls; participants' calls carry none.
 

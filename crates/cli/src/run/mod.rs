@@ -28,9 +28,7 @@
 //! on the last line), 1 the trace could not be written or the target not
 //! asked for its model, 2 bad input (flags, a workload row).
 
-pub(crate) mod client;
 mod progress;
-pub(crate) mod send;
 mod stop;
 
 use std::collections::VecDeque;
@@ -52,7 +50,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::workload::{WorkloadFileError, read, sniff};
-use send::{HttpClient, Target};
+use lab_server::client::send::{self, HttpClient, Target};
+use lab_server::client::tls;
 
 /// Ground-truth records asked for at once after a run.
 const GROUND_TRUTH_AT_ONCE: usize = 32;
@@ -131,6 +130,9 @@ pub enum RunError {
     /// The workload could not be read.
     #[error(transparent)]
     Workload(#[from] WorkloadFileError),
+    /// The HTTP client (its TLS set-up, `--ca`).
+    #[error(transparent)]
+    Client(#[from] tls::ClientError),
     /// The target could not be asked for its model.
     #[error("{0}")]
     Target(String),
@@ -148,7 +150,7 @@ impl RunError {
     /// The process exit code.
     pub fn exit_code(&self) -> u8 {
         match self {
-            RunError::Flag(_) | RunError::Workload(_) => 2,
+            RunError::Flag(_) | RunError::Workload(_) | RunError::Client(_) => 2,
             _ => 1,
         }
     }
@@ -260,7 +262,7 @@ impl Schedule {
         mut prepare: impl FnMut(Request) -> T,
         mut send: impl FnMut(T),
     ) -> Result<bool, WorkloadFileError> {
-        crate::pacer::precise_sleeps();
+        lab_server::replay::pacer::precise_sleeps();
         let Schedule { path, format, shape, shard, untimed_rate, seed, zero, stop } = self;
         let mut shaper = Shaper::new(shape);
         let mut out = Vec::new();
@@ -381,8 +383,7 @@ async fn run_async(
     url: hyper::Uri,
     format: Format,
 ) -> Result<String, RunError> {
-    let client: HttpClient =
-        client::client(args.http2, args.ca.as_deref()).map_err(|e| RunError::Flag(e.to_string()))?;
+    let client: HttpClient = tls::client(args.http2, args.ca.as_deref())?;
     let base =
         format!("{}://{}", url.scheme_str().unwrap_or("http"), url.authority().map_or("", |a| a.as_str()));
     let model = match &args.model {

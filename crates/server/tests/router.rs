@@ -1,0 +1,172 @@
+//! The whole router of `serve`, in process (no socket: the point is what
+//! each route answers): opened from a [`Config`] as `latency-lab serve`
+//! opens it, on a real SQLite database in a temporary directory.
+//!
+//! Every refusal of every route is an [`lab_server::error::ApiError`]: a
+//! JSON body with a top-level `"error"` (the lab's `{"error": "…"}` or the
+//! wire's own error shape, each of which has one), never axum's plain-text
+//! rejections.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use lab_server::ops::observe::LogFormat;
+use lab_server::serve::router::router;
+use lab_server::serve::{Config, Server};
+use tower::ServiceExt;
+
+fn config(data: PathBuf) -> Config {
+    Config {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        public_url: None,
+        trusted_proxies: Vec::new(),
+        metrics_bind: None,
+        log_format: LogFormat::Off,
+        max_streams_per_client: None,
+        max_wait_ms: lab_core::serve::bounds::DEFAULT.max_wait_ms,
+        max_response_ms: lab_core::serve::bounds::DEFAULT.max_response_ms,
+        dist: PathBuf::from("dist"),
+        url_file: None,
+        traces: Vec::new(),
+        profile: None,
+        api_only: true,
+        fault: None,
+        threads: 1,
+        data,
+        db: None,
+        token_file: None,
+        field_retention_days: 30.0,
+        field_pages: Vec::new(),
+    }
+}
+
+/// A fresh data directory of its own for each test.
+fn data_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lab-router-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// A refusal asked for: method, path, headers, body and the status it gets.
+type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str, u16);
+
+/// One request through the router: status and body.
+async fn ask(
+    app: &axum::Router,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (StatusCode, String) {
+    let mut req = Request::builder().method(method).uri(path);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut req = req.body(Body::from(body.to_string())).unwrap();
+    req.extensions_mut().insert(ConnectInfo(SocketAddr::from(([127, 0, 0, 1], 40000))));
+    let answer = async {
+        let res = app.clone().oneshot(req).await.unwrap();
+        let status = res.status();
+        (status, res.into_body().collect().await.unwrap().to_bytes())
+    };
+    let Ok((status, bytes)) = tokio::time::timeout(std::time::Duration::from_secs(20), answer).await else {
+        panic!("{method} {path}: no whole answer within 20 s");
+    };
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[test]
+fn the_router_opened_from_a_config_answers_in_process() {
+    let dir = data_dir("answers");
+    let server = Server::open(&config(dir.clone()), "127.0.0.1:8377".parse().unwrap()).unwrap();
+    let app = router(&server.routes);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        tokio::spawn(server.routes.api.pacer.clone().drive());
+        assert_eq!(ask(&app, "GET", "/healthz", &[], "").await, (StatusCode::OK, "ok".into()));
+        let (status, _) = ask(&app, "GET", "/readyz", &[], "").await;
+        assert_eq!(status, StatusCode::OK, "the SQLite database is up with every migration");
+        let (status, models) = ask(&app, "GET", "/v1/models", &[], "").await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(models.contains("profile:fast-start"), "{models}");
+        let token = std::fs::read_to_string(dir.join("researcher-token")).unwrap();
+        let bearer = format!("Bearer {}", token.trim());
+        let (status, list) = ask(&app, "GET", "/api/studies", &[("authorization", &bearer)], "").await;
+        assert_eq!((status, list.trim()), (StatusCode::OK, "[]"));
+    });
+    // The runtime goes first: a connection handed back to the pool is
+    // returned by a task on it, which closing the pool waits for.
+    drop(rt);
+    server.close();
+}
+
+#[test]
+fn every_route_refuses_with_an_api_error() {
+    let server = Server::open(&config(data_dir("refusals")), "127.0.0.1:8377".parse().unwrap()).unwrap();
+    let app = router(&server.routes);
+    let json = ("content-type", "application/json");
+    let foreign = ("origin", "https://elsewhere.example");
+    let big = "x".repeat(lab_server::replay::api::MAX_BODY_BYTES + 1);
+    let gemini = r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#;
+    // (method, path, headers, body, status): one refusal for each route.
+    let cases: Vec<Case> = vec![
+        ("POST", "/v1/chat/completions", vec![json], "{not json", 400),
+        ("POST", "/v1/chat/completions", vec![json], r#"{"model":"nope","messages":[]}"#, 404),
+        ("POST", "/v1/chat/completions", vec![json], &big, 413),
+        ("POST", "/v1/completions", vec![json], "[]", 400),
+        ("POST", "/v1/responses", vec![json], "{", 400),
+        ("POST", "/v1/messages", vec![json], "{", 400),
+        ("POST", "/v1beta/models/nope:streamGenerateContent", vec![json], gemini, 404),
+        ("POST", "/v1/models/nope:generateContent", vec![json], gemini, 404),
+        ("POST", "/api/chat", vec![json], "{", 400),
+        ("POST", "/api/generate", vec![json], "{", 400),
+        ("POST", "/v1/lab/ui-stream", vec![json], "{", 400),
+        ("POST", "/v1/lab/no-such-stream", vec![json], "{}", 404),
+        ("GET", "/v1/lab/event-stream?model=nope&q=hi", vec![], "", 404),
+        ("GET", "/v1/lab/requests/nope", vec![], "", 404),
+        ("POST", "/v1/lab/load", vec![json, foreign], "{}", 403),
+        ("POST", "/v1/lab/load", vec![json], "{", 400),
+        ("POST", "/v1/lab/load", vec![json], &big, 413),
+        ("GET", "/v1/lab/traffic?after=many", vec![], "", 400),
+        ("GET", "/api/studies", vec![], "", 401),
+        ("POST", "/api/studies", vec![json, ("authorization", "Bearer wrong")], "{}", 401),
+        ("POST", "/api/studies", vec![json], &big, 413),
+        ("GET", "/api/studies/nope", vec![], "", 404),
+        ("POST", "/api/studies/nope/participants", vec![json], "{}", 404),
+        ("POST", "/api/studies/nope/answers", vec![json, foreign], "{}", 403),
+        ("POST", "/api/studies/nope/answers", vec![json], &big, 413),
+        ("GET", "/api/studies/nope/design", vec![], "", 401),
+        ("GET", "/api/studies/nope/results", vec![], "", 401),
+        ("POST", "/api/studies/nope/close", vec![], "", 401),
+        ("POST", "/v1/traces", vec![json], "{}", 401),
+        ("POST", "/v1/traces", vec![json], &big, 413),
+        ("OPTIONS", "/v1/traces", vec![], "", 400),
+        ("GET", "/v1/field/requests", vec![], "", 401),
+        ("GET", "/v1/field/summary", vec![], "", 401),
+        ("GET", "/v1/field/sites", vec![], "", 401),
+        ("GET", "/metrics", vec![], "", 401),
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        tokio::spawn(server.routes.api.pacer.clone().drive());
+        let mut wrong = Vec::new();
+        for (method, path, headers, body, want) in &cases {
+            let (status, text) = ask(&app, method, path, headers, body).await;
+            let parsed: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+            let has_error = parsed.as_ref().is_some_and(|v| v.get("error").is_some());
+            if status.as_u16() != *want || !has_error {
+                let text: String = text.chars().take(160).collect();
+                wrong.push(format!("{method} {path} (want {want}): {status} {text}"));
+            }
+        }
+        assert!(wrong.is_empty(), "refusals that are not the expected ApiError:\n{}", wrong.join("\n"));
+    });
+    // The runtime goes first: a connection handed back to the pool is
+    // returned by a task on it, which closing the pool waits for.
+    drop(rt);
+    server.close();
+}
