@@ -110,8 +110,7 @@ impl UseLiveRun {
         let traces: Vec<Trace> = sides.iter().map(|p| p.trace(p.so_far.clone())).collect();
         drop(sides);
         self.checkpoint.set(None);
-        self.finished.set(None);
-        self.compared.set(Some(traces.clone()));
+        self.has_results.set(true);
         for t in &traces {
             self.options.runs.add(t.clone());
         }

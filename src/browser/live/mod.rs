@@ -80,11 +80,10 @@ pub struct UseLiveRun {
     pub phase: RwSignal<RunPhase>,
     /// Figures of the request on screen.
     pub stats: RwSignal<LiveStats>,
-    /// The last finished run (measured where its results are shown, in
-    /// the runs module: [`crate::browser::use_finished_run`]).
-    pub finished: RwSignal<Option<Trace>>,
-    /// The last finished comparison of endpoints: each endpoint's trace.
-    pub compared: RwSignal<Option<Vec<Trace>>>,
+    /// A run or a comparison of endpoints finished: its results are shown
+    /// (the runs module reads and measures them from the library:
+    /// [`crate::browser::use_finished_run`]; this module keeps no copy).
+    pub has_results: RwSignal<bool>,
     /// The smoothed answer's displayed cadence against the stream's, once
     /// it is all shown (`None` when not smoothed).
     pub cadence: RwSignal<Option<Contrast>>,
@@ -169,8 +168,7 @@ impl UseLiveRun {
         // A checkpoint not saved yet would be written after the run and
         // mark it unfinished: the run itself is saved below.
         self.checkpoint.set(None);
-        self.compared.set(None);
-        self.finished.set(Some(trace.clone()));
+        self.has_results.set(true);
         o.runs.add(trace.clone());
         // Its results are announced before the run says it finished.
         o.announcer.hand_over(o.library, vec![trace], levels).await;

@@ -11,8 +11,7 @@ pub fn use_live_run(options: UseLiveRunOptions) -> UseLiveRun {
     let run = UseLiveRun {
         phase: RwSignal::new(RunPhase::Idle),
         stats: RwSignal::new(LiveStats::default()),
-        finished: RwSignal::new(None),
-        compared: RwSignal::new(None),
+        has_results: RwSignal::new(false),
         cadence: RwSignal::new(None),
         error: RwSignal::new(None),
         checkpoint: RwSignal::new(None),

@@ -94,7 +94,7 @@ pub fn LiveView() -> impl IntoView {
                 </div>
             </div>
             // The results are drawn by the runs module, loaded once a run has finished.
-            <LazyView module=LIVE_RESULTS shown=Signal::derive(move || run.finished.with(Option::is_some) || run.compared.with(Option::is_some))/>
+            <LazyView module=LIVE_RESULTS shown=run.has_results.into()/>
         </section>
     }
 }
