@@ -37,12 +37,12 @@ impl Figures {
 
     /// The figure of row `id`.
     pub fn get(&self, id: &str) -> Option<f64> {
-        self.0[LATENCY.iter().position(|r| r.id == id)?]
+        self.0[registry::index(id)?]
     }
 
     /// Sets the figure of row `id`; false when no row has that id.
     pub fn set(&mut self, id: &str, value: Option<f64>) -> bool {
-        let Some(i) = LATENCY.iter().position(|r| r.id == id) else { return false };
+        let Some(i) = registry::index(id) else { return false };
         self.0[i] = value.filter(|v| v.is_finite());
         true
     }

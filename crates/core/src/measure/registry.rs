@@ -268,9 +268,14 @@ pub const OTHER_FIGURES: [(&str, &str); 7] = [
     ("longest_stall_ms", "the stalls line and the scores (each request's longest stall)"),
 ];
 
+/// The position in [`LATENCY`] of the row `id`.
+pub fn index(id: &str) -> Option<usize> {
+    LATENCY.iter().position(|r| r.id == id)
+}
+
 /// The row of `id`.
 pub fn row(id: &str) -> Option<&'static LatencyRow> {
-    LATENCY.iter().find(|r| r.id == id)
+    index(id).map(|i| &LATENCY[i])
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! 3.44; sqlx bundles 3.46), and one row comes back. Browser and model have
 //! both separators removed; numbers travel as text that reads back as the same `f64`
 //! ([`real`]; the figures as the collector wrote them) and are read back
-//! here, each column by its name ([`columns`]). BENCHMARKS.md ("Field data") has the times.
+//! here, each column by its name ([`Column`]). BENCHMARKS.md ("Field data") has the times.
 
 use lab_core::field::row::Figures;
 use lab_core::field::summary::FieldRow;
@@ -37,28 +37,72 @@ fn real(column: &str, sqlite: bool) -> String {
     }
 }
 
-/// What a summary reads of each request, by name, with the SQL that
-/// writes each as text. `figures` holds every latency figure by the
-/// registry's ids (`lab_core::field::row::Figures::to_text`, written at
-/// ingest); requests kept before migration 0007 have it NULL and their
-/// four figures of then in their own columns ([`LEGACY`]), written here in
-/// the same `id=value` form.
-fn columns(sqlite: bool) -> Vec<(&'static str, String)> {
-    let text = |c: &str| format!("REPLACE(REPLACE(COALESCE({c}, ''), $4, ''), $5, '')");
-    let legacy: Vec<String> =
-        LEGACY.iter().map(|(c, id)| format!("'{id}=' || {}", real(c, sqlite))).collect();
-    vec![
-        ("sent_us", "CAST(sent_us AS TEXT)".into()),
-        ("site", text("site")),
-        ("browser", text("browser")),
-        ("model", text("model")),
-        ("failed", "COALESCE(CAST(failed AS TEXT), '')".into()),
-        ("stalls", "COALESCE(CAST(stalls AS TEXT), '')".into()),
-        ("qoe", real("qoe", sqlite)),
-        ("sample_rate", real("sample_rate", sqlite)),
-        // Written by the collector: ids and numbers, neither separator.
-        ("figures", format!("COALESCE(figures, {})", legacy.join(" || ';' || "))),
-    ]
+/// What a summary reads of each request, in the order [`query`] packs
+/// it (the variant's number is its place: [`Column::ALL`]). `Figures` holds
+/// every latency figure by the registry's ids
+/// (`lab_core::field::row::Figures::to_text`, written at ingest); requests
+/// kept before migration 0007 have it NULL and their four figures of then
+/// in their own columns ([`LEGACY`]), written here in the same `id=value`
+/// form.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Column {
+    SentUs,
+    Site,
+    Browser,
+    Model,
+    Failed,
+    Stalls,
+    Qoe,
+    SampleRate,
+    Figures,
+}
+
+impl Column {
+    /// Every column, each at its own number.
+    const ALL: [Column; 9] = [
+        Self::SentUs,
+        Self::Site,
+        Self::Browser,
+        Self::Model,
+        Self::Failed,
+        Self::Stalls,
+        Self::Qoe,
+        Self::SampleRate,
+        Self::Figures,
+    ];
+
+    /// Its name in `field_requests` (and in the errors).
+    fn name(self) -> &'static str {
+        match self {
+            Self::SentUs => "sent_us",
+            Self::Site => "site",
+            Self::Browser => "browser",
+            Self::Model => "model",
+            Self::Failed => "failed",
+            Self::Stalls => "stalls",
+            Self::Qoe => "qoe",
+            Self::SampleRate => "sample_rate",
+            Self::Figures => "figures",
+        }
+    }
+
+    /// The SQL that writes it as text (neither separator in it).
+    fn sql(self, sqlite: bool) -> String {
+        let text = |c: &str| format!("REPLACE(REPLACE(COALESCE({c}, ''), $4, ''), $5, '')");
+        let int = |c: &str| format!("COALESCE(CAST({c} AS TEXT), '')");
+        match self {
+            Self::SentUs => "CAST(sent_us AS TEXT)".into(),
+            Self::Site | Self::Browser | Self::Model => text(self.name()),
+            Self::Failed | Self::Stalls => int(self.name()),
+            Self::Qoe | Self::SampleRate => real(self.name(), sqlite),
+            // Written by the collector: ids and numbers, neither separator.
+            Self::Figures => {
+                let legacy: Vec<String> =
+                    LEGACY.iter().map(|(c, id)| format!("'{id}=' || {}", real(c, sqlite))).collect();
+                format!("COALESCE(figures, {})", legacy.join(" || ';' || "))
+            }
+        }
+    }
 }
 
 /// The columns requests kept before migration 0007 hold their figures in,
@@ -75,7 +119,7 @@ const LEGACY: [(&str, &str); 4] = [
 /// NULL (typed, so PostgreSQL knows it). Two queries, not `$1 IS NULL OR
 /// site = $1`: SQLite would not use the index for one site.
 fn query(one_site: bool, sqlite: bool) -> String {
-    let packed: Vec<String> = columns(sqlite).into_iter().map(|(_, sql)| sql).collect();
+    let packed: Vec<String> = Column::ALL.iter().map(|c| c.sql(sqlite)).collect();
     let site = if one_site { "site = $1" } else { "CAST($1 AS TEXT) IS NULL" };
     format!(
         "SELECT string_agg({}, $5) FROM field_requests WHERE {site} AND sent_us >= $2 AND sent_us < $3",
@@ -106,10 +150,6 @@ pub async fn read(
 
 /// The rows of a packed text, each column found by its name in [`columns`].
 fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
-    let names: Vec<&str> = columns(true).into_iter().map(|(name, _)| name).collect();
-    let [sent, site, browser, model, failed, stalls, qoe, rate, figures] =
-        ["sent_us", "site", "browser", "model", "failed", "stalls", "qoe", "sample_rate", "figures"]
-            .map(|name| (name, names.iter().position(|n| *n == name)));
     packed
         .split(RECORD)
         .enumerate()
@@ -117,28 +157,29 @@ fn unpack(packed: &str) -> Result<Vec<FieldRow>, StoreError> {
             let f: Vec<&str> = record.split(UNIT).collect();
             let bad =
                 |what: &str| StoreError::stored(format!("field summary row {}: {what} in {record:?}", i + 1));
-            if f.len() != names.len() {
-                return Err(bad(&format!("not {} columns", names.len())));
+            if f.len() != Column::ALL.len() {
+                return Err(bad(&format!("not {} columns", Column::ALL.len())));
             }
-            let col = |(_, k): (&str, Option<usize>)| k.map_or("", |k| f[k]);
-            let num = |c: (&str, Option<usize>)| -> Result<Option<f64>, StoreError> {
+            let col = |c: Column| f[c as usize];
+            let num = |c: Column| -> Result<Option<f64>, StoreError> {
                 let v = col(c);
                 (!v.is_empty())
-                    .then(|| v.parse::<f64>().map_err(|_| bad(&format!("{} not a number", c.0))))
+                    .then(|| v.parse::<f64>().map_err(|_| bad(&format!("{} not a number", c.name()))))
                     .transpose()
             };
             let text = |c| Some(col(c)).filter(|v| !v.is_empty()).map(str::to_string);
-            let sent_us: i64 = col(sent).parse().map_err(|_| bad("no send time"))?;
+            let sent_us: i64 = col(Column::SentUs).parse().map_err(|_| bad("no send time"))?;
             Ok(FieldRow {
                 at_unix_ms: sent_us as f64 / 1000.0,
-                site: text(site),
-                browser: text(browser),
-                model: text(model),
-                figures: Figures::from_text(col(figures)).map_err(|e| bad(&format!("figures: {e}")))?,
-                failed: num(failed)?.unwrap_or(0.0) != 0.0,
-                stalls: num(stalls)?.map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32),
-                qoe: num(qoe)?,
-                sample_rate: num(rate)?,
+                site: text(Column::Site),
+                browser: text(Column::Browser),
+                model: text(Column::Model),
+                figures: Figures::from_text(col(Column::Figures))
+                    .map_err(|e| bad(&format!("figures: {e}")))?,
+                failed: num(Column::Failed)?.unwrap_or(0.0) != 0.0,
+                stalls: num(Column::Stalls)?.map_or(0, |n| n.clamp(0.0, f64::from(u32::MAX)) as u32),
+                qoe: num(Column::Qoe)?,
+                sample_rate: num(Column::SampleRate)?,
             })
         })
         .collect()
@@ -175,12 +216,18 @@ mod tests {
 
     /// A record as [`query`] packs it, its columns given by name.
     fn record(values: &[(&str, &str)]) -> String {
-        let names: Vec<&str> = columns(true).into_iter().map(|(name, _)| name).collect();
-        names
+        Column::ALL
             .iter()
-            .map(|n| values.iter().find(|(k, _)| k == n).map_or("", |(_, v)| *v))
+            .map(|c| values.iter().find(|(k, _)| *k == c.name()).map_or("", |(_, v)| *v))
             .collect::<Vec<_>>()
             .join(UNIT)
+    }
+
+    #[test]
+    fn each_column_is_at_its_own_number() {
+        for (i, c) in Column::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, i, "{c:?}");
+        }
     }
 
     #[test]
