@@ -40,7 +40,7 @@ pub fn AnalyzeView() -> impl IntoView {
                     <p class="empty" data-testid="analyze-empty">
                         "No trace loaded yet. Traces come from the lab's runs, or from "
                         <code>"latency-lab"</code>
-                        " tools; the format is documented in the README."
+                        " tools; the format is documented in the docs (/docs/reference/trace-format.html)."
                     </p>
                 }
                 .into_any(),

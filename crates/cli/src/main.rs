@@ -28,6 +28,8 @@ mod analyze;
 mod backup;
 mod field;
 mod fingerprint;
+#[cfg(test)]
+mod reference;
 mod run;
 mod serve;
 mod size;

@@ -20,8 +20,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = DEFAULT_PORT)]
     pub port: u16,
     /// Address and port to listen on instead, e.g. `0.0.0.0:8377` (every
-    /// interface) or `10.0.0.2:8377`. Plain HTTP: put TLS in front (README
-    /// "Run a study for remote participants").
+    /// interface) or `10.0.0.2:8377`. Plain HTTP: put TLS in front (docs/src/operations/remote-studies.md).
     #[arg(long, conflicts_with = "port", value_name = "ADDR:PORT")]
     pub bind: Option<SocketAddr>,
     /// The address people reach the lab at, e.g.
@@ -80,7 +79,7 @@ pub struct ServeArgs {
     pub fault: Option<String>,
     /// Serving threads, each with its own connections and pacer (the
     /// kernel spreads new connections over them, `SO_REUSEPORT`); 0 = one
-    /// per core, at most [`lab_server::serve::MAX_THREADS`]. One is the most precise on a
+    /// per core, at most 4 (`MAX_THREADS`). One is the most precise on a
     /// 2-core machine that also runs the client (BENCHMARKS.md); more
     /// accept and set up connections faster.
     #[arg(long, default_value_t = 1)]

@@ -170,3 +170,104 @@ fn every_route_refuses_with_an_api_error() {
     drop(rt);
     server.close();
 }
+
+/// The rows of `docs/src/reference/http.md`: `(METHOD, /path)`.
+fn documented() -> Vec<(String, String)> {
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/src/reference/http.md"))
+            .unwrap();
+    page.lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let code = |c: &str| c.strip_prefix('`').and_then(|c| c.strip_suffix('`')).map(str::to_string);
+            match cells.as_slice() {
+                ["", m, p, ..] => Some((code(m)?, code(p)?)),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// Every `.route(PATH, handlers)` of the server's source, as `(METHOD,
+/// /path)`: literal paths, the protocol's constants, and the ground truth's
+/// `format!`.
+fn routed_in_source() -> Vec<(String, String)> {
+    use lab_core::serve::protocol::{GROUND_TRUTH_PATH, LOAD_PATH, LOAD_REQUESTS_PATH, TRAFFIC_PATH};
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("tests.rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut files);
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for call in code.split(".route(").skip(1) {
+            let (path_arg, rest) = call.split_once(',').unwrap();
+            let path = match path_arg.trim() {
+                p if p.starts_with('"') => p.trim_matches('"').to_string(),
+                "LOAD_PATH" => LOAD_PATH.to_string(),
+                "LOAD_REQUESTS_PATH" => LOAD_REQUESTS_PATH.to_string(),
+                "TRAFFIC_PATH" => TRAFFIC_PATH.to_string(),
+                "&format!(\"{GROUND_TRUTH_PATH}{{id}}\")" => format!("{GROUND_TRUTH_PATH}{{id}}"),
+                other => panic!("{}: a route whose path this test cannot read: {other}", f.display()),
+            };
+            // The handlers up to the end of this call's line.
+            let handlers = rest.lines().next().unwrap_or_default();
+            for (name, method) in
+                [("get(", "GET"), ("post(", "POST"), ("delete(", "DELETE"), ("options(", "OPTIONS")]
+            {
+                if handlers.contains(name) {
+                    out.push((method.to_string(), path.clone()));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn the_reference_lists_every_route_and_each_is_routed() {
+    let mut doc = documented();
+    doc.sort();
+    let source = routed_in_source();
+    assert!(source.len() > 35, "read {} routes", source.len());
+    let missing: Vec<_> = source.iter().filter(|r| !doc.contains(r)).collect();
+    assert!(missing.is_empty(), "routes not in docs/src/reference/http.md: {missing:?}");
+    let extra: Vec<_> = doc.iter().filter(|r| !source.contains(r)).collect();
+    assert!(extra.is_empty(), "docs/src/reference/http.md rows the server has no route for: {extra:?}");
+    // And each row answers from a route, not the router's fallback (an
+    // empty 404 here: no app files with --api-only).
+    let server = Server::open(&config(data_dir("reference")), "127.0.0.1:8377".parse().unwrap()).unwrap();
+    let app = router(&server.routes);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        tokio::spawn(server.routes.api.pacer.clone().drive());
+        let mut unrouted = Vec::new();
+        for (method, path) in &doc {
+            let path = path
+                .replace("{model_action}", "nope:generateContent")
+                .replace("{page_stream}", "nope")
+                .replace("{id}", "nope");
+            let (status, body) = ask(&app, method, &path, &[], "").await;
+            if status == StatusCode::NOT_FOUND && body.is_empty() || status == StatusCode::METHOD_NOT_ALLOWED
+            {
+                unrouted.push(format!("{method} {path}: {status}"));
+            }
+        }
+        assert!(unrouted.is_empty(), "documented but not routed: {unrouted:?}");
+        // The check tells a route from the fallback.
+        assert_eq!(ask(&app, "GET", "/no/such/route", &[], "").await, (StatusCode::NOT_FOUND, String::new()));
+    });
+    drop(rt);
+    server.close();
+}

@@ -19,7 +19,7 @@ export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 /**
  * Bounds of the suite's timed assertions (ms). The suite runs on shared
  * 2-core machines beside other work, and is checked with two CPU-bound
- * processes running next to it (README, "Tests on a busy machine"), so a
+ * processes running next to it (docs/src/contributing/testing.md), so a
  * timed assertion only catches what is broken: an event early, or stamped
  * at the wrong moment, a schedule ignored. How precise the lab is gets
  * measured by `./lab bench` and recorded in BENCHMARKS.md, never asserted.

@@ -1,6 +1,5 @@
 //! What a study server and the app say to each other: the bodies of the
-//! study server's replies (`latency-lab serve`'s routes, README "Study
-//! server API"), defined once for the server that writes them and the
+//! study server's replies (`latency-lab serve`'s routes, docs/src/guide/study-server.md), defined once for the server that writes them and the
 //! browser that reads them.
 
 use serde::{Deserialize, Serialize};

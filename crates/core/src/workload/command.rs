@@ -7,7 +7,7 @@
 
 /// The replay endpoint's server model a workload is sent to by default:
 /// prefill per prompt token with a prefix cache and four decode slots
-/// (README, "Server model").
+/// (docs/src/guide/replay-endpoint.md, "Server model").
 pub const LAB_SERVER_MODEL: &str = "profile:ttft=40,tpot=15,prefill=0.3,slots=4";
 
 /// `word` as one shell word (single-quoted unless plainly safe).

@@ -59,7 +59,7 @@ pub(super) fn announce(
     }
     if !bound.ip().is_loopback() {
         println!(
-            "Listening on {bound}: the app, the replay endpoint and the study server (participant pages, answers; researcher routes behind the token) are reachable by anyone who can reach this address. This is plain HTTP: put TLS in front (README \"Run a study for remote participants\", deploy/nginx/)."
+            "Listening on {bound}: the app, the replay endpoint and the study server (participant pages, answers; researcher routes behind the token) are reachable by anyone who can reach this address. This is plain HTTP: put TLS in front (the docs: /docs/operations/remote-studies.html; deploy/nginx/)."
         );
     }
     if let Some(m) = metrics {

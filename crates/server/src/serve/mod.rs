@@ -1,7 +1,6 @@
 //! `latency-lab serve`: the built app, the OpenAI-compatible replay
 //! endpoint and the study server, in one process on 127.0.0.1 (or the
-//! address of `--bind`, behind a TLS proxy: README "Run a study for remote
-//! participants"; [`crate::ops`] has what running it as a service needs).
+//! address of `--bind`, behind a TLS proxy: docs/src/operations/remote-studies.md; [`crate::ops`] has what running it as a service needs).
 //!
 //! - `/` …: the app. Responses carry `Cross-Origin-Opener-Policy:
 //!   same-origin` and `Cross-Origin-Embedder-Policy: require-corp`, which make

@@ -78,7 +78,9 @@ pub fn router(site: &Routes) -> Router {
         .merge(crate::studies::http::router(Arc::clone(&site.studies)))
         .merge(crate::replay::load::router(Arc::clone(&site.load)));
     let app = match &site.dist {
-        Some(dist) => crate::site::strict(app.merge(crate::site::files(dist)), dist),
+        Some(dist) => {
+            crate::site::strict(app.merge(crate::site::files(dist)), dist).merge(crate::site::book(dist))
+        }
         None => app,
     };
     app.layer(header("cross-origin-opener-policy", "same-origin"))

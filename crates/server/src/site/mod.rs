@@ -46,6 +46,26 @@ pub fn strict(routes: Router, dist: &Path) -> Router {
         .layer(header("referrer-policy", "no-referrer"))
 }
 
+/// The policy of the book's pages (`/docs/`): mdBook's pages set their
+/// theme and sidebar with inline scripts, so those may run there, and
+/// nothing else beyond this origin. The book is the lab's own Markdown
+/// (no user content), built with `./lab docs`.
+pub const BOOK_POLICY: &str = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// The book (`dist/docs`, built by `./lab docs`) at `/docs/`, with its own
+/// policy ([`BOOK_POLICY`]) and the same caching, `nosniff` and referrer
+/// rules as the app's files. A build without the book answers 404 there.
+pub fn book(dist: &Path) -> Router {
+    let pages = ServeDir::new(dist.join("docs")).precompressed_br().precompressed_gzip();
+    Router::new()
+        .nest_service("/docs", pages)
+        .layer(axum::middleware::from_fn(cache_headers))
+        .layer(header("cross-origin-resource-policy", "same-origin"))
+        .layer(header("content-security-policy", BOOK_POLICY))
+        .layer(header("x-content-type-options", "nosniff"))
+        .layer(header("referrer-policy", "no-referrer"))
+}
+
 /// Sets `Cache-Control` on the app's files ([`assets::cache_control`]):
 /// content-hashed names are immutable, the rest revalidated.
 async fn cache_headers(

@@ -1,4 +1,4 @@
-//! The study server's routes (README "Study server API" documents each
+//! The study server's routes (docs/src/guide/study-server.md documents each
 //! with curl):
 //!
 //! | route | who | does |
