@@ -158,3 +158,14 @@ fn readme_is_short() {
     let lines = std::fs::read_to_string(root().join("README.md")).unwrap().lines().count();
     assert!(lines <= 150, "README.md has {lines} lines");
 }
+
+/// Each view's help link (`View::help_page`, relative to the app, whose
+/// `docs/` the book is built into) reaches a page of the book.
+#[test]
+fn every_views_help_reaches_its_page() {
+    let src = root().join("docs/src");
+    for v in lab_core::share::route::View::ALL {
+        let page = v.help_page().strip_prefix("docs/").unwrap().replace(".html", ".md");
+        assert!(src.join(&page).is_file(), "{}: {page} is no page of the book", v.id());
+    }
+}

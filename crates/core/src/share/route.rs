@@ -62,6 +62,20 @@ impl View {
         }
     }
 
+    /// Its page of the book, relative to the app (the book is built into
+    /// the app's `docs/`): the view's help link.
+    pub fn help_page(self) -> &'static str {
+        match self {
+            Self::Replay => "docs/guide/replay.html",
+            Self::Live => "docs/guide/live.html",
+            Self::Import => "docs/guide/import.html",
+            Self::Field => "docs/guide/field.html",
+            Self::Analyze => "docs/guide/analyze.html",
+            Self::Study => "docs/guide/studies.html",
+            Self::Library => "docs/guide/library.html",
+        }
+    }
+
     /// The view named `id`.
     pub fn from_id(id: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|v| v.id() == id)
