@@ -16,7 +16,6 @@ pub fn AnalyzeView() -> impl IntoView {
     use_file_drop(zone, Callback::new(move |chosen| file.open(chosen)));
     view! {
         <section class="panel" data-testid="analyze-view">
-            <crate::ui::HelpLink of=lab_core::share::route::View::Analyze/>
             <h2>"Analyze a trace"</h2>
             <p class="hint">
                 "Load a Latency Lab trace (JSON, one or many requests) to see TTFT, TPOT, ITL and "

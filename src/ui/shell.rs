@@ -60,6 +60,12 @@ pub fn TabBar(current: Signal<View>) -> impl IntoView {
                     {v.label()}
                 </a>
             }).collect_view()}
+            // The shown view's page of the book (one link for every view,
+            // here rather than in each: the on-demand modules carry none).
+            <a class="help-link" href=move || current.get().help_page() target="_blank" rel="noopener"
+                data-testid="help-link" title="This view's page of the lab's docs (opens in a new tab)">
+                "Help ↗"
+            </a>
         </nav>
     }
 }

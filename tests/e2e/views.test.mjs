@@ -232,6 +232,30 @@ describe('charts, accessibility, first run', () => {
     writeFileSync(path.join(ARTIFACTS, 'axe.json'), JSON.stringify(report, null, 2));
   });
 
+  test("each view's Help opens its page of the book, served at /docs/ with the book's policy", async () => {
+    const { page, context, problems } = await openPage(browser, `${server.url}#replay`);
+    const pages = {};
+    for (const name of ['replay', 'live', 'import', 'field', 'analyze', 'study', 'library']) {
+      await page.getByTestId(`tab-${name}`).click();
+      await page.getByTestId(`${name}-view`).waitFor();
+      pages[name] = await page.getByTestId('help-link').evaluate((a) => a.href);
+    }
+    // Seven views, seven pages, each under the app's own docs/.
+    assert.equal(new Set(Object.values(pages)).size, 7, JSON.stringify(pages));
+    for (const [name, href] of Object.entries(pages)) {
+      assert.ok(href.startsWith(`${server.url}docs/guide/`), `${name}: ${href}`);
+      const res = await fetch(href);
+      assert.equal(res.status, 200, `${name}: ${href}`);
+      const html = await res.text();
+      assert.match(html, /<h1[^>]*>/, `${name}: a page of the book`);
+      assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self' 'unsafe-inline'/, name);
+    }
+    // A page the book does not have is a 404, not the app.
+    assert.equal((await fetch(`${server.url}docs/guide/no-such-page.html`)).status, 404);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test('theme toggle and reduced motion (replays keep their timing)', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce', colorScheme: 'light' });
     const page = await context.newPage();

@@ -169,3 +169,12 @@ fn every_views_help_reaches_its_page() {
         assert!(src.join(&page).is_file(), "{}: {page} is no page of the book", v.id());
     }
 }
+
+/// ARCHITECTURE is a map (issue 47: at most 150 lines; the detail is the
+/// book's Internals page).
+#[test]
+fn architecture_is_a_map() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    assert!(text.lines().count() <= 150, "ARCHITECTURE.md has {} lines", text.lines().count());
+    assert!(text.contains("## Where a new thing goes"));
+}

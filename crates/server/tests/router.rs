@@ -16,6 +16,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use lab_server::ops::observe::LogFormat;
 use lab_server::serve::router::router;
+use lab_server::serve::routes::{ROUTES, openapi, reference_page};
 use lab_server::serve::{Config, Server};
 use tower::ServiceExt;
 
@@ -171,21 +172,9 @@ fn every_route_refuses_with_an_api_error() {
     server.close();
 }
 
-/// The rows of `docs/src/reference/http.md`: `(METHOD, /path)`.
+/// The listed routes: `(METHOD, /path)`.
 fn documented() -> Vec<(String, String)> {
-    let page =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/src/reference/http.md"))
-            .unwrap();
-    page.lines()
-        .filter_map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            let code = |c: &str| c.strip_prefix('`').and_then(|c| c.strip_suffix('`')).map(str::to_string);
-            match cells.as_slice() {
-                ["", m, p, ..] => Some((code(m)?, code(p)?)),
-                _ => None,
-            }
-        })
-        .collect()
+    ROUTES.iter().map(|r| (r.method.to_string(), r.path.to_string())).collect()
 }
 
 /// Every `.route(PATH, handlers)` of the server's source, as `(METHOD,
@@ -242,9 +231,9 @@ fn the_reference_lists_every_route_and_each_is_routed() {
     let source = routed_in_source();
     assert!(source.len() > 35, "read {} routes", source.len());
     let missing: Vec<_> = source.iter().filter(|r| !doc.contains(r)).collect();
-    assert!(missing.is_empty(), "routes not in docs/src/reference/http.md: {missing:?}");
+    assert!(missing.is_empty(), "routes not in serve::routes::ROUTES: {missing:?}");
     let extra: Vec<_> = doc.iter().filter(|r| !source.contains(r)).collect();
-    assert!(extra.is_empty(), "docs/src/reference/http.md rows the server has no route for: {extra:?}");
+    assert!(extra.is_empty(), "serve::routes::ROUTES lists routes the server does not have: {extra:?}");
     // And each row answers from a route, not the router's fallback (an
     // empty 404 here: no app files with --api-only).
     let server = Server::open(&config(data_dir("reference")), "127.0.0.1:8377".parse().unwrap()).unwrap();
@@ -268,6 +257,39 @@ fn the_reference_lists_every_route_and_each_is_routed() {
         // The check tells a route from the fallback.
         assert_eq!(ask(&app, "GET", "/no/such/route", &[], "").await, (StatusCode::NOT_FOUND, String::new()));
     });
+    drop(rt);
+    server.close();
+}
+
+/// The reference page is made from the same list (`LAB_BLESS=1 cargo test
+/// -p lab-server --test router reference` writes it), and `/openapi.json`
+/// serves it as an OpenAPI 3.1 document with every route.
+#[test]
+fn the_reference_page_and_the_openapi_document_are_the_list() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/src/reference/http.md");
+    let made = reference_page();
+    if std::env::var_os("LAB_BLESS").is_some() {
+        std::fs::write(path, &made).unwrap();
+    }
+    assert!(
+        std::fs::read_to_string(path).unwrap_or_default() == made,
+        "docs/src/reference/http.md is not serve::routes::ROUTES: LAB_BLESS=1 cargo test -p lab-server --test router reference writes it"
+    );
+    for r in &ROUTES {
+        assert!(made.contains(&format!("| `{}` | `{}` |", r.method, r.path)), "{r:?}");
+    }
+    let server = Server::open(&config(data_dir("openapi")), "127.0.0.1:8377".parse().unwrap()).unwrap();
+    let app = router(&server.routes);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (status, body) = rt.block_on(ask(&app, "GET", "/openapi.json", &[], ""));
+    assert_eq!(status, StatusCode::OK);
+    let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(doc, openapi());
+    assert_eq!(doc["openapi"], "3.1.0");
+    let operations: usize =
+        doc["paths"].as_object().unwrap().values().map(|p| p.as_object().unwrap().len()).sum();
+    assert_eq!(operations, ROUTES.len(), "one operation per route");
+    assert_eq!(doc["paths"]["/api/studies/{id}/answers"]["post"]["parameters"][0]["name"], "id");
     drop(rt);
     server.close();
 }

@@ -29,7 +29,6 @@ pub fn FieldView() -> impl IntoView {
     let periods = move || importer.runs.with(|r| r.iter().any(|r| is_collector_file(&r.file)));
     view! {
         <section class="panel" data-testid="field-view">
-            <crate::ui::HelpLink of=lab_core::share::route::View::Field/>
             <h2>"Field data: what your users' browsers saw"</h2>
             <p class="hint">
                 "Requests your pages sent with the field snippet ("<code>"packages/field"</code>

@@ -36,7 +36,6 @@ pub fn ImportView() -> impl IntoView {
         move || importer.runs.get().into_iter().filter(|r| !is_collector_file(&r.file)).collect::<Vec<_>>();
     view! {
         <section class="panel" data-testid="import-view">
-            <crate::ui::HelpLink of=lab_core::share::route::View::Import/>
             <h2>"Import benchmark results"</h2>
             <p class="hint">
                 "Drop the files your benchmark tools wrote, as they are: "

@@ -28,7 +28,6 @@ pub fn LibraryView() -> impl IntoView {
     });
     view! {
         <section class="panel" data-testid="library-view">
-            <crate::ui::HelpLink of=lab_core::share::route::View::Library/>
             <h2>"Library"</h2>
             <p class="hint">
                 "Every live run, replay, imported file and study result is kept in this browser (IndexedDB) and survives a reload. "

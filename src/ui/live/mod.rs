@@ -64,7 +64,6 @@ pub fn LiveView() -> impl IntoView {
     };
     view! {
         <section class="panel live" data-testid="live-view">
-            <crate::ui::HelpLink of=lab_core::share::route::View::Live/>
             <h2>"Live"</h2>
             <p class="hint">
                 "Streams a completion straight from this browser and measures what a user feels: "

@@ -28,7 +28,6 @@ pub fn ReplayView() -> impl IntoView {
     let n = Signal::derive(move || lab.panes.with(Vec::len));
     view! {
         <section class="panel replay" data-testid="replay-view">
-            <crate::ui::HelpLink of=lab_core::share::route::View::Replay/>
             <h2>"Replay: feel the difference"</h2>
             <StoryPicker/>
             <p class="story-explanation" data-testid="story-explanation">

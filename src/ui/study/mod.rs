@@ -57,7 +57,6 @@ pub fn StudyView(run_test: Callback<Study>) -> impl IntoView {
     });
     view! {
         <section class="panel study" data-testid="study-view">
-            <crate::ui::HelpLink of=lab_core::share::route::View::Study/>
             <h2>"UX study"</h2>
             <p class="hint">
                 "Measure how people perceive latency: participants watch samples stream with different profiles, "

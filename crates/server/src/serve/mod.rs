@@ -16,6 +16,7 @@
 mod announce;
 mod open;
 pub mod router;
+pub mod routes;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;

@@ -75,6 +75,7 @@ pub struct Routes {
 /// probe), app files with SPA fallback; every request counted and logged.
 pub fn router(site: &Routes) -> Router {
     let app = crate::health::router(Arc::clone(&site.ops))
+        .route("/openapi.json", get(|| async { axum::Json(super::routes::openapi()) }))
         .merge(crate::studies::http::router(Arc::clone(&site.studies)))
         .merge(crate::replay::load::router(Arc::clone(&site.load)));
     let app = match &site.dist {
