@@ -62,3 +62,93 @@ fn the_metrics_page_lists_every_registry_row() {
         "docs/src/reference/metrics.md does not list the registry's rows as it defines them: LAB_BLESS=1 cargo test -p lab-core --test reference writes them"
     );
 }
+
+/// A page made wholly from the code: written with `LAB_BLESS=1`, else
+/// compared.
+fn check_page(page: &str, made: &str, test: &str) {
+    let path = format!("{}/../../docs/src/reference/{page}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("LAB_BLESS").is_some() {
+        std::fs::write(&path, made).unwrap();
+        return;
+    }
+    let kept = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        kept == made,
+        "docs/src/reference/{page} is not what the code says: LAB_BLESS=1 cargo test -p lab-core --test reference {test} writes it"
+    );
+}
+
+/// The OTLP page: every attribute the lab reads and writes, and what it
+/// never keeps, from `field::conventions`.
+#[test]
+fn the_otlp_page_is_the_conventions() {
+    use lab_core::field::conventions::{GENAI_ATTRIBUTES, LAB_ATTRIBUTES, TEXT_KEYS, TEXT_PREFIXES};
+    let table = |rows: &[lab_core::field::conventions::Attribute]| {
+        let mut t = String::from("| attribute | type | meaning |\n|---|---|---|\n");
+        for a in rows {
+            t.push_str(&format!("| `{}` | {} | {} |\n", a.key, a.kind, cell(a.meaning)));
+        }
+        t
+    };
+    let made = format!(
+        "# OTLP spans (field data)\n\n\
+         What the field collector (`POST /v1/traces`) and Import read of an OpenTelemetry span, and what the field \
+         snippet writes: one CLIENT span per streamed answer, from the request's send to the stream's end, named \
+         `{{gen_ai.operation.name}} {{gen_ai.request.model}}` as the GenAI semantic conventions have it. Made from \
+         `crates/core/src/field/conventions.rs`.\n\n\
+         ## The GenAI conventions' attributes\n\n{}\n\
+         ## The lab's own attributes\n\n\
+         Offsets are milliseconds from the span's start (the send), as doubles; arrays are OTLP `arrayValue`s. \
+         Any collector keeps them, and any GenAI reader can ignore them.\n\n{}\n\
+         ## Never stored\n\n\
+         The conversation itself, whatever attribute a sender puts it in, is dropped on reading and before \
+         anything is stored: {}, and every key starting with {}.\n",
+        table(&GENAI_ATTRIBUTES),
+        table(&LAB_ATTRIBUTES),
+        TEXT_KEYS.map(|k| format!("`{k}`")).join(", "),
+        TEXT_PREFIXES.map(|k| format!("`{k}`")).join(", "),
+    );
+    for a in LAB_ATTRIBUTES.iter().chain(&GENAI_ATTRIBUTES) {
+        assert!(made.contains(&format!("| `{}` |", a.key)), "{}", a.key);
+    }
+    check_page("otlp.md", &made, "otlp");
+}
+
+/// The workload formats' page: every format of `workload::format`'s one
+/// list, as its spec says it.
+#[test]
+fn the_workload_formats_page_is_the_list() {
+    use lab_core::workload::format::{Format, Layout};
+    let mut made = String::from(
+        "# Workload formats\n\n\
+         Every workload file `latency-lab run`, `analyze` and Import read, recognised by content in this order, \
+         as each format's file in `crates/core/src/workload/format/` says it (the page is made from that list). \
+         What each row's fields mean: [Workloads](../guide/workloads.md).\n\n\
+         | format | layout | timed | prefix blocks |\n|---|---|---|---|\n",
+    );
+    for f in Format::ALL {
+        let s = f.spec();
+        let layout = match &s.layout {
+            Layout::JsonLines(_) => "JSON lines".to_string(),
+            Layout::Csv { fields, .. } => {
+                format!(
+                    "CSV with the columns {}",
+                    fields.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+                )
+            }
+            Layout::Conversations => "a JSON list of conversations".to_string(),
+            Layout::Trace => "the lab's trace (one JSON document)".to_string(),
+        };
+        let timed = if s.timed { "yes" } else { "no: one after another" };
+        let blocks = s.block_tokens.map_or("–".to_string(), |t| format!("{t} tokens a block"));
+        made.push_str(&format!("| {} | {layout} | {timed} | {blocks} |\n", cell(s.label)));
+    }
+    // The guide's table names every format too.
+    let guide =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/src/guide/workloads.md"))
+            .unwrap();
+    for f in Format::ALL.into_iter().filter(|f| *f != Format::LabTrace) {
+        assert!(guide.contains(f.label()), "the guide's Workloads page does not name {}", f.label());
+    }
+    check_page("workload-formats.md", &made, "workload");
+}

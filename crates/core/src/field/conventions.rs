@@ -9,23 +9,9 @@
 //! **The lab's extra timings** live under [`LAB`] (`latency_lab.`), so any
 //! collector keeps them and any GenAI reader can ignore them. Offsets are
 //! milliseconds from the span's start (the send), as doubles; arrays are
-//! OTLP `arrayValue`s:
-//!
-//! | attribute | type | meaning |
-//! |---|---|---|
-//! | [`HEADERS_MS`] | double | response headers received |
-//! | [`ACTION_MS`] | double | how long before the send the user's last action came (a click, Enter, a form sent; at most [`ACTION_MAX_MS`]) |
-//! | [`CHUNK_MS`] | double[] | each streamed chunk's arrival |
-//! | [`CHUNK_TOKENS`] | int[] | tokens each chunk carried (1 each when absent) |
-//! | [`CHUNK_KINDS`] | int[] | 0 answer text, 1 reasoning, 2 a tool-call fragment (answer text when absent) |
-//! | [`CHUNK_CHARS`] | int[] | characters each chunk added (their number, never the text) |
-//! | [`PAINT_MS`] | double[] | each paint of new text in the answer's element (the first frame after the DOM changed) |
-//! | [`PAINT_CHARS`] | int[] | characters shown after each paint |
-//! | [`ABORTED`] | bool | the user stopped the answer |
-//! | [`BROWSER`], [`ENGINE`], [`BROWSER_VERSION`] | string | the page's browser |
-//! | [`CLOCK_STEP_MS`], [`DISPLAY_HZ`] | double | its clock's step and display refresh |
-//! | [`SAMPLE_RATE`] | double | the share of requests the page reports (0–1) |
-//! | [`WIRE`] | string | the wire the answer streamed in (`chat`, `responses`, `anthropic`, `gemini`, `ollama`, `ui_stream`, `data_stream`, `text`), or `unknown`: a stream the page could not read, whose chunks are then not recorded (its paints are) |
+//! OTLP `arrayValue`s. Each is listed once, with its type and meaning, in
+//! [`LAB_ATTRIBUTES`] (the GenAI conventions' attributes: [`GENAI_ATTRIBUTES`]);
+//! the reference page `docs/src/reference/otlp.md` is made from both.
 //!
 //! **Never stored** ([`is_text`]): the conversation itself, whatever
 //! attribute a sender puts it in (the conventions' `gen_ai.input.messages`,
@@ -114,8 +100,89 @@ pub const WIRE: &str = "latency_lab.wire";
 /// [`WIRE`] of a stream the page could not read.
 pub const UNKNOWN_WIRE: &str = "unknown";
 
+/// One attribute of a span: its key, OTLP type and meaning.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Attribute {
+    /// The key.
+    pub key: &'static str,
+    /// Its OTLP value type (`double[]` for an `arrayValue` of doubles).
+    pub kind: &'static str,
+    /// What it says.
+    pub meaning: &'static str,
+}
+
+const fn attr(key: &'static str, kind: &'static str, meaning: &'static str) -> Attribute {
+    Attribute { key, kind, meaning }
+}
+
+/// The conventions' attributes the snippet writes (and the readers use where they need them).
+pub const GENAI_ATTRIBUTES: [Attribute; 13] = [
+    attr(
+        OPERATION,
+        "string",
+        "`chat`, `text_completion` or `generate_content` (other operations have no stream and are skipped)",
+    ),
+    attr(PROVIDER, "string", "the provider (older instrumentations: `gen_ai.system`)"),
+    attr(SYSTEM, "string", "the provider's older name"),
+    attr(REQUEST_MODEL, "string", "the model asked for"),
+    attr(RESPONSE_MODEL, "string", "the model that answered"),
+    attr(INPUT_TOKENS, "int", "prompt tokens"),
+    attr(OUTPUT_TOKENS, "int", "generated tokens"),
+    attr(CACHE_READ_TOKENS, "int", "prompt tokens read from the provider's cache"),
+    attr(
+        TIME_TO_FIRST_CHUNK,
+        "double",
+        "seconds from the request to the first chunk (used when the lab's chunk times are absent)",
+    ),
+    attr(FINISH_REASONS, "string[]", "why the answer ended"),
+    attr(ERROR_TYPE, "string", "an HTTP status or an error's class: the request failed"),
+    attr(SERVER_ADDRESS, "string", "the host asked"),
+    attr(SERVICE_NAME, "string", "a resource attribute: the site, when no lab site is set"),
+];
+
+/// The lab's own attributes ([`LAB`]), offsets in ms from the send.
+pub const LAB_ATTRIBUTES: [Attribute; 17] = [
+    attr(HEADERS_MS, "double", "response headers received"),
+    attr(
+        ACTION_MS,
+        "double",
+        "how long before the send the user's last action came (a click, Enter, a form sent; at most 1,000 ms)",
+    ),
+    attr(CHUNK_MS, "double[]", "each streamed chunk's arrival"),
+    attr(CHUNK_TOKENS, "int[]", "tokens each chunk carried (1 each when absent)"),
+    attr(
+        CHUNK_KINDS,
+        "int[]",
+        "0 answer text, 1 reasoning, 2 a tool-call fragment (answer text when absent)",
+    ),
+    attr(CHUNK_CHARS, "int[]", "characters each chunk added (their number, never the text)"),
+    attr(
+        PAINT_MS,
+        "double[]",
+        "each paint of new text in the answer's element (the first frame after the DOM changed)",
+    ),
+    attr(PAINT_CHARS, "int[]", "characters shown after each paint"),
+    attr(ABORTED, "bool", "the user stopped the answer"),
+    attr(SITE, "string", "the site the page belongs to (set by the collector from the ingest key)"),
+    attr(BROWSER, "string", "the page's browser (\"Firefox\")"),
+    attr(ENGINE, "string", "its engine (\"Gecko\")"),
+    attr(BROWSER_VERSION, "string", "its version"),
+    attr(CLOCK_STEP_MS, "double", "the page clock's smallest step"),
+    attr(DISPLAY_HZ, "double", "the display's refresh rate (Hz)"),
+    attr(
+        SAMPLE_RATE,
+        "double",
+        "the share of requests the page reports (0–1): counts are estimated as stored ÷ rate",
+    ),
+    attr(
+        WIRE,
+        "string",
+        "the wire the answer streamed in (`chat`, `responses`, `anthropic`, `gemini`, `ollama`, `ui_stream`, `data_stream`, `text`), or `unknown`: a stream the page could not read, whose chunks are then not recorded (its paints are)",
+    ),
+];
+
 /// Attribute keys that carry the conversation's text, never kept.
-const TEXT_KEYS: [&str; 8] = [
+pub const TEXT_KEYS: [&str; 8] = [
     "gen_ai.input.messages",
     "gen_ai.output.messages",
     "gen_ai.system_instructions",
@@ -128,7 +195,7 @@ const TEXT_KEYS: [&str; 8] = [
 
 /// Key prefixes that carry text (older GenAI `gen_ai.prompt.0.content`,
 /// OpenLLMetry `llm.prompts…`, OpenInference `llm.input_messages…`).
-const TEXT_PREFIXES: [&str; 6] = [
+pub const TEXT_PREFIXES: [&str; 6] = [
     "gen_ai.prompt",
     "gen_ai.completion",
     "llm.prompts",
@@ -171,19 +238,18 @@ mod tests {
         ] {
             assert!(!is_text(k), "{k}");
         }
-        for k in [
-            HEADERS_MS,
-            CHUNK_MS,
-            CHUNK_TOKENS,
-            CHUNK_KINDS,
-            CHUNK_CHARS,
-            PAINT_MS,
-            PAINT_CHARS,
-            ABORTED,
-            SITE,
-            BROWSER,
-        ] {
-            assert!(k.starts_with(LAB), "{k}");
+        for a in LAB_ATTRIBUTES {
+            assert!(a.key.starts_with(LAB), "{a:?}");
+            assert!(!is_text(a.key), "{a:?}");
         }
+        for a in GENAI_ATTRIBUTES {
+            assert!(!a.key.starts_with(LAB) && !is_text(a.key), "{a:?}");
+        }
+        let mut keys: Vec<&str> = LAB_ATTRIBUTES.iter().chain(&GENAI_ATTRIBUTES).map(|a| a.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), LAB_ATTRIBUTES.len() + GENAI_ATTRIBUTES.len(), "each attribute listed once");
+        assert!(LAB_ATTRIBUTES.iter().any(|a| a.key == ACTION_MS
+            && a.meaning.contains(&format!("{ACTION_MAX_MS:.0}").replace("1000", "1,000"))));
     }
 }
