@@ -214,6 +214,8 @@ fn the_demo_page_gets_a_field_site_on_any_port_and_data_directory() {
     std::fs::write(dist.join("examples/chat/index.html"), "<title>chat</title>").unwrap();
     std::fs::create_dir_all(dist.join("examples/ai-sdk")).unwrap();
     std::fs::write(dist.join("examples/ai-sdk/index.html"), "<title>AI SDK chat</title>").unwrap();
+    std::fs::create_dir_all(dist.join("docs")).unwrap();
+    std::fs::write(dist.join("docs/index.html"), "<title>Latency Lab docs</title>").unwrap();
     let data = temp_dir("demo-data").join("elsewhere");
     let _ = std::fs::remove_dir_all(&data);
 
@@ -225,6 +227,11 @@ fn the_demo_page_gets_a_field_site_on_any_port_and_data_directory() {
         .unwrap_or_else(|| panic!("the page's address on this serve's port: {url}"))
         .to_string();
     assert!(key.starts_with("llk_"), "{url}");
+    // The book, when the build has it, at /docs/.
+    assert_eq!(
+        first.line("Docs: "),
+        format!("http://{addr}/docs/  (every route also as http://{addr}/openapi.json)")
+    );
     let ai_sdk = first.line("AI SDK chat page (React, useChat) (its answers go to Field): ");
     assert_eq!(ai_sdk, format!("http://{addr}/examples/ai-sdk/#key={key}"), "the built pages, one key");
     assert_eq!(std::fs::read_to_string(data.join("field-demo-key")).unwrap().trim(), key);
@@ -258,4 +265,5 @@ fn the_demo_page_gets_a_field_site_on_any_port_and_data_directory() {
     assert_eq!(lab_testkit::http::call(&api.addr(), "GET", "/healthz", &[], b"").0, 200);
     let printed = api.stop();
     assert!(printed.contains("replay endpoint") && !printed.contains("Demo chat page"), "{printed}");
+    assert!(!printed.contains("Docs: "), "no book without the app: {printed}");
 }

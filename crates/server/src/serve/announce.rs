@@ -32,6 +32,9 @@ pub(super) fn announce(
     println!(
         "OpenAI-compatible replay endpoint: {url}v1  (model \"profile:fast-start\", see {url}v1/models)"
     );
+    if !args.api_only && args.dist.join("docs/index.html").is_file() {
+        println!("Docs: {url}docs/  (every route also as {url}openapi.json)");
+    }
     match demo {
         Some(Ok(key)) => {
             let page = crate::field::demo::PAGE;
