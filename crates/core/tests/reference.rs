@@ -152,3 +152,42 @@ fn the_workload_formats_page_is_the_list() {
     }
     check_page("workload-formats.md", &made, "workload");
 }
+
+/// The trace format's page: its example loads as a trace, and every field
+/// it names is one the code keeps (a misspelt or retired field would be
+/// ignored on loading, and is found here: it does not come back).
+#[test]
+fn the_trace_format_page_shows_a_trace_the_code_reads() {
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/src/reference/trace-format.md"
+    ))
+    .unwrap();
+    let example =
+        page.split("```json").nth(1).and_then(|b| b.split("```").next()).expect("the page's JSON example");
+    let trace = lab_core::trace::Trace::from_json(example).expect("the example loads as a trace");
+    let back = serde_json::to_value(&trace).unwrap();
+    let shown: serde_json::Value = serde_json::from_str(example).unwrap();
+    fn missing(shown: &serde_json::Value, back: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+        match (shown, back) {
+            (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+                for (k, v) in a {
+                    match b.get(k) {
+                        Some(w) => missing(v, w, &format!("{at}.{k}"), out),
+                        None if v.is_null() => {}
+                        None => out.push(format!("{at}.{k}")),
+                    }
+                }
+            }
+            (serde_json::Value::Array(a), serde_json::Value::Array(b)) => {
+                for (i, (v, w)) in a.iter().zip(b).enumerate() {
+                    missing(v, w, &format!("{at}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut lost = Vec::new();
+    missing(&shown, &back, "", &mut lost);
+    assert!(lost.is_empty(), "fields the page shows that a trace does not keep: {lost:?}");
+}
