@@ -51,6 +51,9 @@ use crate::replay::truth::{GroundTruth, Record, TruthStore, lock};
 /// Largest request body accepted (8 MiB: long RAG prompts fit).
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
+/// What a body over [`MAX_BODY_BYTES`] is told.
+const BODY_TOO_LARGE: &str = "request body over 8 MiB";
+
 /// The API's state as one serving thread sees it: everything is shared
 /// between the threads ([`Api::on_thread`]) except the pacer, which is the
 /// thread's own (a firing is a local wake-up, see `pacer`).
@@ -379,11 +382,7 @@ fn prepare(api: &Api, headers: &HeaderMap, body: &[u8], route: &Route) -> Result
     let (w, flavor) = (route.wire, route.flavor);
     let reject = |status, kind: &'static str, message: &str| reject(w, status, kind, message);
     if body.len() > MAX_BODY_BYTES {
-        return Err(reject(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "invalid_request_error",
-            "request body over 8 MiB",
-        ));
+        return Err(reject(StatusCode::PAYLOAD_TOO_LARGE, "invalid_request_error", BODY_TOO_LARGE));
     }
     let req = match w {
         Wire::Chat => CompletionRequest::decode(body, flavor),
@@ -545,7 +544,7 @@ async fn complete(
     let body = match body {
         Ok(b) => b,
         Err(r) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return wire_error(w, r.status(), "invalid_request_error", "request body over 8 MiB");
+            return wire_error(w, r.status(), "invalid_request_error", BODY_TOO_LARGE);
         }
         Err(r) => return wire_error(w, r.status(), "invalid_request_error", &crate::error::body_refused(&r)),
     };

@@ -33,12 +33,18 @@ pub fn files(dist: &Path) -> Router {
 }
 
 /// `routes` (the app's files and the lab's own pages beside them) with the
-/// page's headers: its Content-Security-Policy (read from the built
-/// `index.html`), `nosniff`, no referrer, and resources for this origin only.
+/// page's headers ([`page_headers`]), its Content-Security-Policy read from
+/// the built `index.html`.
 pub fn strict(routes: Router, dist: &Path) -> Router {
     let html = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
     let policy = HeaderValue::from_str(&csp::policy(&html, true))
         .unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'"));
+    page_headers(routes, policy)
+}
+
+/// The headers of every page the lab serves: its Content-Security-Policy
+/// `policy`, `nosniff`, no referrer, and resources for this origin only.
+fn page_headers(routes: Router, policy: HeaderValue) -> Router {
     routes
         .layer(header("cross-origin-resource-policy", "same-origin"))
         .layer(SetResponseHeaderLayer::overriding(HeaderName::from_static("content-security-policy"), policy))
@@ -53,17 +59,11 @@ pub fn strict(routes: Router, dist: &Path) -> Router {
 pub const BOOK_POLICY: &str = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// The book (`dist/docs`, built by `./lab docs`) at `/docs/`, with its own
-/// policy ([`BOOK_POLICY`]) and the same caching, `nosniff` and referrer
-/// rules as the app's files. A build without the book answers 404 there.
+/// policy ([`BOOK_POLICY`]) and the app's caching and page headers. A build without the book answers 404 there.
 pub fn book(dist: &Path) -> Router {
     let pages = ServeDir::new(dist.join("docs")).precompressed_br().precompressed_gzip();
-    Router::new()
-        .nest_service("/docs", pages)
-        .layer(axum::middleware::from_fn(cache_headers))
-        .layer(header("cross-origin-resource-policy", "same-origin"))
-        .layer(header("content-security-policy", BOOK_POLICY))
-        .layer(header("x-content-type-options", "nosniff"))
-        .layer(header("referrer-policy", "no-referrer"))
+    let routes = Router::new().nest_service("/docs", pages).layer(axum::middleware::from_fn(cache_headers));
+    page_headers(routes, HeaderValue::from_static(BOOK_POLICY))
 }
 
 /// Sets `Cache-Control` on the app's files ([`assets::cache_control`]):
