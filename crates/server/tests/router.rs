@@ -55,6 +55,23 @@ fn data_dir(name: &str) -> PathBuf {
 /// A refusal asked for: method, path, headers, body and the status it gets.
 type Case<'a> = (&'a str, &'a str, Vec<(&'a str, &'a str)>, &'a str, u16);
 
+/// Opens the routes from a config on the data directory `data`, as serve
+/// opens them, and runs `test` on the router with the pacer driven (as a
+/// serving thread drives it); then closes the database.
+fn in_process(data: PathBuf, test: impl AsyncFnOnce(axum::Router)) {
+    let server = Server::open(&config(data), "127.0.0.1:8377".parse().unwrap()).unwrap();
+    let app = router(&server.routes);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        tokio::spawn(server.routes.api.pacer.clone().drive());
+        test(app).await;
+    });
+    // The runtime goes first: a connection handed back to the pool is
+    // returned by a task on it, which closing the pool waits for.
+    drop(rt);
+    server.close();
+}
+
 /// One request through the router: status and body.
 async fn ask(
     app: &axum::Router,
@@ -83,11 +100,7 @@ async fn ask(
 #[test]
 fn the_router_opened_from_a_config_answers_in_process() {
     let dir = data_dir("answers");
-    let server = Server::open(&config(dir.clone()), "127.0.0.1:8377".parse().unwrap()).unwrap();
-    let app = router(&server.routes);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        tokio::spawn(server.routes.api.pacer.clone().drive());
+    in_process(dir.clone(), async |app| {
         assert_eq!(ask(&app, "GET", "/healthz", &[], "").await, (StatusCode::OK, "ok".into()));
         let (status, _) = ask(&app, "GET", "/readyz", &[], "").await;
         assert_eq!(status, StatusCode::OK, "the SQLite database is up with every migration");
@@ -99,16 +112,10 @@ fn the_router_opened_from_a_config_answers_in_process() {
         let (status, list) = ask(&app, "GET", "/api/studies", &[("authorization", &bearer)], "").await;
         assert_eq!((status, list.trim()), (StatusCode::OK, "[]"));
     });
-    // The runtime goes first: a connection handed back to the pool is
-    // returned by a task on it, which closing the pool waits for.
-    drop(rt);
-    server.close();
 }
 
 #[test]
 fn every_route_refuses_with_an_api_error() {
-    let server = Server::open(&config(data_dir("refusals")), "127.0.0.1:8377".parse().unwrap()).unwrap();
-    let app = router(&server.routes);
     let json = ("content-type", "application/json");
     let foreign = ("origin", "https://elsewhere.example");
     let big = "x".repeat(lab_server::replay::api::MAX_BODY_BYTES + 1);
@@ -151,9 +158,7 @@ fn every_route_refuses_with_an_api_error() {
         ("GET", "/v1/field/sites", vec![], "", 401),
         ("GET", "/metrics", vec![], "", 401),
     ];
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        tokio::spawn(server.routes.api.pacer.clone().drive());
+    in_process(data_dir("refusals"), async |app| {
         let mut wrong = Vec::new();
         for (method, path, headers, body, want) in &cases {
             let (status, text) = ask(&app, method, path, headers, body).await;
@@ -166,10 +171,6 @@ fn every_route_refuses_with_an_api_error() {
         }
         assert!(wrong.is_empty(), "refusals that are not the expected ApiError:\n{}", wrong.join("\n"));
     });
-    // The runtime goes first: a connection handed back to the pool is
-    // returned by a task on it, which closing the pool waits for.
-    drop(rt);
-    server.close();
 }
 
 /// The listed routes: `(METHOD, /path)`.
@@ -236,11 +237,7 @@ fn the_reference_lists_every_route_and_each_is_routed() {
     assert!(extra.is_empty(), "serve::routes::ROUTES lists routes the server does not have: {extra:?}");
     // And each row answers from a route, not the router's fallback (an
     // empty 404 here: no app files with --api-only).
-    let server = Server::open(&config(data_dir("reference")), "127.0.0.1:8377".parse().unwrap()).unwrap();
-    let app = router(&server.routes);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(async {
-        tokio::spawn(server.routes.api.pacer.clone().drive());
+    in_process(data_dir("reference"), async |app| {
         let mut unrouted = Vec::new();
         for (method, path) in &doc {
             let path = path
@@ -257,8 +254,6 @@ fn the_reference_lists_every_route_and_each_is_routed() {
         // The check tells a route from the fallback.
         assert_eq!(ask(&app, "GET", "/no/such/route", &[], "").await, (StatusCode::NOT_FOUND, String::new()));
     });
-    drop(rt);
-    server.close();
 }
 
 /// The reference page is made from the same list (`LAB_BLESS=1 cargo test
@@ -278,18 +273,15 @@ fn the_reference_page_and_the_openapi_document_are_the_list() {
     for r in &ROUTES {
         assert!(made.contains(&format!("| `{}` | `{}` |", r.method, r.path)), "{r:?}");
     }
-    let server = Server::open(&config(data_dir("openapi")), "127.0.0.1:8377".parse().unwrap()).unwrap();
-    let app = router(&server.routes);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let (status, body) = rt.block_on(ask(&app, "GET", "/openapi.json", &[], ""));
-    assert_eq!(status, StatusCode::OK);
-    let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(doc, openapi());
-    assert_eq!(doc["openapi"], "3.1.0");
-    let operations: usize =
-        doc["paths"].as_object().unwrap().values().map(|p| p.as_object().unwrap().len()).sum();
-    assert_eq!(operations, ROUTES.len(), "one operation per route");
-    assert_eq!(doc["paths"]["/api/studies/{id}/answers"]["post"]["parameters"][0]["name"], "id");
-    drop(rt);
-    server.close();
+    in_process(data_dir("openapi"), async |app| {
+        let (status, body) = ask(&app, "GET", "/openapi.json", &[], "").await;
+        assert_eq!(status, StatusCode::OK);
+        let doc: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(doc, openapi());
+        assert_eq!(doc["openapi"], "3.1.0");
+        let operations: usize =
+            doc["paths"].as_object().unwrap().values().map(|p| p.as_object().unwrap().len()).sum();
+        assert_eq!(operations, ROUTES.len(), "one operation per route");
+        assert_eq!(doc["paths"]["/api/studies/{id}/answers"]["post"]["parameters"][0]["name"], "id");
+    });
 }
