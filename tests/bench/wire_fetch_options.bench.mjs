@@ -20,7 +20,7 @@ const [path, body] = {
   ollama: ['/api/chat', { model: MODEL, messages: question }],
   chat: ['/v1/chat/completions', { model: MODEL, stream: true, messages: question }],
 }[wire];
-const VARIANTS = ['bare', 'accept', 'no-store', 'signal', 'cors', 'live', 'bare+frames', 'live+frames'];
+const VARIANTS = ['bare', 'accept', 'no-store', 'signal', 'shared-signal', 'cors', 'live', 'bare+frames', 'live+frames'];
 
 const server = await startServer([]);
 const browser = await launchFirefox();
@@ -29,6 +29,8 @@ const root = server.url.replace(/\/$/, '');
 try {
   const reads = await page.evaluate(async ({ url, body, half, variants, rounds }) => {
     const out = [];
+    // Live keeps one AbortController for every request of a run.
+    const shared = new AbortController();
     // Round −1 warms the connection and the page: not counted.
     for (let r = -1; r < rounds; r++) {
       for (const v of variants) {
@@ -36,7 +38,8 @@ try {
         const live = v.startsWith('live');
         if (v === 'accept' || live) init.headers.accept = 'text/event-stream';
         if (v === 'no-store' || live) init.cache = 'no-store';
-        if (v === 'signal' || live) init.signal = new AbortController().signal;
+        if (v === 'signal') init.signal = new AbortController().signal;
+        if (v === 'shared-signal' || live) init.signal = shared.signal;
         if (v === 'cors' || live) Object.assign(init, { mode: 'cors', credentials: 'omit' });
         let stop = false;
         if (v.endsWith('+frames')) {

@@ -11,7 +11,9 @@
 //   node tests/bench/wire_live_read.bench.mjs [gemini|ollama|text] [rounds] [firefox|chromium]
 // STEPS=1: the fetch's resolution, the first read asked and resolved.
 // PROXY=1: Live reads a JS-fed copy of its response's body.
-// TWIN=1: a bare reader's twin of each of Live's requests, beside it.
+// TWIN=1: a bare reader's twin of each of Live's requests, beside it
+// (TWIN=signal: the twin keeps Live's AbortSignal; TWIN=first: the twin
+// is sent before Live's request, not after).
 // SINGLE=1: Live asked one request at a time, a second apart (nothing of
 // the request before still being done while one waits), instead of 5 in a row.
 import { startServer, launchBrowser, chromiumOpen } from '../e2e/lib/lab.mjs';
@@ -49,6 +51,15 @@ try {
       p.then(() => window.__steps.push(['fetch', performance.now()]), () => {});
       return p;
     };
+    // Each animation-frame callback's start and end (a frame run between a
+    // read asked and its resolution holds the read back).
+    const raf = window.requestAnimationFrame;
+    window.requestAnimationFrame = function (cb) {
+      return raf.call(this, (t) => {
+        window.__steps.push(['frame', performance.now()]);
+        try { cb(t); } finally { window.__steps.push(['frame end', performance.now()]); }
+      });
+    };
     const mc = new MessageChannel();
     mc.port1.onmessage = () => window.__steps.push(['free', performance.now()]);
     ReadableStreamDefaultReader.prototype.read = function () {
@@ -65,16 +76,16 @@ try {
   // is late too, the page's state while Live waits is the cause; if only
   // Live's is, its own stream is.
   if (process.env.TWIN) {
-    await page.evaluate(({ half }) => {
+    await page.evaluate(({ half, how }) => {
       window.__twins = [];
       const orig = window.fetch, read = window.__origRead;
       window.fetch = function (input, init) {
         const url = typeof input === 'string' ? input : input.url;
         if (/streamGenerateContent|\/api\/chat|text-stream/.test(url)) {
           const twin = input instanceof Request ? input.clone() : new Request(input, init);
-          (async () => {
+          const go = async () => {
             const t0 = performance.now();
-            const res = await orig(new Request(twin, { signal: null }));
+            const res = await orig(how === 'signal' ? twin : new Request(twin, { signal: null }));
             const reader = res.body.getReader();
             let first = null;
             for (;;) {
@@ -84,11 +95,18 @@ try {
               if (first === null && at >= half) first = at;
             }
             window.__twins.push({ id: res.headers.get('x-latency-lab-request-id'), first });
-          })();
+          };
+          if (how === 'first') {
+            go();
+            return orig.call(this, input, init);
+          }
+          const live = orig.call(this, input, init);
+          go();
+          return live;
         }
         return orig.call(this, input, init);
       };
-    }, { half: TTFT / 2 });
+    }, { half: TTFT / 2, how: process.env.TWIN });
   }
   // PROXY=1: Live is handed a stream that a JS reader of the real body
   // feeds: if Live's first token is then on time, the delay is in how
@@ -154,6 +172,13 @@ try {
           const free = steps.slice(j).find(([k2]) => k2 === 'free');
           if (micro) put(`${w}: read asked → its task's microtasks`, micro[1] - next[1]);
           if (free) put(`${w}: read asked → a message posted then`, free[1] - next[1]);
+          const frame = steps.slice(j).find(([k2]) => k2 === 'frame');
+          const frameEnd = steps.slice(j).find(([k2]) => k2 === 'frame end');
+          if (frame && done !== undefined && frame[1] < done) {
+            put(`${w}: read asked → a frame's callback (before the read)`, frame[1] - next[1]);
+            put(`${w}: that frame's callback takes`, frameEnd[1] - frame[1]);
+            put(`${w}: that frame's end → read resolved`, done - frameEnd[1]);
+          } else put(`${w}: no frame before the read resolved`, 0);
         });
       }
       for (const r of requests) {

@@ -20,7 +20,7 @@ use web_sys::{RequestCache, RequestCredentials, RequestMode};
 
 use super::Abort;
 use super::answer::Answer;
-use super::screen::{OnScreen, prepare};
+use super::screen::{OnScreen, prepare, waiting};
 use crate::browser::clock::now_ms;
 use crate::browser::fetch::{header, headers, send, text_of};
 use crate::browser::files::js_message;
@@ -103,7 +103,12 @@ pub async fn stream_completion(
         settled().await;
     }
     let mut rec = Recorder::with_wire(now_ms(), req.wire);
-    let response = match send(&req.url, &init).await {
+    let sent = send(&req.url, &init);
+    let (response, last_stats) = match &screen {
+        Some(s) => waiting(sent, &rec, s).await,
+        None => (sent.await, f64::NEG_INFINITY),
+    };
+    let response = match response {
         Ok(r) => r,
         Err(e) => {
             let at = now_ms();
@@ -123,7 +128,7 @@ pub async fn stream_completion(
         Ok(body) => {
             let reader = StreamReader::new(&body);
             match screen.zip(answer) {
-                Some((s, answer)) => read_on_screen(rec, &reader, abort, s, answer).await,
+                Some((s, answer)) => read_on_screen(rec, &reader, abort, s, answer, last_stats).await,
                 None => read_off_screen(rec, &reader, abort).await,
             }
         }
@@ -200,9 +205,10 @@ async fn read_on_screen(
     abort: &Abort,
     s: OnScreen<'_>,
     mut answer: Answer,
+    mut last_stats: f64,
 ) -> RequestTrace {
     let (mut committed, mut painted) = (0usize, 0usize);
-    let (mut last_stats, mut last_checkpoint) = (f64::NEG_INFINITY, now_ms());
+    let mut last_checkpoint = now_ms();
     let read = reader.read().fuse();
     let frame = next_frame(1000).fuse();
     pin_mut!(read, frame);

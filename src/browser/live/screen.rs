@@ -1,12 +1,21 @@
-//! The request on screen: where its text goes, who hears about it, and
-//! its view made ready for an answer before the request is sent.
+//! The request on screen: where its text goes, who hears about it, its
+//! view made ready for an answer before the request is sent, and its frames
+//! while it waits for the response.
 
+use std::future::Future;
+
+use futures_util::{FutureExt, pin_mut, select_biased};
 use lab_core::replay::cadence::Contrast;
 use lab_core::replay::smooth::Smoothing;
 use lab_core::stream::live::LiveStats;
 use lab_core::trace::RequestTrace;
 
+use lab_core::stream::record::Recorder;
+
 use super::answer::Answer;
+use super::request::STATS_INTERVAL_MS;
+use crate::browser::clock::now_ms;
+use crate::browser::paint::next_frame;
 use crate::browser::render::clear;
 
 /// The request shown on the page: where its text goes and who hears about it.
@@ -38,4 +47,36 @@ pub fn prepare(s: &OnScreen<'_>) -> Answer {
     (s.on_stats)(LiveStats::default());
     (s.on_cadence)(None);
     Answer::new(s.content.clone(), s.markdown, s.smoothing)
+}
+
+/// Waits for `response` with the request's frames running, its figures
+/// refreshed every [`STATS_INTERVAL_MS`]; returns it and when the figures
+/// were last refreshed (the frames that read the body go on from there).
+///
+/// Why frames before the response: Firefox resolves `fetch` only with the
+/// first body bytes of a wire that sends nothing before its first token
+/// (Gemini, Ollama, plain text). A page that asks for its first frame
+/// then wakes Firefox's idle refresh driver, which draws at once, before
+/// the read holding that token is handed over: 2.2–2.9 ms measured
+/// between the token's arrival and its read (BENCHMARKS.md, "Firefox's
+/// late first read").
+/// With frames already running, the next one comes on its own beat.
+pub async fn waiting<T>(response: impl Future<Output = T>, rec: &Recorder, s: &OnScreen<'_>) -> (T, f64) {
+    let mut last_stats = f64::NEG_INFINITY;
+    let response = response.fuse();
+    let frame = next_frame(1000).fuse();
+    pin_mut!(response, frame);
+    loop {
+        select_biased! {
+            r = response => return (r, last_stats),
+            _ = frame => {
+                let now = now_ms();
+                if now - last_stats >= STATS_INTERVAL_MS {
+                    last_stats = now;
+                    (s.on_stats)(LiveStats::of(rec.request(), now));
+                }
+                frame.set(next_frame(1000).fuse());
+            },
+        }
+    }
 }

@@ -66,7 +66,7 @@ export async function answerOf(root, model) {
  * (the client's): 24 text deltas each, the median gap against the server's
  * (checkItl) and TTFT within the Chat tests' bounds (checkTtft).
  */
-export async function checkRounds(root, name, rounds, { reads = false } = {}) {
+export async function checkRounds(root, name, rounds, { reads = false, deltaMs } = {}) {
   const rows = [];
   for (const { sent: left, id, arrived } of rounds) {
     const t = await truth(root, id);
@@ -81,16 +81,18 @@ export async function checkRounds(root, name, rounds, { reads = false } = {}) {
     checkItl(arrived, sent);
     rows.push({ ttft_server: sent[0], ttft_delta: arrived[0] - left - sent[0] });
   }
-  return checkTtft(rows, TTFT);
+  return checkTtft(rows, TTFT, deltaMs);
 }
 
 /**
  * What an SDK run reports (`{ rounds, full, error }`, from Python or a
  * page): TEXT at its pace (checkRounds); FULL's reasoning, answer, tool call
  * and output tokens (4 + 8 + 6); its own error, 404, naming the model.
+ * Returns TEXT's timing (checkTtft's medians); `deltaMs`: checkTtft's
+ * bound when not the Chat tests'.
  */
-export async function checkSdkReport(root, sdk, out) {
-  await checkRounds(root, sdk, out.rounds);
+export async function checkSdkReport(root, sdk, out, { deltaMs } = {}) {
+  const timing = await checkRounds(root, sdk, out.rounds, { deltaMs });
   const f = out.full;
   assert.ok(f.reasoning, `${sdk}: reasoning`);
   assert.ok(f.text.length > 0, `${sdk}: answer text`);
@@ -101,4 +103,5 @@ export async function checkSdkReport(root, sdk, out) {
   assert.ok(out.error, `${sdk}: no error for a model the lab does not know`);
   assert.equal(out.error.status, 404);
   assert.match(out.error.message, /no-such-model/);
+  return timing;
 }
