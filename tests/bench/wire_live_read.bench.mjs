@@ -8,7 +8,7 @@
 // and the wire, interleaved; a bare `fetch` reader of the same wire runs in
 // the same page between them. BENCHMARKS.md, "Every wire".
 //
-//   node tests/bench/wire_live_read.bench.mjs [gemini|ollama|text] [rounds] [firefox|chromium]
+//   node tests/bench/wire_live_read.bench.mjs [gemini|ollama|text|responses|…] [rounds] [firefox|chromium|webkit]
 // STEPS=1: the fetch's resolution, the first read asked and resolved.
 // PROXY=1: Live reads a JS-fed copy of its response's body.
 // TWIN=1: a bare reader's twin of each of Live's requests, beside it
@@ -18,6 +18,7 @@
 // the request before still being done while one waits), instead of 5 in a row.
 import { startServer, launchBrowser, chromiumOpen } from '../e2e/lib/lab.mjs';
 import { firefoxOpen, launchFirefox } from '../e2e/lib/firefox.mjs';
+import { launchWebKit, webkitOpen } from '../e2e/lib/webkit.mjs';
 import { downloadTrace, runLive, setValue } from '../e2e/lib/dom.mjs';
 import { bareReaderDeltas } from '../e2e/lib/wires_suite.mjs';
 
@@ -31,8 +32,8 @@ const N = 5;
 const server = await startServer([]);
 // FFPREFS='{"pref": value}': Firefox preferences to try (e.g. its GC's).
 const prefs = JSON.parse(process.env.FFPREFS ?? '{}');
-const browser = await (which === 'firefox' ? launchFirefox({ extraPrefsFirefox: prefs }) : launchBrowser());
-const { page, close } = await (which === 'firefox' ? firefoxOpen : chromiumOpen)(browser, `${server.url}#live`);
+const browser = await ({ firefox: () => launchFirefox({ extraPrefsFirefox: prefs }), webkit: launchWebKit }[which] ?? launchBrowser)();
+const { page, close } = await ({ firefox: firefoxOpen, webkit: webkitOpen }[which] ?? chromiumOpen)(browser, `${server.url}#live`);
 const root = server.url.replace(/\/$/, '');
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = {};
