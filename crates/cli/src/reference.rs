@@ -83,13 +83,11 @@ mod tests {
         ] {
             assert!(made.contains(needle), "{needle} not in the page");
         }
-        if std::env::var_os("LAB_BLESS").is_some() {
-            std::fs::write(path, &made).unwrap();
-        }
-        let kept = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            kept == made,
-            "docs/src/reference/cli.md is not what clap says: LAB_BLESS=1 cargo test -p latency-lab reference writes it"
+        lab_testkit::reference_page::check(
+            std::path::Path::new(path),
+            &made,
+            "clap",
+            "cargo test -p latency-lab reference",
         );
     }
 }

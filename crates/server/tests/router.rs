@@ -263,12 +263,11 @@ fn the_reference_lists_every_route_and_each_is_routed() {
 fn the_reference_page_and_the_openapi_document_are_the_list() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/src/reference/http.md");
     let made = reference_page();
-    if std::env::var_os("LAB_BLESS").is_some() {
-        std::fs::write(path, &made).unwrap();
-    }
-    assert!(
-        std::fs::read_to_string(path).unwrap_or_default() == made,
-        "docs/src/reference/http.md is not serve::routes::ROUTES: LAB_BLESS=1 cargo test -p lab-server --test router reference writes it"
+    lab_testkit::reference_page::check(
+        std::path::Path::new(path),
+        &made,
+        "serve::routes::ROUTES",
+        "cargo test -p lab-server --test router reference",
     );
     for r in &ROUTES {
         assert!(made.contains(&format!("| `{}` | `{}` |", r.method, r.path)), "{r:?}");
