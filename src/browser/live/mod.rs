@@ -37,9 +37,10 @@ use lab_core::replay::cadence::Contrast;
 pub use phase::RunPhase;
 use progress::Progress;
 use request::stream_completion;
-pub use request::{CHECKPOINT_MS, LiveRequest, STATS_INTERVAL_MS};
+pub use request::{CHECKPOINT_MS, LiveRequest};
 pub use run_spec::RunSpec;
 use screen::OnScreen;
+pub use screen::STATS_INTERVAL_MS;
 pub use use_live_run::use_live_run;
 
 use super::library::Library;

@@ -20,7 +20,7 @@ use web_sys::{RequestCache, RequestCredentials, RequestMode};
 
 use super::Abort;
 use super::answer::Answer;
-use super::screen::{OnScreen, prepare, waiting};
+use super::screen::{OnScreen, STATS_INTERVAL_MS, prepare, waiting};
 use crate::browser::clock::now_ms;
 use crate::browser::fetch::{header, headers, send, text_of};
 use crate::browser::files::js_message;
@@ -30,8 +30,6 @@ use crate::browser::render::{append_text, append_tool_call, follow_bottom};
 use crate::browser::stream::{Piece, StreamReader};
 use wasm_bindgen::JsValue;
 
-/// Shortest interval between two refreshes of the live figures (ms).
-pub const STATS_INTERVAL_MS: f64 = 100.0;
 /// How often the partial trace of the request on screen is published, so
 /// a tab closed mid-run loses at most this much.
 pub const CHECKPOINT_MS: f64 = 1000.0;

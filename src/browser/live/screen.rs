@@ -13,10 +13,12 @@ use lab_core::trace::RequestTrace;
 use lab_core::stream::record::Recorder;
 
 use super::answer::Answer;
-use super::request::STATS_INTERVAL_MS;
 use crate::browser::clock::now_ms;
 use crate::browser::paint::next_frame;
 use crate::browser::render::clear;
+
+/// Shortest interval between two refreshes of the live figures (ms).
+pub const STATS_INTERVAL_MS: f64 = 100.0;
 
 /// The request shown on the page: where its text goes and who hears about it.
 pub struct OnScreen<'a> {
