@@ -20,7 +20,7 @@ use web_sys::{RequestCache, RequestCredentials, RequestMode};
 
 use super::Abort;
 use super::answer::Answer;
-use super::screen::{OnScreen, STATS_INTERVAL_MS, prepare, waiting};
+use super::screen::{OnScreen, prepare, waiting};
 use crate::browser::clock::now_ms;
 use crate::browser::fetch::{header, headers, send, text_of};
 use crate::browser::files::js_message;
@@ -239,10 +239,7 @@ async fn read_on_screen(
                     }
                 }
                 let now = now_ms();
-                if now - last_stats >= STATS_INTERVAL_MS {
-                    last_stats = now;
-                    (s.on_stats)(LiveStats::of(rec.request(), now));
-                }
+                s.stats_at(&rec, &mut last_stats, now);
                 if now - last_checkpoint >= CHECKPOINT_MS {
                     last_checkpoint = now;
                     (s.on_checkpoint)(rec.request());

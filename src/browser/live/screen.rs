@@ -8,9 +8,8 @@ use futures_util::{FutureExt, pin_mut, select_biased};
 use lab_core::replay::cadence::Contrast;
 use lab_core::replay::smooth::Smoothing;
 use lab_core::stream::live::LiveStats;
-use lab_core::trace::RequestTrace;
-
 use lab_core::stream::record::Recorder;
+use lab_core::trace::RequestTrace;
 
 use super::answer::Answer;
 use crate::browser::clock::now_ms;
@@ -39,6 +38,17 @@ pub struct OnScreen<'a> {
     /// Receives the displayed cadence against the streamed one when the
     /// request starts (`None`) and once a smoothed answer is all shown.
     pub on_cadence: &'a dyn Fn(Option<Contrast>),
+}
+
+impl OnScreen<'_> {
+    /// Refreshes the figures at `now` when [`STATS_INTERVAL_MS`] has passed
+    /// since `last` (which it moves on).
+    pub fn stats_at(&self, rec: &Recorder, last: &mut f64, now: f64) {
+        if now - *last >= STATS_INTERVAL_MS {
+            *last = now;
+            (self.on_stats)(LiveStats::of(rec.request(), now));
+        }
+    }
 }
 
 /// The view of the request on screen, emptied for its answer.
@@ -72,11 +82,7 @@ pub async fn waiting<T>(response: impl Future<Output = T>, rec: &Recorder, s: &O
         select_biased! {
             r = response => return (r, last_stats),
             _ = frame => {
-                let now = now_ms();
-                if now - last_stats >= STATS_INTERVAL_MS {
-                    last_stats = now;
-                    (s.on_stats)(LiveStats::of(rec.request(), now));
-                }
+                s.stats_at(rec, &mut last_stats, now_ms());
                 frame.set(next_frame(1000).fuse());
             },
         }
