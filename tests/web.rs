@@ -360,8 +360,10 @@ async fn the_designer_turns_a_study_into_a_threshold_study_and_back() {
         view! { <StudyDesigner designer=d/> }
     });
     let d = designer.get_value().unwrap();
-    d.draft.set(quick_study());
     let limit = Duration::from_secs(5);
+    // The study open last time is read first (it would replace this draft).
+    until("the saved study read", limit, || d.ready.get_untracked()).await;
+    d.draft.set(quick_study());
     until("the conditions", limit, || by_id(&root, "study-threshold").is_none()).await;
     change(&by_id(&root, "study-kind").unwrap(), "threshold");
     until("the threshold fields", limit, || by_id(&root, "study-threshold").is_some()).await;

@@ -268,6 +268,41 @@ describe('UX study', () => {
     await context.close();
   });
 
+  test("a link shared the moment the view opens is the saved study's, and stays", async () => {
+    // The draft is the example until the study open last time is read: a
+    // link shared before that read was the example's, and the read cleared it.
+    const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
+    await page.getByTestId('study-saved').selectOption('~new');
+    await setField(page, 'study-title', 'Kept study');
+    await page.locator('[data-testid=study-saved] option', { hasText: 'Kept study' }).waitFor({ state: 'attached' });
+    // The read is made slow, as on a busy machine: the studies' store is held
+    // by a write for 600 ms from the page's start.
+    await page.addInitScript(() => {
+      window.__studiesHeld = true;
+      const open = indexedDB.open('latency-lab');
+      open.onsuccess = () => {
+        const db = open.result;
+        const tx = db.transaction('studies', 'readwrite');
+        const store = tx.objectStore('studies');
+        const until = performance.now() + 600;
+        const spin = () => { if (performance.now() < until) store.get('~held').onsuccess = spin; };
+        spin();
+        tx.oncomplete = () => { db.close(); window.__studiesHeld = false; };
+      };
+    });
+    await page.reload();
+    await page.getByTestId('study-share').click();
+    const link = await page.getByTestId('study-link').inputValue();
+    await page.waitForFunction(() => window.__studiesHeld === false);
+    await page.waitForTimeout(100); // the read after the hold, and what it sets
+    assert.equal(await page.getByTestId('study-link').inputValue({ timeout: 1000 }), link);
+    const fresh = await openPage(lab.browser, link);
+    await waitForText(fresh.page.getByTestId('participant-consent'), /Kept study/);
+    assert.deepEqual([...problems, ...fresh.problems], []);
+    await fresh.context.close();
+    await context.close();
+  });
+
   test('a study link opens straight into the participant flow', async () => {
     const { page, context, problems } = await openPage(lab.browser, `${lab.server.url}#study`);
     await page.getByTestId('study-saved').selectOption('~new');

@@ -34,6 +34,11 @@ pub struct UseStudyDesigner {
     /// Why the draft cannot change in place (set by the study view from
     /// its answers and the study server); `None`: it can.
     pub frozen: RwSignal<Option<Frozen>>,
+    /// The study open last time has been read (until then the draft is the
+    /// example, which that read replaces: the view offers nothing to do
+    /// with the draft before it, or a link shared at once would be the
+    /// example's and be cleared by the read).
+    pub ready: Signal<bool>,
     /// The id the draft was saved under before its id was typed: typing an
     /// id renames the draft, so that entry goes once the new one is saved
     /// (unless answers in this browser need it), rather than staying as a
@@ -48,6 +53,7 @@ pub struct UseStudyDesigner {
 /// which lives in the main module: the study module asks for it with
 /// `lab_core::share::command::Command::RunTest`).
 pub fn use_study_designer(lib: Library, run_test: Callback<Study>) -> UseStudyDesigner {
+    let loaded = RwSignal::new(false);
     let d = UseStudyDesigner {
         draft: RwSignal::new(Study::example()),
         saved: RwSignal::new(Vec::new()),
@@ -55,11 +61,11 @@ pub fn use_study_designer(lib: Library, run_test: Callback<Study>) -> UseStudyDe
         link: RwSignal::new(None),
         file_error: RwSignal::new(None),
         frozen: RwSignal::new(None),
+        ready: loaded.into(),
         renamed_from: StoredValue::new(None),
         lib,
         run_test,
     };
-    let loaded = RwSignal::new(false);
     spawn_local(async move {
         if let Some(s) = store::current_study(&lib).await {
             d.draft.set(s);

@@ -64,36 +64,41 @@ pub fn StudyView(run_test: Callback<Study>) -> impl IntoView {
                 "answers arrive here as they are given. Without a server, send the study link and merge the answer files participants send back."
             </p>
             {move || d.message.get().map(|m| view! { <p class="notice" role="status" data-testid="study-message">{m}</p> })}
-            <div class="row-actions">
-                <button type="button" data-testid="study-run" on:click=move |_| d.run()>"Run as participant"</button>
-                <button type="button" class="secondary" data-testid="study-share" on:click=move |_| d.share()>"Share link"</button>
-                <button type="button" class="secondary" data-testid="study-download" on:click=move |_| d.download()>"Download study JSON"</button>
-                <label class="file">"Open a study file "
-                    <input type="file" accept=".json,application/json" data-testid="study-file"
-                        on:change=move |ev| files::take_chosen(&ev).into_iter().take(1).for_each(|f| d.open_file(f))/>
-                </label>
-                <label>"Saved studies "
-                    <select data-testid="study-saved" on:change=move |ev| {
-                        let id = event_target_value(&ev);
-                        d.open((id != "~new").then_some(id.as_str()));
-                    }>
-                        <option value="">"(this one)"</option>
-                        <option value="~new">"new study from the example"</option>
-                        {move || d.saved.get().into_iter().map(|s| view! { <option value=s.id.clone()>{format!("{} ({})", s.title, s.id)}</option> }).collect_view()}
-                    </select>
-                </label>
-            </div>
-            {move || d.link.get().map(|url| view! {
-                <div class="share-link">
-                    <label>"Study link (copied): "<input type="text" readonly data-testid="study-link" prop:value=url.clone()/></label>
-                    {(url.len() > LONG_LINK_BYTES).then(|| view! {
-                        <p class="warn">"This link is long (recorded requests are inside it); send the study JSON file instead if your messenger cuts it."</p>
-                    })}
+            // Nothing is done with the draft before the study open last time is
+            // read (hidden, not left out: the view's code stays one type).
+            <p class="hint" hidden=move || d.ready.get() data-testid="study-reading">"Reading the study open last time…"</p>
+            <div hidden=move || !d.ready.get()>
+                <div class="row-actions">
+                    <button type="button" data-testid="study-run" on:click=move |_| d.run()>"Run as participant"</button>
+                    <button type="button" class="secondary" data-testid="study-share" on:click=move |_| d.share()>"Share link"</button>
+                    <button type="button" class="secondary" data-testid="study-download" on:click=move |_| d.download()>"Download study JSON"</button>
+                    <label class="file">"Open a study file "
+                        <input type="file" accept=".json,application/json" data-testid="study-file"
+                            on:change=move |ev| files::take_chosen(&ev).into_iter().take(1).for_each(|f| d.open_file(f))/>
+                    </label>
+                    <label>"Saved studies "
+                        <select data-testid="study-saved" on:change=move |ev| {
+                            let id = event_target_value(&ev);
+                            d.open((id != "~new").then_some(id.as_str()));
+                        }>
+                            <option value="">"(this one)"</option>
+                            <option value="~new">"new study from the example"</option>
+                            {move || d.saved.get().into_iter().map(|s| view! { <option value=s.id.clone()>{format!("{} ({})", s.title, s.id)}</option> }).collect_view()}
+                        </select>
+                    </label>
                 </div>
-            })}
+                {move || d.link.get().map(|url| view! {
+                    <div class="share-link">
+                        <label>"Study link (copied): "<input type="text" readonly data-testid="study-link" prop:value=url.clone()/></label>
+                        {(url.len() > LONG_LINK_BYTES).then(|| view! {
+                            <p class="warn">"This link is long (recorded requests are inside it); send the study JSON file instead if your messenger cuts it."</p>
+                        })}
+                    </div>
+                })}
+            </div>
             <h3>"Study server"</h3>
             <server::ServerPanel server=server/>
-            <details open>
+            <details open hidden=move || !d.ready.get()>
                 <summary><h3 class="inline-heading">"Design"</h3></summary>
                 <StudyDesigner designer=d/>
             </details>
