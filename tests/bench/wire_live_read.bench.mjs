@@ -26,7 +26,8 @@ const wire = process.argv[2] ?? 'gemini';
 const rounds = Number(process.argv[3] ?? 4);
 const which = process.argv[4] ?? 'firefox';
 const TTFT = 150;
-const MODEL = `profile:ttft=${TTFT},tpot=15,tokens=10,jitter=constant`;
+// TOKENS=30: the wires suite's answers (10 by default).
+const MODEL = `profile:ttft=${TTFT},tpot=15,tokens=${process.env.TOKENS ?? 10},jitter=constant`;
 const N = 5;
 
 const server = await startServer([]);
@@ -82,7 +83,7 @@ try {
       const orig = window.fetch, read = window.__origRead;
       window.fetch = function (input, init) {
         const url = typeof input === 'string' ? input : input.url;
-        if (/streamGenerateContent|\/api\/chat|text-stream/.test(url)) {
+        if (/streamGenerateContent|\/api\/chat|text-stream|chat\/completions/.test(url)) {
           const twin = input instanceof Request ? input.clone() : new Request(input, init);
           const go = async () => {
             const t0 = performance.now();
